@@ -1,0 +1,10 @@
+package dev.aorta.gpu.cuda;
+
+/**
+ * The device allocator's accounting, in the sense PyTorch's {@code torch.cuda.memory_stats} uses:
+ * allocated = bytes in live buffers (rounded to the allocator's granularity), reserved = bytes the
+ * allocator holds from the driver (live buffers plus its cache). Peaks since creation or the last reset.
+ */
+public record MemoryStats(long allocatedBytes, long peakAllocatedBytes, long reservedBytes, long peakReservedBytes,
+                          long allocations, long cacheHits) {
+}
