@@ -13,17 +13,20 @@ reps=${REPS:-7}
 echo "== nvidia-smi" | tee "$out/gpu-check.log"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1 | tee -a "$out/gpu-check.log"
 
-# The C floor of launch cost, compiled here with nvcc in the same run.
-c_us=NaN
+# The C floor of launch cost, compiled here with nvcc in the same run and called in-process by `aorta check`.
+c_loop=()
 if command -v nvcc >/dev/null 2>&1; then
-  if nvcc -O2 -arch=sm_90 "$root/scripts/bench/launch_cost.cu" -lcuda -o "$out/launch_cost" >>"$out/gpu-check.log" 2>&1; then
-    c_us=$("$out/launch_cost" "$launches" "$reps" 2>>"$out/gpu-check.log") || c_us=NaN
+  if nvcc -O2 -shared -Xcompiler -fPIC "$root/scripts/bench/launch_loop.c" -o "$out/liblaunchloop.so" -lcuda \
+      >>"$out/gpu-check.log" 2>&1; then
+    c_loop=(--c-launch-loop "$out/liblaunchloop.so")
+  else
+    echo "building scripts/bench/launch_loop.c failed (see $out/gpu-check.log): the launch-cost ratio is skipped"
   fi
 else
   echo "nvcc not found: the launch-cost ratio is skipped" | tee -a "$out/gpu-check.log"
 fi
 
-"$root/dist/bin/aorta" check --launches "$launches" --repetitions "$reps" --c-launch-us "$c_us" "$@" \
+"$root/dist/bin/aorta" check --launches "$launches" --repetitions "$reps" ${c_loop[@]+"${c_loop[@]}"} "$@" \
   2>>"$out/gpu-check.log" | tee "$out/gpu-check-table.txt"
 status=${PIPESTATUS[0]}
 exit "$status"

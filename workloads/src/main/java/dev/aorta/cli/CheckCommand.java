@@ -6,6 +6,7 @@ import dev.aorta.gpu.cuda.CudaDevice;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -25,9 +26,10 @@ final class CheckCommand implements Callable<Integer> {
             description = "Timed repetitions of the launch-cost loop; the median is reported (default ${DEFAULT-VALUE}).")
     int repetitions;
 
-    @Option(names = "--c-launch-us", defaultValue = "NaN", paramLabel = "US",
-            description = "µs per launch of the C cuLaunchKernel loop measured on this machine, for the ratio.")
-    double cLaunchMicros;
+    @Option(names = "--c-launch-loop", paramLabel = "LIB",
+            description = "Shared library built from scripts/bench/launch_loop.c: the C cuLaunchKernel loop our "
+                    + "launch path is compared with, in this process (scripts/gpu-check.sh builds it).")
+    Path cLaunchLoop;
 
     @Option(names = "--gemm-size", defaultValue = "8192", description = "M=N=K of the throughput GEMMs (default ${DEFAULT-VALUE}).")
     int gemmSize;
@@ -41,7 +43,7 @@ final class CheckCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--launches must be >= 100, --repetitions >= 1 and --gemm-size >= 64");
         }
         CudaDevice.deviceCount(); // no driver: one clear sentence from the error handler, before any table
-        List<CheckResult> rows = new GpuCheck(new GpuCheck.Options(device, launches, repetitions, cLaunchMicros, gemmSize,
+        List<CheckResult> rows = new GpuCheck(new GpuCheck.Options(device, launches, repetitions, cLaunchLoop, gemmSize,
                 verbose), System.err).run();
         return GpuCheck.printTable(rows, System.out) ? 0 : 1;
     }

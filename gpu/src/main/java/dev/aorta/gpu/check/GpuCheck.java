@@ -23,7 +23,20 @@ import dev.aorta.gpu.nccl.NcclRedOp;
 import dev.aorta.gpu.nvml.Nvml;
 import dev.aorta.gpu.nvrtc.Nvrtc;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import dev.aorta.gpu.GpuException;
+import dev.aorta.gpu.cuda.Cu;
+import dev.aorta.gpu.cuda.Handles;
+
 import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -39,8 +52,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * never an abort of the remaining steps.
  */
 public final class GpuCheck {
-    /** Options of the check. {@code cLaunchMicros} is the C loop's µs/launch, or NaN when not measured. */
-    public record Options(int device, int launches, int repetitions, double cLaunchMicros, int gemmSize,
+    /**
+     * Options of the check.
+     *
+     * @param cLaunchLoop the shared library built from scripts/bench/launch_loop.c, or null to skip the C comparison
+     */
+    public record Options(int device, int launches, int repetitions, Path cLaunchLoop, int gemmSize,
                           boolean verbose) {
     }
 
@@ -78,7 +95,7 @@ public final class GpuCheck {
     }
 
     private interface Step {
-        void run() throws Exception;
+        void run() throws Throwable;
     }
 
     private void step(String name, Step s) {
@@ -207,6 +224,19 @@ public final class GpuCheck {
         }
     }
 
+    /** The same loop in C (scripts/bench/launch_loop.c), same kernel, stream and parameters; host ns. */
+    private long cLaunchLoop(MethodHandle loop, int count) throws Throwable {
+        try (DeviceBuffer p = device.allocate(4)) {
+            long ns = (long) loop.invokeExact(Handles.address(module.kernel("launch_probe").function()),
+                    stream.address(), p.address(), 1, count);
+            if (ns < 0) {
+                throw new GpuException("cuLaunchKernel (C loop)", (int) -ns, Cu.describe((int) -ns));
+            }
+            stream.synchronize();
+            return ns;
+        }
+    }
+
     private void verifyCupti(ConcurrentLinkedQueue<DeviceActivity> activities, ConcurrentLinkedQueue<ApiCall> api,
                              CuptiTracer tracer) {
         List<DeviceActivity> kernels = activities.stream().filter(a -> a.kind() == ActivityKind.KERNEL).toList();
@@ -233,27 +263,53 @@ public final class GpuCheck {
                 + kernels.size() + ", dropped records " + tracer.droppedRecords()));
     }
 
-    private void launchCost() {
+    /**
+     * Our launch path against the C loop, in this process, repetitions interleaved (C first on even ones, ours
+     * first on odd ones) so drift in clocks or driver state hits both alike; medians compared.
+     */
+    private void launchCost() throws Throwable {
         int n = options.launches();
+        int reps = options.repetitions();
+        MethodHandle c = options.cLaunchLoop() == null ? null : Linker.nativeLinker().downcallHandle(
+                SymbolLookup.libraryLookup(options.cLaunchLoop(), Arena.global()).find("aorta_c_launch_loop")
+                        .orElseThrow(() -> new IllegalArgumentException(options.cLaunchLoop()
+                                + " has no function aorta_c_launch_loop (build it from scripts/bench/launch_loop.c)")),
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT));
         launchLoop(n); // warm-up: JIT and driver queues
-        double[] micros = new double[options.repetitions()];
-        for (int r = 0; r < micros.length; r++) {
-            micros[r] = launchLoop(n) / 1e3 / n;
+        if (c != null) {
+            cLaunchLoop(c, n);
         }
-        Arrays.sort(micros);
-        double java = micros[micros.length / 2];
+        double[] ours = new double[reps];
+        double[] theirs = new double[reps];
+        for (int r = 0; r < reps; r++) {
+            if (c != null && r % 2 == 0) {
+                theirs[r] = cLaunchLoop(c, n) / 1e3 / n;
+            }
+            ours[r] = launchLoop(n) / 1e3 / n;
+            if (c != null && r % 2 == 1) {
+                theirs[r] = cLaunchLoop(c, n) / 1e3 / n;
+            }
+        }
+        double java = median(ours);
         rows.add(CheckResult.info("4 launch", "aorta KernelLaunch, 2 params", String.format(
-                "%.3f us/launch (median of %d x %d; min %.3f, max %.3f)", java, micros.length, n, micros[0],
-                micros[micros.length - 1])));
-        double c = options.cLaunchMicros();
-        if (Double.isNaN(c)) {
-            rows.add(new CheckResult("4 launch", "ratio to C cuLaunchKernel", "C loop not measured", "<= 1.10",
-                    Status.SKIP));
-        } else {
-            rows.add(CheckResult.info("4 launch", "C cuLaunchKernel loop, 2 params", String.format("%.3f us/launch", c)));
-            rows.add(CheckResult.judged("4 launch", "ratio aorta / C", String.format("%.3f", java / c), "<= 1.10",
-                    java / c <= 1.10));
+                "%.3f us/launch (median of %d x %d; min %.3f, max %.3f)", java, reps, n, ours[0], ours[reps - 1])));
+        if (c == null) {
+            rows.add(new CheckResult("4 launch", "ratio to C cuLaunchKernel", "C loop not given (--c-launch-loop)",
+                    "<= 1.10", Status.SKIP));
+            return;
         }
+        double cMedian = median(theirs);
+        rows.add(CheckResult.info("4 launch", "C cuLaunchKernel loop, 2 params", String.format(
+                "%.3f us/launch (median of %d x %d; min %.3f, max %.3f)", cMedian, reps, n, theirs[0], theirs[reps - 1])));
+        rows.add(CheckResult.judged("4 launch", "ratio aorta / C", String.format("%.3f", java / cMedian), "<= 1.10",
+                java / cMedian <= 1.10));
+    }
+
+    /** Sorts {@code v} in place and returns its median. */
+    private static double median(double[] v) {
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
 
     private void cublas() {
