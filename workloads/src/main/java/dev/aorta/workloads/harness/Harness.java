@@ -42,11 +42,11 @@ public final class Harness {
     private final boolean baselineLoop;
 
     /**
-     * @param envVars      the recorded environment as the device sees it
+     * @param envVars      the recorded environment as the device sees it (null values: unset)
      * @param baselineLoop also time the workload's plain single-stream loop, when it has one
      */
     public Harness(Map<String, String> envVars, boolean baselineLoop) {
-        this.envVars = Map.copyOf(envVars);
+        this.envVars = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(envVars));
         this.baselineLoop = baselineLoop;
     }
 
@@ -78,6 +78,8 @@ public final class Harness {
         GpuStream timing = null;
         HarnessContext context = null;
         EventPairSampler sampler = null;
+        boolean capturing = false;
+        Throwable failure = null;
         try {
             for (int i = 0; i < options.streams(); i++) {
                 streams.add(gpu.createStream(
@@ -115,6 +117,7 @@ public final class Harness {
                 sampler.setOrigin(origin);
             } else {
                 gpu.startActivityCapture();
+                capturing = true;
             }
             long wallStart = System.nanoTime();
             measure(workload, options, gpu, streams, timing, origin, sampler, sampled, m, events);
@@ -125,6 +128,7 @@ public final class Harness {
             String sourceNote;
             int captured;
             if (sampler == null) {
+                capturing = false;
                 List<DeviceActivity> all = gpu.stopActivityCapture().stream()
                         .filter(a -> a.kind() == ActivityKind.KERNEL).toList();
                 windows = splitIntoIterations(all, options.iterations());
@@ -166,8 +170,14 @@ public final class Harness {
                     streamStats(streams, roles, windows),
                     kernelTiming(workload, source, sourceNote, captured, perIteration, windows, streams, roles),
                     new RunResult.MemoryReport(gpu.memoryStats()), correctness, windows, baseline);
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            throw e;
         } finally {
-            cleanup(workload, context, sampler, events, streams, timing);
+            if (capturing) {
+                stopQuietly(gpu, failure);
+            }
+            cleanup(workload, context, sampler, events, streams, timing, failure);
         }
     }
 
@@ -382,8 +392,17 @@ public final class Harness {
         return new RunResult.BaselineLoop(options.iterations(), ms, workload.throughput(options.iterations(), ms), 0);
     }
 
+    private static void stopQuietly(GpuSession gpu, Throwable failure) {
+        try {
+            gpu.stopActivityCapture();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** Releases everything; a cleanup error is thrown unless the run already failed (then it is attached). */
     private static void cleanup(Workload workload, HarnessContext context, EventPairSampler sampler,
-                                List<GpuEvent> events, List<GpuStream> streams, GpuStream timing) {
+                                List<GpuEvent> events, List<GpuStream> streams, GpuStream timing, Throwable failure) {
         List<Runnable> steps = new ArrayList<>();
         steps.add(workload::cleanup);
         if (context != null) {
@@ -408,7 +427,11 @@ public final class Harness {
             }
         }
         if (first != null) {
-            throw first;
+            if (failure != null) {
+                failure.addSuppressed(first);
+            } else {
+                throw first;
+            }
         }
     }
 }
