@@ -1,12 +1,15 @@
 package dev.aorta.cli;
 
+import dev.aorta.workloads.gpu.GpuSessionFactory;
+import dev.aorta.workloads.gpu.GpuSessions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Entry point of the {@code aorta} command: one subcommand per job. */
 @Command(name = "aorta", mixinStandardHelpOptions = true, versionProvider = AortaCli.Version.class,
         description = "GPU performance toolkit for the JVM.",
-        subcommands = {InfoCommand.class, CheckCommand.class})
+        subcommands = {InfoCommand.class, CheckCommand.class, ListCommand.class, RunCommand.class, SweepCommand.class,
+                RunPriorityCommand.class, CompareCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {
@@ -15,7 +18,12 @@ public final class AortaCli {
 
     /** Runs the CLI and returns its exit code (for tests). */
     public static int run(String... args) {
-        CommandLine cli = new CommandLine(new AortaCli());
+        return run(GpuSessions::open, args);
+    }
+
+    /** Runs the CLI with GPU sessions from {@code gpu} (tests pass a test double). */
+    public static int run(GpuSessionFactory gpu, String... args) {
+        CommandLine cli = new CommandLine(new AortaCli(), new CommandFactory(gpu));
         cli.setExecutionExceptionHandler(new ErrorHandler());
         return cli.execute(args);
     }

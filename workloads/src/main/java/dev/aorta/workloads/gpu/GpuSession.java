@@ -1,0 +1,73 @@
+package dev.aorta.workloads.gpu;
+
+import dev.aorta.core.event.DeviceActivity;
+
+import java.util.List;
+
+/**
+ * Everything the harness and the workloads need from a GPU, and nothing more, so that the adapter
+ * over the {@code gpu} module ({@code CudaGpuSession}) stays a thin file and a test double can stand
+ * in for it. One session = one device, its primary context, and the resources created through it;
+ * {@link #close()} frees whatever is still alive.
+ *
+ * <p>Not thread-safe: the harness drives a session from one thread.
+ */
+public interface GpuSession extends AutoCloseable {
+
+    DeviceInfo deviceInfo();
+
+    /**
+     * Creates a non-blocking stream (does not synchronize with the legacy default stream).
+     *
+     * @param priority a CUDA stream priority inside {@link DeviceInfo#priorityRange()}; lower is more urgent
+     */
+    GpuStream createStream(int priority);
+
+    /** Creates an event with timing enabled. */
+    GpuEvent createEvent();
+
+    /** Allocates device memory (contents undefined). */
+    DeviceBuffer allocate(long bytes);
+
+    /**
+     * Compiles CUDA C source for this device's architecture (cached by the adapter) and loads it.
+     *
+     * @param name a label for errors and caches, e.g. the resource file name
+     */
+    KernelModule loadModule(String name, String cudaSource);
+
+    /**
+     * Prepares one cuBLAS GEMM {@code C = A·B} (column-major, no transposes, alpha 1, beta 0) on a
+     * stream; strided-batched when {@code spec.batch() > 1} with the strides of {@link GemmSpec}.
+     * The buffers must hold {@link GemmSpec#bytesA()}, {@link GemmSpec#bytesB()}, {@link GemmSpec#bytesC()}.
+     */
+    PreparedGemm prepareGemm(GemmSpec spec, DeviceBuffer a, DeviceBuffer b, DeviceBuffer c, GpuStream stream);
+
+    /**
+     * Why per-kernel device activity cannot be captured (CUPTI missing, insufficient permissions...),
+     * or {@code null} when {@link #startActivityCapture()} works.
+     */
+    String activityCaptureUnavailableReason();
+
+    /**
+     * Starts recording device activity (kernels, memcpy, memset) with CUPTI, latency timestamps
+     * ({@code queued}/{@code submitted}) enabled when the driver supports them.
+     */
+    void startActivityCapture();
+
+    /**
+     * Stops recording, flushes and returns what ran since {@link #startActivityCapture()}: each record's
+     * {@link DeviceActivity#stream()} equals {@link GpuStream#activityStreamId()} of the stream it ran on,
+     * times in the {@code cupti} clock.
+     */
+    List<DeviceActivity> stopActivityCapture();
+
+    /** The runtime's own accounting of device memory. */
+    MemoryStats memoryStats();
+
+    /** Blocks until the device has finished all work of this session. */
+    void synchronize();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,437 @@
+package dev.aorta.workloads.harness;
+
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.workloads.gpu.DeviceInfo;
+import dev.aorta.workloads.gpu.GpuEvent;
+import dev.aorta.workloads.gpu.GpuSession;
+import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.metrics.ConvoyEffect;
+import dev.aorta.workloads.metrics.DispatchLatency;
+import dev.aorta.workloads.metrics.Intervals;
+import dev.aorta.workloads.metrics.KernelClassStats;
+import dev.aorta.workloads.metrics.SampleStats;
+import dev.aorta.workloads.metrics.SwitchOverhead;
+import dev.aorta.workloads.spi.ConvoyRoles;
+import dev.aorta.workloads.spi.Throughput;
+import dev.aorta.workloads.spi.Workload;
+import dev.aorta.workloads.spi.WorkloadParameter;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Runs one workload: creates its streams, sets it up, warms up, measures the iterations in the chosen
+ * {@link SyncMode}, captures per-kernel device timestamps, computes the metrics, and tears down.
+ */
+public final class Harness {
+    /** Environment variables that change how the device schedules streams, recorded with every result. */
+    public static final List<String> RECORDED_ENV = List.of("CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_VISIBLE_DEVICES",
+            "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING", "CUDA_DEVICE_ORDER");
+
+    private final Map<String, String> envVars;
+    private final boolean baselineLoop;
+
+    /**
+     * @param envVars      the recorded environment as the device sees it (null values: unset)
+     * @param baselineLoop also time the workload's plain single-stream loop, when it has one
+     */
+    public Harness(Map<String, String> envVars, boolean baselineLoop) {
+        this.envVars = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(envVars));
+        this.baselineLoop = baselineLoop;
+    }
+
+    /** Checks options against the workload before any GPU work: the error names the option. */
+    public static void validate(Workload workload, HarnessOptions options) {
+        if (!workload.streamRange().contains(options.streams())) {
+            throw new IllegalArgumentException("--streams " + options.streams() + " is outside the range of "
+                    + workload.name() + ": " + workload.streamRange() + " streams");
+        }
+        Set<String> known = workload.parameters().stream().map(WorkloadParameter::name)
+                .collect(Collectors.toCollection(TreeSet::new));
+        for (String name : options.params().keySet()) {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException("--param " + name + ": " + workload.name()
+                        + (known.isEmpty() ? " has no parameters" : " has the parameters " + known));
+            }
+        }
+        if (options.dtype() != HarnessOptions.defaults(1).dtype() && !workload.usesDtype()) {
+            throw new IllegalArgumentException("--dtype: " + workload.name() + " has no GEMMs, so no dtype to set");
+        }
+    }
+
+    public RunResult run(Workload workload, HarnessOptions options, GpuSession gpu) {
+        validate(workload, options);
+        DeviceInfo device = gpu.deviceInfo();
+        List<GpuStream> streams = new ArrayList<>();
+        List<String> roles = new ArrayList<>();
+        List<GpuEvent> events = new ArrayList<>();
+        GpuStream timing = null;
+        HarnessContext context = null;
+        EventPairSampler sampler = null;
+        boolean capturing = false;
+        Throwable failure = null;
+        try {
+            for (int i = 0; i < options.streams(); i++) {
+                streams.add(gpu.createStream(
+                        options.priorityMode().priorityFor(i, options.streams(), device.priorityRange())));
+                roles.add(workload.streamRole(i, options.streams()));
+            }
+            timing = gpu.createStream(device.priorityRange().least());
+            context = new HarnessContext(gpu, streams, roles, options, workload);
+            workload.setup(context);
+            gpu.synchronize();
+            for (int i = 0; i < options.warmup(); i++) {
+                workload.runIteration(i);
+                if (options.syncMode() == SyncMode.PER_ITERATION) {
+                    gpu.synchronize();
+                }
+            }
+            gpu.synchronize();
+
+            String captureUnavailable = gpu.activityCaptureUnavailableReason();
+            TimingSource source = captureUnavailable == null ? TimingSource.CUPTI : TimingSource.EVENT_PAIRS_SAMPLED;
+            Set<Integer> sampled = Set.of();
+            if (source == TimingSource.EVENT_PAIRS_SAMPLED) {
+                sampled = sampledIterations(options.iterations(), options.timingSamples());
+                Map<GpuStream, Long> ids = new HashMap<>();
+                streams.forEach(s -> ids.put(s, s.activityStreamId()));
+                long pairs = Math.min(MAX_EVENT_PAIRS, workload.launchesPerIteration() * sampled.size());
+                sampler = new EventPairSampler(gpu, (int) pairs, ids);
+                context.setSampler(sampler);
+            }
+
+            Measurement m = new Measurement(options.iterations());
+            GpuEvent origin = gpu.createEvent();
+            events.add(origin);
+            if (sampler != null) {
+                sampler.setOrigin(origin);
+            } else {
+                gpu.startActivityCapture();
+                capturing = true;
+            }
+            long wallStart = System.nanoTime();
+            measure(workload, options, gpu, streams, timing, origin, sampler, sampled, m, events);
+            m.wallNs = System.nanoTime() - wallStart;
+
+            List<List<DeviceActivity>> windows;
+            boolean perIteration;
+            String sourceNote;
+            int captured;
+            if (sampler == null) {
+                capturing = false;
+                List<DeviceActivity> all = gpu.stopActivityCapture().stream()
+                        .filter(a -> a.kind() == ActivityKind.KERNEL).toList();
+                windows = splitIntoIterations(all, options.iterations());
+                perIteration = windows.size() == options.iterations();
+                if (!perIteration) {
+                    windows = List.of(all);
+                }
+                captured = options.iterations();
+                sourceNote = perIteration ? "CUPTI records of all measured iterations, gaps per iteration"
+                        : "CUPTI records of all measured iterations; kernel count not a multiple of iterations, "
+                                + "so gaps over the whole run";
+            } else {
+                windows = sampler.windows();
+                perIteration = true;
+                captured = windows.size();
+                sourceNote = "CUPTI unavailable (" + captureUnavailable + "); event pairs around every op of "
+                        + captured + " sampled iterations" + (sampler.exhausted() ? " (event pool ran out: partial)" : "")
+                        + "; durations include the wait for the device to start the kernel";
+            }
+
+            RunResult.Correctness correctness = workload.hasCorrectnessCheck()
+                    ? new RunResult.Correctness(true, workload.correctnessProblem().orElse(null))
+                    : new RunResult.Correctness(false, null);
+            RunResult.BaselineLoop baseline = baselineLoop && workload.hasBaselineLoop()
+                    ? measureBaselineLoop(workload, options, gpu, streams.getFirst(), events) : null;
+            if (baseline != null) {
+                Throughput harnessTp = workload.throughput(options.iterations(), m.totalMs);
+                baseline = new RunResult.BaselineLoop(baseline.iterations(), baseline.totalTimeMs(),
+                        baseline.throughput(), harnessTp.value() / baseline.throughput().value());
+            }
+
+            return new RunResult(workload.name(), Instant.now(), options, workload.description(), device, envVars,
+                    workloadConfig(workload, context, options, roles),
+                    workload.throughput(options.iterations(), m.totalMs),
+                    options.syncMode() == SyncMode.NONE ? null : SampleStats.of(m.iterationMs),
+                    options.syncMode() == SyncMode.NONE ? new double[0] : m.iterationMs,
+                    m.totalMs, m.wallNs / 1e6,
+                    hostEnqueue(m, sampled, workload.launchesPerIteration()),
+                    streamStats(streams, roles, windows),
+                    kernelTiming(workload, source, sourceNote, captured, perIteration, windows, streams, roles),
+                    new RunResult.MemoryReport(gpu.memoryStats()), correctness, windows, baseline);
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            throw e;
+        } finally {
+            if (capturing) {
+                stopQuietly(gpu, failure);
+            }
+            cleanup(workload, context, sampler, events, streams, timing, failure);
+        }
+    }
+
+    /** Caps the events the fallback creates up front (two per sampled op). */
+    static final long MAX_EVENT_PAIRS = 50_000;
+
+    /** Per-iteration raw numbers of the measured loop. */
+    private static final class Measurement {
+        final double[] iterationMs;
+        final long[] hostNs;
+        double totalMs;
+        long wallNs;
+
+        Measurement(int iterations) {
+            iterationMs = new double[iterations];
+            hostNs = new long[iterations];
+        }
+    }
+
+    private static void measure(Workload workload, HarnessOptions options, GpuSession gpu, List<GpuStream> streams,
+                                GpuStream timing, GpuEvent origin, EventPairSampler sampler, Set<Integer> sampled,
+                                Measurement m, List<GpuEvent> events) {
+        int n = options.iterations();
+        List<GpuEvent> joins = new ArrayList<>();
+        for (int s = 0; s < streams.size(); s++) {
+            joins.add(track(gpu.createEvent(), events));
+        }
+        boolean perIterationEvents = options.syncMode() != SyncMode.NONE;
+        GpuEvent[] start = new GpuEvent[n];
+        GpuEvent[] end = new GpuEvent[n];
+        for (int i = 0; i < n; i++) {
+            if (options.syncMode() == SyncMode.PER_ITERATION) {
+                start[i] = track(gpu.createEvent(), events);
+            }
+            if (perIterationEvents || i == n - 1) {
+                end[i] = track(gpu.createEvent(), events);
+            }
+        }
+        origin.record(timing);
+        for (int i = 0; i < n; i++) {
+            if (sampler != null) {
+                sampler.beginIteration(i, sampled.contains(i));
+            }
+            if (start[i] != null) {
+                start[i].record(timing);
+            }
+            long t0 = System.nanoTime();
+            workload.runIteration(i);
+            m.hostNs[i] = System.nanoTime() - t0;
+            if (end[i] != null) {
+                joinInto(timing, streams, joins);
+                end[i].record(timing);
+            }
+            if (options.syncMode() == SyncMode.PER_ITERATION) {
+                end[i].synchronize();
+            }
+        }
+        if (sampler != null) {
+            sampler.beginIteration(n, false);
+        }
+        gpu.synchronize();
+        for (int i = 0; i < n && perIterationEvents; i++) {
+            GpuEvent from = options.syncMode() == SyncMode.PER_ITERATION ? start[i] : (i == 0 ? origin : end[i - 1]);
+            m.iterationMs[i] = end[i].elapsedMsSince(from);
+        }
+        m.totalMs = end[n - 1].elapsedMsSince(origin);
+    }
+
+    /** Makes the timing stream wait for everything enqueued so far on every workload stream. */
+    private static void joinInto(GpuStream timing, List<GpuStream> streams, List<GpuEvent> joins) {
+        for (int s = 0; s < streams.size(); s++) {
+            joins.get(s).record(streams.get(s));
+            timing.waitEvent(joins.get(s));
+        }
+    }
+
+    private static GpuEvent track(GpuEvent e, List<GpuEvent> events) {
+        events.add(e);
+        return e;
+    }
+
+    /** {@code count} iterations spread evenly over {@code iterations}, the first and the middle ones included. */
+    static Set<Integer> sampledIterations(int iterations, int count) {
+        Set<Integer> result = new TreeSet<>();
+        int k = Math.min(count, iterations);
+        for (int j = 0; j < k; j++) {
+            result.add((int) ((long) j * iterations / k));
+        }
+        return result;
+    }
+
+    /**
+     * Splits CUPTI kernels of the measured loop into iterations: launches are numbered in issue order
+     * (correlation ids), and every iteration issues the same kernels, so when the count divides evenly
+     * the k-th block of count/iterations records is iteration k. Returns one window otherwise.
+     */
+    static List<List<DeviceActivity>> splitIntoIterations(List<DeviceActivity> kernels, int iterations) {
+        if (kernels.isEmpty() || kernels.size() % iterations != 0) {
+            return List.of(kernels);
+        }
+        List<DeviceActivity> byIssue = new ArrayList<>(kernels);
+        byIssue.sort(Comparator.comparingLong(DeviceActivity::correlationId));
+        int per = kernels.size() / iterations;
+        List<List<DeviceActivity>> windows = new ArrayList<>();
+        for (int i = 0; i < iterations; i++) {
+            windows.add(List.copyOf(byIssue.subList(i * per, (i + 1) * per)));
+        }
+        return windows;
+    }
+
+    private static RunResult.HostEnqueue hostEnqueue(Measurement m, Set<Integer> sampled, long launches) {
+        double[] ms = new double[m.hostNs.length - sampledCount(m.hostNs.length, sampled)];
+        if (ms.length == 0) {
+            ms = new double[m.hostNs.length];
+            for (int i = 0; i < ms.length; i++) {
+                ms[i] = m.hostNs[i] / 1e6;
+            }
+        } else {
+            int j = 0;
+            for (int i = 0; i < m.hostNs.length; i++) {
+                if (!sampled.contains(i)) {
+                    ms[j++] = m.hostNs[i] / 1e6;
+                }
+            }
+        }
+        SampleStats stats = SampleStats.of(ms);
+        double usPerLaunch = launches > 0 ? stats.mean() * 1e3 / launches : 0;
+        double iterationsPerSecond = 1e3 / stats.mean();
+        return new RunResult.HostEnqueue(stats, launches, usPerLaunch, iterationsPerSecond,
+                iterationsPerSecond * launches, m.hostNs.length - ms.length);
+    }
+
+    private static int sampledCount(int iterations, Set<Integer> sampled) {
+        return (int) sampled.stream().filter(i -> i < iterations).count();
+    }
+
+    private static List<RunResult.StreamStats> streamStats(List<GpuStream> streams, List<String> roles,
+                                                           List<List<DeviceActivity>> windows) {
+        List<RunResult.StreamStats> result = new ArrayList<>();
+        for (int i = 0; i < streams.size(); i++) {
+            long id = streams.get(i).activityStreamId();
+            List<Intervals.Interval> intervals = new ArrayList<>();
+            long kernelNs = 0;
+            for (List<DeviceActivity> w : windows) {
+                for (DeviceActivity a : w) {
+                    if (a.stream() == id) {
+                        intervals.add(new Intervals.Interval(a.startNs(), a.endNs()));
+                        kernelNs += a.durationNs();
+                    }
+                }
+            }
+            result.add(new RunResult.StreamStats(i, streams.get(i).priority(), roles.get(i), id, intervals.size(),
+                    Intervals.unionLength(intervals) / 1e6, kernelNs / 1e6));
+        }
+        return result;
+    }
+
+    private static RunResult.KernelTiming kernelTiming(Workload workload, TimingSource source, String note,
+                                                       int captured, boolean perIteration,
+                                                       List<List<DeviceActivity>> windows, List<GpuStream> streams,
+                                                       List<String> roles) {
+        ConvoyEffect convoy = null;
+        if (workload.convoyRoles().isPresent()) {
+            ConvoyRoles cr = workload.convoyRoles().get();
+            convoy = ConvoyEffect.of(windows, streamIdsWithRole(streams, roles, cr.waiting()),
+                    streamIdsWithRole(streams, roles, cr.blocking()), cr.waiting(), cr.blocking());
+        }
+        List<DeviceActivity> all = windows.stream().flatMap(List::stream).toList();
+        return new RunResult.KernelTiming(source, note, captured, all.size(), perIteration,
+                SwitchOverhead.of(windows), DispatchLatency.of(windows), convoy, KernelClassStats.of(all));
+    }
+
+    private static Set<Long> streamIdsWithRole(List<GpuStream> streams, List<String> roles, String role) {
+        Set<Long> ids = new HashSet<>();
+        for (int i = 0; i < streams.size(); i++) {
+            if (roles.get(i).equals(role)) {
+                ids.add(streams.get(i).activityStreamId());
+            }
+        }
+        return ids;
+    }
+
+    private static Map<String, Object> workloadConfig(Workload workload, HarnessContext context, HarnessOptions options,
+                                                      List<String> roles) {
+        Map<String, Object> config = new LinkedHashMap<>();
+        for (WorkloadParameter p : workload.parameters()) {
+            config.put(p.name(), context.intParameter(p.name()));
+        }
+        if (workload.usesDtype()) {
+            config.put("dtype", options.dtype().label());
+        }
+        config.put("stream_roles", List.copyOf(roles));
+        config.put("launches_per_iteration", workload.launchesPerIteration());
+        return config;
+    }
+
+    private static RunResult.BaselineLoop measureBaselineLoop(Workload workload, HarnessOptions options,
+                                                              GpuSession gpu, GpuStream stream, List<GpuEvent> events) {
+        for (int i = 0; i < Math.min(options.warmup(), 3); i++) {
+            workload.runBaselineIteration(i);
+        }
+        gpu.synchronize();
+        GpuEvent start = track(gpu.createEvent(), events);
+        GpuEvent end = track(gpu.createEvent(), events);
+        start.record(stream);
+        for (int i = 0; i < options.iterations(); i++) {
+            workload.runBaselineIteration(i);
+        }
+        end.record(stream);
+        end.synchronize();
+        double ms = end.elapsedMsSince(start);
+        return new RunResult.BaselineLoop(options.iterations(), ms, workload.throughput(options.iterations(), ms), 0);
+    }
+
+    private static void stopQuietly(GpuSession gpu, Throwable failure) {
+        try {
+            gpu.stopActivityCapture();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** Releases everything; a cleanup error is thrown unless the run already failed (then it is attached). */
+    private static void cleanup(Workload workload, HarnessContext context, EventPairSampler sampler,
+                                List<GpuEvent> events, List<GpuStream> streams, GpuStream timing, Throwable failure) {
+        List<Runnable> steps = new ArrayList<>();
+        steps.add(workload::cleanup);
+        if (context != null) {
+            steps.add(context::close);
+        }
+        if (sampler != null) {
+            steps.add(sampler::close);
+        }
+        events.forEach(e -> steps.add(e::close));
+        streams.forEach(s -> steps.add(s::close));
+        if (timing != null) {
+            steps.add(timing::close);
+        }
+        RuntimeException first = null;
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            if (failure != null) {
+                failure.addSuppressed(first);
+            } else {
+                throw first;
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.aorta.workloads.harness;
+
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.workloads.gpu.DeviceInfo;
+import dev.aorta.workloads.gpu.MemoryStats;
+import dev.aorta.workloads.metrics.ConvoyEffect;
+import dev.aorta.workloads.metrics.DispatchLatency;
+import dev.aorta.workloads.metrics.KernelClassStats;
+import dev.aorta.workloads.metrics.SampleStats;
+import dev.aorta.workloads.metrics.SwitchOverhead;
+import dev.aorta.workloads.spi.Throughput;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything one run measured. Times from device events or device timestamps unless named host.
+ *
+ * @param latencyMs        per-iteration device latency; null in sync mode none (not defined there)
+ * @param iterationTimesMs per-iteration device times; empty in sync mode none
+ * @param totalTimeMs      device time from the start of the first measured iteration to the end of the last
+ * @param wallTimeMs       host time of the measured loop including the final wait
+ * @param convoy           null unless the workload declares convoy roles
+ * @param activities       the device activity behind the kernel metrics (for traces; not written to JSON)
+ * @param baselineLoop     null unless asked for and the workload has one
+ */
+public record RunResult(String workloadName, Instant timestamp, HarnessOptions options, String workloadDescription,
+                        DeviceInfo device, Map<String, String> envVars, Map<String, Object> workloadConfig,
+                        Throughput throughput, SampleStats latencyMs, double[] iterationTimesMs, double totalTimeMs,
+                        double wallTimeMs, HostEnqueue hostEnqueue, List<StreamStats> streams,
+                        KernelTiming kernelTiming, MemoryReport memory, Correctness correctness,
+                        List<List<DeviceActivity>> activities, BaselineLoop baselineLoop) {
+
+    /**
+     * Host time spent enqueuing (calling into the driver), per iteration.
+     *
+     * @param usPerLaunch        mean host µs per launch (or GEMM call)
+     * @param excludedIterations iterations left out because event-pair sampling slowed their enqueue
+     */
+    public record HostEnqueue(SampleStats perIterationMs, long launchesPerIteration, double usPerLaunch,
+                              double iterationsPerSecond, double launchesPerSecond, int excludedIterations) {
+    }
+
+    /**
+     * One workload stream.
+     *
+     * @param busyMs       |union of its kernels' device intervals| over the captured iterations
+     * @param kernelTimeMs sum of its kernels' durations (equals busyMs unless kernels of one stream overlapped)
+     */
+    public record StreamStats(int index, int priority, String role, long activityStreamId, int kernelCount,
+                              double busyMs, double kernelTimeMs) {
+    }
+
+    /**
+     * The per-kernel metrics and where their timestamps came from.
+     *
+     * @param capturedIterations measured iterations the kernel records cover
+     * @param perIterationWindows whether gaps were computed per iteration (else over the whole run)
+     */
+    public record KernelTiming(TimingSource source, String sourceNote, int capturedIterations, int activityCount,
+                               boolean perIterationWindows, SwitchOverhead switchOverhead,
+                               DispatchLatency dispatchLatency, ConvoyEffect convoy,
+                               List<KernelClassStats> kernelClasses) {
+    }
+
+    /** Device memory at the end of the run and its peaks, by the runtime's accounting. */
+    public record MemoryReport(MemoryStats atEnd) {
+    }
+
+    /** Result of the workload's optional check; {@code checked} false when it has none. */
+    public record Correctness(boolean checked, String problem) {
+    }
+
+    /**
+     * The same work as a plain loop on one stream, measured in the same run.
+     *
+     * @param ratio harness throughput / plain-loop throughput
+     */
+    public record BaselineLoop(int iterations, double totalTimeMs, Throughput throughput, double ratio) {
+    }
+}

@@ -1,0 +1,119 @@
+package dev.aorta.workloads.p0;
+
+import dev.aorta.workloads.gpu.DType;
+import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.spi.Op;
+import dev.aorta.workloads.spi.Priority;
+import dev.aorta.workloads.spi.StreamRange;
+import dev.aorta.workloads.spi.SwitchLatencySensitivity;
+import dev.aorta.workloads.spi.Throughput;
+import dev.aorta.workloads.spi.Workload;
+import dev.aorta.workloads.spi.WorkloadContext;
+import dev.aorta.workloads.spi.WorkloadParameter;
+
+import java.util.List;
+
+/**
+ * Many tiny kernels on every stream: the device finishes each in a few µs, so the host's launch rate
+ * and the device's queue switching decide the throughput (AORTA: size 256, 100 ops per stream,
+ * 4 kernels per op).
+ */
+public final class TinyKernelStress implements Workload {
+    private Op[][] opsPerStream;
+    private int streamCount;
+    private int opsPerStreamCount;
+    private int kernelsPerOp;
+
+    @Override
+    public String name() {
+        return "tiny_kernel_stress";
+    }
+
+    @Override
+    public String description() {
+        return "Launch-bound: every stream issues ops of 4 tiny elementwise kernels; measures host launch cost "
+                + "and queue switching";
+    }
+
+    @Override
+    public String category() {
+        return "hw_queue";
+    }
+
+    @Override
+    public Priority priority() {
+        return Priority.P0;
+    }
+
+    @Override
+    public StreamRange streamRange() {
+        return new StreamRange(1, 64);
+    }
+
+    @Override
+    public int recommendedStreams() {
+        return 8;
+    }
+
+    @Override
+    public SwitchLatencySensitivity switchLatencySensitivity() {
+        return SwitchLatencySensitivity.HIGH;
+    }
+
+    @Override
+    public List<WorkloadParameter> parameters() {
+        return List.of(
+                new WorkloadParameter("size", "256", "elements per tiny kernel (one thread each)"),
+                new WorkloadParameter("ops_per_stream", "100", "ops each stream issues per iteration"),
+                new WorkloadParameter("kernels_per_op", "4", "kernels per op: add, mul, relu, scale, repeating"));
+    }
+
+    @Override
+    public void setup(WorkloadContext context) {
+        int size = positive(context, "size");
+        opsPerStreamCount = positive(context, "ops_per_stream");
+        kernelsPerOp = positive(context, "kernels_per_op");
+        List<GpuStream> streams = context.streams();
+        streamCount = streams.size();
+        opsPerStream = new Op[streamCount][];
+        for (int s = 0; s < streamCount; s++) {
+            var x = context.randomBuffer(size, DType.FP32, 2 * s);
+            var y = context.randomBuffer(size, DType.FP32, 2 * s + 1);
+            opsPerStream[s] = ElementwiseOps.prepare(context, streams.get(s), x, y, size, kernelsPerOp);
+        }
+    }
+
+    static int positive(WorkloadContext context, String name) {
+        int v = context.intParameter(name);
+        if (v < 1) {
+            throw new IllegalArgumentException("--param " + name + "=" + v + ": expected a positive integer");
+        }
+        return v;
+    }
+
+    @Override
+    public void runIteration(int iteration) {
+        for (Op[] ops : opsPerStream) {
+            for (int op = 0; op < opsPerStreamCount; op++) {
+                for (Op kernel : ops) {
+                    kernel.run();
+                }
+            }
+        }
+    }
+
+    @Override
+    public long launchesPerIteration() {
+        return (long) streamCount * opsPerStreamCount * kernelsPerOp;
+    }
+
+    @Override
+    public Throughput throughput(int iterations, double totalTimeMs) {
+        return new Throughput(launchesPerIteration() * iterations / (totalTimeMs / 1e3), "kernels/s");
+    }
+
+    @Override
+    public void cleanup() {
+        opsPerStream = null;
+    }
+}

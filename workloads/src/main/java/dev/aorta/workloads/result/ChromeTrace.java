@@ -1,0 +1,76 @@
+package dev.aorta.workloads.result;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.workloads.harness.RunResult;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Chrome-trace / Perfetto JSON of the measured iterations from the device timestamps of a run:
+ * one track per workload stream (named with its index, role and priority), one complete event per
+ * kernel, times in µs from the first kernel. Open it in ui.perfetto.dev or chrome://tracing.
+ */
+public final class ChromeTrace {
+    private ChromeTrace() {
+    }
+
+    public static ObjectNode toJson(RunResult r) {
+        ObjectNode root = ResultJson.MAPPER.createObjectNode();
+        ArrayNode events = root.putArray("traceEvents");
+        int pid = r.device().index();
+        ObjectNode process = events.addObject();
+        process.put("ph", "M");
+        process.put("name", "process_name");
+        process.put("pid", pid);
+        process.putObject("args").put("name", "GPU " + pid + " " + r.device().name() + " - " + r.workloadName());
+        Map<Long, Integer> trackOf = new HashMap<>();
+        for (RunResult.StreamStats s : r.streams()) {
+            trackOf.put(s.activityStreamId(), s.index());
+            ObjectNode thread = events.addObject();
+            thread.put("ph", "M");
+            thread.put("name", "thread_name");
+            thread.put("pid", pid);
+            thread.put("tid", s.index());
+            thread.putObject("args").put("name", "stream " + s.index() + " (" + s.role() + ", priority "
+                    + s.priority() + ")");
+        }
+        List<DeviceActivity> all = r.activities().stream().flatMap(List::stream).toList();
+        long origin = all.stream().mapToLong(DeviceActivity::startNs).min().orElse(0);
+        for (int w = 0; w < r.activities().size(); w++) {
+            for (DeviceActivity a : r.activities().get(w)) {
+                ObjectNode e = events.addObject();
+                e.put("ph", "X");
+                e.put("cat", "kernel");
+                e.put("name", a.name());
+                e.put("pid", pid);
+                e.put("tid", trackOf.getOrDefault(a.stream(), -1));
+                e.put("ts", (a.startNs() - origin) / 1e3);
+                e.put("dur", a.durationNs() / 1e3);
+                ObjectNode args = e.putObject("args");
+                args.put("correlation", a.correlationId());
+                if (r.kernelTiming().perIterationWindows()) {
+                    args.put("iteration_window", w);
+                }
+                if (a.queuedNs() != DeviceActivity.UNKNOWN) {
+                    args.put("queued_us", (a.queuedNs() - origin) / 1e3);
+                }
+            }
+        }
+        root.put("displayTimeUnit", "ns");
+        ObjectNode meta = root.putObject("otherData");
+        meta.put("timing_source", r.kernelTiming().source().label());
+        meta.put("clock", all.isEmpty() ? "none" : all.getFirst().clock().tag());
+        meta.put("workload", r.workloadName());
+        return root;
+    }
+
+    public static void write(Path file, RunResult r) throws IOException {
+        ResultJson.write(file, toJson(r));
+    }
+}

@@ -1,0 +1,53 @@
+package dev.aorta.workloads.spi;
+
+import dev.aorta.workloads.gpu.DType;
+import dev.aorta.workloads.gpu.DeviceBuffer;
+import dev.aorta.workloads.gpu.GemmSpec;
+import dev.aorta.workloads.gpu.GpuSession;
+import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.gpu.KernelModule;
+import dev.aorta.workloads.gpu.PreparedGemm;
+import dev.aorta.workloads.gpu.PreparedLaunch;
+
+import java.util.List;
+
+/** What the harness gives a workload in {@link Workload#setup}. */
+public interface WorkloadContext {
+
+    GpuSession gpu();
+
+    /** The workload streams, in index order, created with the run's priority mode. */
+    List<GpuStream> streams();
+
+    /** The {@code --dtype} of the run (fp32 unless given). */
+    DType dtype();
+
+    /** An integer {@code --param}, or its default from {@link Workload#parameters()}. */
+    int intParameter(String name);
+
+    /** Loads {@code kernels/<resource>} from the class path, compiled once per session. */
+    KernelModule kernels(String resource);
+
+    /** Allocates device memory that the harness frees after the run (contents undefined). */
+    DeviceBuffer allocate(long bytes);
+
+    /** A buffer of {@code elements} values of {@code dtype}, uniform in [-1, 1), reproducible by seed; freed after the run. */
+    DeviceBuffer randomBuffer(long elements, DType dtype, int seed);
+
+    /** Wraps a prepared launch into an {@link Op}; {@code label} names the kernel class in results. */
+    Op op(String label, GpuStream stream, PreparedLaunch launch);
+
+    /** Wraps a prepared GEMM into an {@link Op}. */
+    Op op(String label, GpuStream stream, PreparedGemm gemm);
+
+    /** Shortcut: prepares a GEMM on fresh random operands of {@code spec} and wraps it. */
+    default Op gemm(String label, GemmSpec spec, GpuStream stream, int seed) {
+        DeviceBuffer a = randomBuffer(spec.bytesA() / spec.dtype().bytes(), spec.dtype(), seed);
+        DeviceBuffer b = randomBuffer(spec.bytesB() / spec.dtype().bytes(), spec.dtype(), seed + 1);
+        DeviceBuffer c = allocate(spec.bytesC());
+        return op(label, stream, gpu().prepareGemm(spec, a, b, c, stream));
+    }
+
+    /** All streams' indices whose role is {@code role}. */
+    List<Integer> streamsWithRole(String role);
+}

@@ -1,0 +1,305 @@
+package dev.aorta.workloads.gpu;
+
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Test double of {@link GpuSession}: a deterministic model of a device on a virtual clock.
+ * The host pays {@link #launchCostNs} per launch and {@link #eventCostNs} per event record; a kernel
+ * starts {@link #dispatchNs} after it was queued at the earliest, after its stream's previous work,
+ * and, with {@link #serialEngine}, only when the single engine is free. Kernel sources are parsed so
+ * that a launch of a missing function or with the wrong number of arguments fails like it would on a GPU;
+ * GEMM operands must be large enough. Counts what tests need to see (host waits, live resources).
+ */
+public final class SimulatedGpuSession implements GpuSession {
+    private static final Pattern KERNEL = Pattern.compile("extern \"C\" __global__ void (\\w+)\\(([^)]*)\\)");
+
+    public long launchCostNs = 3_000;
+    public long eventCostNs = 1_500;
+    public long dispatchNs = 1_000;
+    public long smallKernelNs = 2_000;
+    public double gemmFlopsPerNs = 50_000;  // 50 TFLOP/s
+    public boolean serialEngine = true;
+    public boolean emitQueued = true;
+    public String captureUnavailable;
+
+    public int hostWaits;
+    public int launches;
+    public int liveStreams;
+    public int liveEvents;
+    public final List<Integer> streamPriorities = new ArrayList<>();
+
+    private long hostNs;
+    private long engineFreeNs;
+    private long correlation;
+    private boolean capturing;
+    private final List<DeviceActivity> captured = new ArrayList<>();
+    private final List<SimStream> streams = new ArrayList<>();
+    private long allocated;
+    private long peakAllocated;
+    private final DeviceInfo info = new DeviceInfo(0, "Simulated H100", "9.0", 80L << 30, 132, "sim",
+            new PriorityRange(0, -5));
+
+    @Override
+    public DeviceInfo deviceInfo() {
+        return info;
+    }
+
+    private final class SimStream implements GpuStream {
+        final int priority;
+        final long id;
+        long tailNs;
+        boolean closed;
+
+        SimStream(int priority, long id) {
+            this.priority = priority;
+            this.id = id;
+        }
+
+        @Override
+        public int priority() {
+            return priority;
+        }
+
+        @Override
+        public long activityStreamId() {
+            return id;
+        }
+
+        @Override
+        public void waitEvent(GpuEvent event) {
+            SimEvent e = (SimEvent) event;
+            if (e.timeNs < 0) {
+                throw new IllegalStateException("waiting on an event that was never recorded");
+            }
+            tailNs = Math.max(tailNs, e.timeNs);
+        }
+
+        @Override
+        public void synchronize() {
+            hostWaits++;
+            hostNs = Math.max(hostNs, tailNs);
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                liveStreams--;
+            }
+        }
+    }
+
+    private final class SimEvent implements GpuEvent {
+        long timeNs = -1;
+        boolean closed;
+
+        @Override
+        public void record(GpuStream stream) {
+            SimStream s = (SimStream) stream;
+            hostNs += eventCostNs;
+            timeNs = Math.max(s.tailNs, hostNs);
+            s.tailNs = timeNs;
+        }
+
+        @Override
+        public void synchronize() {
+            hostWaits++;
+            hostNs = Math.max(hostNs, timeNs);
+        }
+
+        @Override
+        public float elapsedMsSince(GpuEvent start) {
+            SimEvent s = (SimEvent) start;
+            if (timeNs < 0 || s.timeNs < 0) {
+                throw new IllegalStateException("elapsed time of an event that was never recorded");
+            }
+            if (hostNs < timeNs || hostNs < s.timeNs) {
+                throw new IllegalStateException("elapsed time of an event the host has not waited for");
+            }
+            return (float) ((timeNs - s.timeNs) / 1e6);
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                liveEvents--;
+            }
+        }
+    }
+
+    private final class SimBuffer implements DeviceBuffer {
+        final long address;
+        final long bytes;
+        boolean freed;
+
+        SimBuffer(long address, long bytes) {
+            this.address = address;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public long address() {
+            return address;
+        }
+
+        @Override
+        public long bytes() {
+            return bytes;
+        }
+
+        @Override
+        public void close() {
+            if (!freed) {
+                freed = true;
+                allocated -= bytes;
+            }
+        }
+    }
+
+    @Override
+    public GpuStream createStream(int priority) {
+        if (priority > info.priorityRange().least() || priority < info.priorityRange().greatest()) {
+            throw new IllegalArgumentException("priority " + priority + " outside " + info.priorityRange());
+        }
+        SimStream s = new SimStream(priority, 1000 + streams.size());
+        streams.add(s);
+        streamPriorities.add(priority);
+        liveStreams++;
+        return s;
+    }
+
+    @Override
+    public GpuEvent createEvent() {
+        liveEvents++;
+        return new SimEvent();
+    }
+
+    private long nextAddress = 0x7000_0000_0000L;
+
+    @Override
+    public DeviceBuffer allocate(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("allocation of " + bytes + " bytes");
+        }
+        allocated += bytes;
+        peakAllocated = Math.max(peakAllocated, allocated);
+        SimBuffer b = new SimBuffer(nextAddress, bytes);
+        nextAddress += (bytes + 255) / 256 * 256;
+        return b;
+    }
+
+    @Override
+    public KernelModule loadModule(String name, String cudaSource) {
+        Map<String, Integer> arity = new HashMap<>();
+        Matcher m = KERNEL.matcher(cudaSource);
+        while (m.find()) {
+            arity.put(m.group(1), m.group(2).isBlank() ? 0 : m.group(2).split(",").length);
+        }
+        if (arity.isEmpty()) {
+            throw new IllegalArgumentException(name + " has no extern \"C\" __global__ kernels");
+        }
+        return (function, grid, block, sharedBytes, stream, args) -> {
+            Integer n = arity.get(function);
+            if (n == null) {
+                throw new IllegalArgumentException(name + " has no kernel " + function + "; it has " + arity.keySet());
+            }
+            if (n != args.length) {
+                throw new IllegalArgumentException(function + " takes " + n + " arguments, got " + args.length);
+            }
+            for (KernelArg a : args) {
+                if (a instanceof KernelArg.Pointer p && ((SimBuffer) p.buffer()).freed) {
+                    throw new IllegalStateException(function + " gets a freed buffer");
+                }
+            }
+            long duration = function.startsWith("fill_") ? 1_000 + grid.volume() * 10 : smallKernelNs;
+            return () -> enqueue(function, (SimStream) stream, duration, grid, block);
+        };
+    }
+
+    @Override
+    public PreparedGemm prepareGemm(GemmSpec spec, DeviceBuffer a, DeviceBuffer b, DeviceBuffer c, GpuStream stream) {
+        if (a.bytes() < spec.bytesA() || b.bytes() < spec.bytesB() || c.bytes() < spec.bytesC()) {
+            throw new IllegalArgumentException("GEMM " + spec.describe() + " operands too small");
+        }
+        long duration = Math.round(spec.flops() / gemmFlopsPerNs);
+        String name = "sim_gemm_" + spec.dtype().label();
+        return () -> enqueue(name, (SimStream) stream, duration, new Dim3(132, 1, 1), new Dim3(256, 1, 1));
+    }
+
+    private void enqueue(String name, SimStream stream, long durationNs, Dim3 grid, Dim3 block) {
+        if (stream.closed) {
+            throw new IllegalStateException("launch on a closed stream");
+        }
+        hostNs += launchCostNs;
+        launches++;
+        long queued = hostNs;
+        long start = Math.max(queued + dispatchNs, stream.tailNs);
+        if (serialEngine) {
+            start = Math.max(start, engineFreeNs);
+        }
+        long end = start + durationNs;
+        stream.tailNs = end;
+        if (serialEngine) {
+            engineFreeNs = end;
+        }
+        if (capturing) {
+            captured.add(new DeviceActivity(ActivityKind.KERNEL, name, 0, 0, stream.id, start, end, ++correlation,
+                    emitQueued ? queued : DeviceActivity.UNKNOWN, emitQueued ? queued + 500 : DeviceActivity.UNKNOWN,
+                    grid, block, 0, ClockDomain.CUPTI));
+        } else {
+            ++correlation;
+        }
+    }
+
+    @Override
+    public String activityCaptureUnavailableReason() {
+        return captureUnavailable;
+    }
+
+    @Override
+    public void startActivityCapture() {
+        if (captureUnavailable != null) {
+            throw new IllegalStateException(captureUnavailable);
+        }
+        capturing = true;
+        captured.clear();
+    }
+
+    @Override
+    public List<DeviceActivity> stopActivityCapture() {
+        capturing = false;
+        return List.copyOf(captured);
+    }
+
+    @Override
+    public MemoryStats memoryStats() {
+        return new MemoryStats(allocated, peakAllocated, allocated, peakAllocated);
+    }
+
+    @Override
+    public void synchronize() {
+        hostWaits++;
+        for (SimStream s : streams) {
+            hostNs = Math.max(hostNs, s.tailNs);
+        }
+    }
+
+    public long allocatedBytes() {
+        return allocated;
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,185 @@
+package dev.aorta.workloads.harness;
+
+import dev.aorta.workloads.FailingWorkload;
+import dev.aorta.workloads.gpu.DType;
+import dev.aorta.workloads.gpu.SimulatedGpuSession;
+import dev.aorta.workloads.p0.HeteroKernels;
+import dev.aorta.workloads.p0.LargeGemmOnly;
+import dev.aorta.workloads.p0.TinyKernelStress;
+import dev.aorta.workloads.spi.Workload;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+class HarnessTest {
+    private final SimulatedGpuSession gpu = new SimulatedGpuSession();
+
+    private static HarnessOptions options(int streams, SyncMode mode) {
+        return HarnessOptions.defaults(streams).withSyncMode(mode).withIterations(20, 2);
+    }
+
+    private RunResult run(Workload w, HarnessOptions o) {
+        Map<String, String> env = new HashMap<>();
+        env.put("CUDA_DEVICE_MAX_CONNECTIONS", null);
+        return new Harness(env, false).run(w, o, gpu);
+    }
+
+    private static HarnessOptions tiny(int streams, SyncMode mode) {
+        return options(streams, mode).withParams(Map.of("ops_per_stream", "5"));
+    }
+
+    @Test
+    void perIterationWaitsForTheDeviceAfterEveryIterationAndEndOnlyOnlyAtTheEnd() {
+        run(new TinyKernelStress(), tiny(4, SyncMode.PER_ITERATION));
+        int perIterationWaits = gpu.hostWaits;
+        gpu.hostWaits = 0;
+        run(new TinyKernelStress(), tiny(4, SyncMode.END_ONLY));
+        int endOnlyWaits = gpu.hostWaits;
+        // setup, end of warmup and end of run are common; per_iteration adds one wait per warmup and measured iteration
+        assertThat(perIterationWaits - endOnlyWaits).isEqualTo(2 + 20);
+    }
+
+    @Test
+    void endOnlyOverlapsIterationsSoItsTotalTimeIsShorterThanPerIterations() {
+        gpu.launchCostNs = 1_000;  // device-bound: kernels take longer than launches
+        gpu.smallKernelNs = 4_000;
+        RunResult per = run(new TinyKernelStress(), tiny(4, SyncMode.PER_ITERATION));
+        RunResult end = run(new TinyKernelStress(), tiny(4, SyncMode.END_ONLY));
+        assertThat(end.totalTimeMs()).isLessThan(per.totalTimeMs());
+        assertThat(end.iterationTimesMs()).hasSize(20);
+        // back to back, iteration times add up to the total
+        assertThat(java.util.Arrays.stream(end.iterationTimesMs()).sum()).isCloseTo(end.totalTimeMs(), within(1e-3));
+        assertThat(per.latencyMs().mean()).isGreaterThan(0);
+    }
+
+    @Test
+    void syncModeNoneReportsThroughputButNoLatency() {
+        RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.NONE));
+        assertThat(r.latencyMs()).isNull();
+        assertThat(r.iterationTimesMs()).isEmpty();
+        assertThat(r.throughput().value()).isPositive();
+        assertThat(r.hostEnqueue().iterationsPerSecond()).isPositive();
+    }
+
+    @Test
+    void perIterationLatencyComesFromDeviceEventsNotHostClocks() {
+        // simulated: a launch costs the host 3 us, a kernel starts 1 us after it is queued and runs 2 us, so the
+        // device waits for the host and the last of the 20 kernels ends 20 x 3 + 1 + 2 us after the start event
+        RunResult r = run(new TinyKernelStress(), tiny(1, SyncMode.PER_ITERATION));
+        double expectedMs = (20 * 3_000 + 1_000 + 2_000) / 1e6;
+        assertThat(r.latencyMs().p50()).isCloseTo(expectedMs, within(1e-6));
+        assertThat(r.latencyMs().std()).isCloseTo(0, within(1e-6));
+    }
+
+    @Test
+    void cuptiTimingCoversEveryKernelOfEveryStreamAndBusyTimesMatchTheKernels() {
+        RunResult r = run(new TinyKernelStress(), tiny(4, SyncMode.END_ONLY));
+        assertThat(r.kernelTiming().source()).isEqualTo(TimingSource.CUPTI);
+        assertThat(r.kernelTiming().activityCount()).isEqualTo(20 * 4 * 5 * 4);
+        assertThat(r.kernelTiming().perIterationWindows()).isTrue();
+        assertThat(r.streams()).hasSize(4).allSatisfy(s -> {
+            assertThat(s.kernelCount()).isEqualTo(20 * 5 * 4);
+            assertThat(s.busyMs()).isPositive().isCloseTo(s.kernelTimeMs(), within(1e-9));
+        });
+        assertThat(r.kernelTiming().kernelClasses()).extracting(k -> k.name())
+                .containsExactlyInAnyOrder("vec_add", "vec_mul", "vec_relu", "vec_scale");
+        assertThat(r.kernelTiming().switchOverhead().inter().count()).isPositive();
+        assertThat(r.kernelTiming().dispatchLatency().available()).isTrue();
+    }
+
+    @Test
+    void withoutCuptiSampledIterationsAreTimedWithEventPairsAndSaySo() {
+        gpu.captureUnavailable = "libcupti.so not found";
+        RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.PER_ITERATION));
+        assertThat(r.kernelTiming().source()).isEqualTo(TimingSource.EVENT_PAIRS_SAMPLED);
+        assertThat(r.kernelTiming().sourceNote()).contains("libcupti.so not found").contains("5 sampled iterations");
+        assertThat(r.kernelTiming().capturedIterations()).isEqualTo(HarnessOptions.DEFAULT_TIMING_SAMPLES);
+        assertThat(r.kernelTiming().activityCount()).isEqualTo(5 * 2 * 5 * 4);
+        assertThat(r.hostEnqueue().excludedIterations()).isEqualTo(5);
+        assertThat(r.streams()).allSatisfy(s -> assertThat(s.busyMs()).isPositive());
+        assertThat(r.kernelTiming().dispatchLatency().available()).isFalse();
+    }
+
+    @Test
+    void sampledIterationsAreSpreadOverTheRun() {
+        assertThat(Harness.sampledIterations(100, 5)).containsExactly(0, 20, 40, 60, 80);
+        assertThat(Harness.sampledIterations(3, 5)).containsExactly(0, 1, 2);
+    }
+
+    @Test
+    void heteroKernelsUsesEveryStreamOfBothRolesAndShowsTheConvoy() {
+        HarnessOptions o = options(8, SyncMode.PER_ITERATION).withParams(Map.of("gemm_size", "1024"));
+        RunResult r = run(new HeteroKernels(), o);
+        assertThat(r.streams()).extracting(RunResult.StreamStats::role)
+                .containsExactly("large", "large", "large", "large", "small", "small", "small", "small");
+        assertThat(r.streams()).allSatisfy(s -> assertThat(s.kernelCount()).isPositive());
+        assertThat(r.streams().get(4).kernelCount()).isEqualTo(20 * 10);
+        var convoy = r.kernelTiming().convoy();
+        assertThat(convoy.available()).isTrue();
+        // the serial simulated device runs the four GEMMs (43 us each) before any small kernel queued behind them
+        assertThat(convoy.behindBlockingUs().count()).isPositive();
+        assertThat(convoy.behindBlockingUs().mean()).isGreaterThan(40);
+    }
+
+    @Test
+    void largeGemmOnlyReportsTflopsAndItsPlainLoopRatio() {
+        HarnessOptions o = options(4, SyncMode.END_ONLY).withParams(Map.of("size", "2048")).withDtype(DType.BF16);
+        RunResult r = new Harness(Map.of(), true).run(new LargeGemmOnly(), o, gpu);
+        assertThat(r.throughput().unit()).isEqualTo("TFLOP/s");
+        // the simulated device runs 50 TFLOP/s when the launches keep up
+        assertThat(r.throughput().value()).isCloseTo(50, within(2.0));
+        assertThat(r.baselineLoop().ratio()).isCloseTo(1.0, within(0.05));
+        assertThat(r.kernelTiming().kernelClasses().getFirst().name()).isEqualTo("sim_gemm_bf16");
+    }
+
+    @Test
+    void mixedPrioritiesPutTheFirstHalfLowAndTheRestHigh() {
+        run(new TinyKernelStress(), tiny(4, SyncMode.END_ONLY).withPriorityMode(PriorityMode.MIXED));
+        // 4 workload streams then the timing stream (least urgent)
+        assertThat(gpu.streamPriorities).containsExactly(0, 0, -5, -5, 0);
+    }
+
+    @Test
+    void everythingTheRunMadeIsReleased() {
+        run(new HeteroKernels(), options(4, SyncMode.END_ONLY).withParams(Map.of("gemm_size", "512")));
+        assertThat(gpu.allocatedBytes()).isZero();
+        assertThat(gpu.liveEvents).isZero();
+        assertThat(gpu.liveStreams).isZero();
+        assertThat(gpu.memoryStats().peakAllocatedBytes()).isPositive();
+    }
+
+    @Test
+    void aFailingIterationStillReleasesEverythingAndPropagates() {
+        assertThatThrownBy(() -> run(new FailingWorkload(), options(2, SyncMode.END_ONLY)))
+                .hasMessage("boom at " + FailingWorkload.FAIL_AT);
+        assertThat(gpu.allocatedBytes()).isZero();
+        assertThat(gpu.liveEvents).isZero();
+        assertThat(gpu.liveStreams).isZero();
+    }
+
+    @Test
+    void badOptionsAreRejectedNamingTheOption() {
+        assertThatThrownBy(() -> run(new LargeGemmOnly(), options(17, SyncMode.NONE)))
+                .hasMessage("--streams 17 is outside the range of large_gemm_only: 1..16 streams");
+        assertThatThrownBy(() -> run(new TinyKernelStress(), options(2, SyncMode.NONE).withParams(Map.of("sise", "3"))))
+                .hasMessageContaining("--param sise").hasMessageContaining("[kernels_per_op, ops_per_stream, size]");
+        assertThatThrownBy(() -> run(new TinyKernelStress(), options(2, SyncMode.NONE).withDtype(DType.BF16)))
+                .hasMessageContaining("--dtype");
+        assertThatThrownBy(() -> run(new TinyKernelStress(), options(2, SyncMode.NONE).withParams(Map.of("size", "x"))))
+                .hasMessageContaining("--param size=x: expected an integer");
+        assertThatThrownBy(() -> SyncMode.parse("sometimes")).hasMessageContaining("per_iteration, end_only, none");
+        assertThatThrownBy(() -> PriorityMode.parse("urgent")).hasMessageContaining("all-high");
+        assertThatThrownBy(() -> DType.parse("fp8")).hasMessageContaining("[fp32, tf32, bf16, fp16]");
+    }
+
+    @Test
+    void cuptiKernelsAreSplitIntoIterationsByIssueOrder() {
+        RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.END_ONLY));
+        assertThat(r.activities()).hasSize(20).allSatisfy(w -> assertThat(w).hasSize(2 * 5 * 4));
+    }
+}
