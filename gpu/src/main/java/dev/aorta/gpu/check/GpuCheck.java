@@ -159,6 +159,19 @@ public final class GpuCheck {
             tracer.stop();
         }
         verifyCupti(activities, api, tracer);
+        // what profiling costs a launch-bound program when only device activity is recorded (the harness's mode)
+        int n = options.launches() / 10;
+        ConcurrentLinkedQueue<DeviceActivity> kernelsOnly = new ConcurrentLinkedQueue<>();
+        CuptiTracer lean = CuptiTracer.start(kernelsOnly::add, null, 0, true);
+        long ns;
+        try {
+            launchLoop(n);
+            ns = launchLoop(n);
+        } finally {
+            lean.stop();
+        }
+        rows.add(CheckResult.info("7 CUPTI", "launch cost while CUPTI records kernels only", String.format(
+                "%.3f us/launch (%d launches, %d records)", ns / 1e3 / n, n, kernelsOnly.size())));
     }
 
     private void elementwiseAndReduction() {

@@ -1,0 +1,289 @@
+package dev.aorta.workloads.gpu;
+
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
+import dev.aorta.gpu.blas.Cublas;
+import dev.aorta.gpu.blas.GemmPrecision;
+import dev.aorta.gpu.cuda.CudaDevice;
+import dev.aorta.gpu.cuda.CudaModule;
+import dev.aorta.gpu.cuda.Event;
+import dev.aorta.gpu.cuda.Kernel;
+import dev.aorta.gpu.cuda.KernelLaunch;
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.gpu.cupti.CuptiTracer;
+import dev.aorta.gpu.nvrtc.Nvrtc;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The real {@link GpuSession}: the {@code gpu} module's CUDA device (JCuda driver API on the primary context),
+ * its FFM launch path, NVRTC, one cuBLAS handle per stream, and CUPTI for device activity.
+ */
+public final class CudaGpuSession implements GpuSession {
+    private final CudaDevice device;
+    private final DeviceInfo info;
+    private final List<CudaStream> streams = new ArrayList<>();
+    private final Map<CudaStream, Cublas> blasByStream = new IdentityHashMap<>();
+    /** Closed in reverse order of creation when the session closes. */
+    private final Deque<AutoCloseable> owned = new ArrayDeque<>();
+    private final List<DeviceActivity> captured = Collections.synchronizedList(new ArrayList<>());
+    private CuptiTracer tracer;
+
+    private CudaGpuSession(CudaDevice device) {
+        this.device = device;
+        var i = device.info();
+        this.info = new DeviceInfo(i.ordinal(), i.name(), i.computeMajor() + "." + i.computeMinor(),
+                i.totalMemoryBytes(), i.multiprocessors(), i.driverVersionText(),
+                new PriorityRange(i.leastStreamPriority(), i.greatestStreamPriority()));
+    }
+
+    /** Opens GPU {@code ordinal} (looked up by {@link GpuSessions#open}). */
+    public static CudaGpuSession open(int ordinal) {
+        return new CudaGpuSession(CudaDevice.open(ordinal));
+    }
+
+    @Override
+    public DeviceInfo deviceInfo() {
+        return info;
+    }
+
+    @Override
+    public GpuStream createStream(int priority) {
+        CudaStream s = new CudaStream(device.createStream(priority, true));
+        streams.add(s);
+        if (tracer != null) {
+            tracer.registerStream(device.contextAddress(), s.stream.address());
+        }
+        return s;
+    }
+
+    @Override
+    public GpuEvent createEvent() {
+        return new CudaEvent(device.createEvent(true));
+    }
+
+    @Override
+    public DeviceBuffer allocate(long bytes) {
+        dev.aorta.gpu.cuda.DeviceBuffer b = device.allocate(bytes);
+        return new DeviceBuffer() {
+            @Override
+            public long address() {
+                return b.address();
+            }
+
+            @Override
+            public long bytes() {
+                return b.bytes();
+            }
+
+            @Override
+            public void close() {
+                b.close();
+            }
+        };
+    }
+
+    @Override
+    public KernelModule loadModule(String name, String cudaSource) {
+        CudaModule module = device.loadModule(Nvrtc.get().compile(cudaSource, name, device.info().arch()));
+        owned.push(module);
+        Map<String, Kernel> kernels = new HashMap<>();
+        return (function, grid, block, sharedBytes, stream, args) -> {
+            Kernel k = kernels.computeIfAbsent(function, f -> {
+                try {
+                    return module.kernel(f);
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException("module " + name + " has no kernel " + f + ": " + e.getMessage(), e);
+                }
+            });
+            KernelLaunch launch = k.prepare(grid.x(), grid.y(), grid.z(), block.x(), block.y(), block.z(), sharedBytes,
+                    cuda(stream).stream, args.length);
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case KernelArg.Pointer p -> launch.pointer(i, p.buffer().address());
+                    case KernelArg.Int32 v -> launch.intArg(i, v.value());
+                    case KernelArg.Int64 v -> launch.longArg(i, v.value());
+                    case KernelArg.Float32 v -> launch.floatArg(i, v.value());
+                }
+            }
+            return launch::launch;
+        };
+    }
+
+    @Override
+    public PreparedGemm prepareGemm(GemmSpec spec, DeviceBuffer a, DeviceBuffer b, DeviceBuffer c, GpuStream stream) {
+        requireBytes(a, spec.bytesA(), "A");
+        requireBytes(b, spec.bytesB(), "B");
+        requireBytes(c, spec.bytesC(), "C");
+        CudaStream s = cuda(stream);
+        Cublas blas = blasByStream.computeIfAbsent(s, k -> {
+            Cublas h = new Cublas(device, k.stream);
+            owned.push(h);
+            return h;
+        });
+        GemmPrecision p = GemmPrecision.valueOf(spec.dtype().name());
+        int m = spec.m();
+        int n = spec.n();
+        int k = spec.k();
+        long pa = a.address();
+        long pb = b.address();
+        long pc = c.address();
+        if (spec.batch() == 1) {
+            return () -> blas.gemm(p, false, false, m, n, k, 1f, pa, m, pb, k, 0f, pc, m);
+        }
+        int batch = spec.batch();
+        return () -> blas.gemmStridedBatched(p, m, n, k, pa, (long) m * k, pb, (long) k * n, pc, (long) m * n, batch);
+    }
+
+    private static void requireBytes(DeviceBuffer buf, long bytes, String which) {
+        if (buf.bytes() < bytes) {
+            throw new IllegalArgumentException("GEMM operand " + which + " needs " + bytes + " bytes, its buffer has "
+                    + buf.bytes());
+        }
+    }
+
+    @Override
+    public String activityCaptureUnavailableReason() {
+        try {
+            CuptiTracer.version();
+            return null;
+        } catch (RuntimeException e) {
+            return e.getMessage();
+        }
+    }
+
+    @Override
+    public void startActivityCapture() {
+        captured.clear();
+        tracer = CuptiTracer.start(captured::add, null, 0, true);
+        for (CudaStream s : streams) {
+            tracer.registerStream(device.contextAddress(), s.stream.address());
+        }
+    }
+
+    @Override
+    public List<DeviceActivity> stopActivityCapture() {
+        if (tracer == null) {
+            throw new IllegalStateException("no activity capture was started");
+        }
+        try {
+            tracer.stop();
+        } finally {
+            tracer = null;
+        }
+        synchronized (captured) {
+            return List.copyOf(captured);
+        }
+    }
+
+    @Override
+    public MemoryStats memoryStats() {
+        var s = device.memoryStats();
+        return new MemoryStats(s.allocatedBytes(), s.peakAllocatedBytes(), s.reservedBytes(), s.peakReservedBytes());
+    }
+
+    @Override
+    public void synchronize() {
+        device.synchronize();
+    }
+
+    @Override
+    public void close() {
+        RuntimeException first = null;
+        if (tracer != null) {
+            try {
+                tracer.stop();
+            } catch (RuntimeException e) {
+                first = e;
+            }
+            tracer = null;
+        }
+        while (!owned.isEmpty()) {
+            try {
+                owned.pop().close();
+            } catch (Exception e) {
+                first = first == null ? new IllegalStateException("closing GPU resources: " + e.getMessage(), e) : first;
+            }
+        }
+        device.close();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static CudaStream cuda(GpuStream s) {
+        if (s instanceof CudaStream c) {
+            return c;
+        }
+        throw new IllegalArgumentException("stream " + s + " does not belong to a CUDA session");
+    }
+
+    /** A stream of this session; its activity id is its CUstream address (the tracer maps CUPTI's ids to it). */
+    private static final class CudaStream implements GpuStream {
+        final Stream stream;
+
+        CudaStream(Stream stream) {
+            this.stream = stream;
+        }
+
+        @Override
+        public int priority() {
+            return stream.priority();
+        }
+
+        @Override
+        public long activityStreamId() {
+            return stream.address();
+        }
+
+        @Override
+        public void waitEvent(GpuEvent event) {
+            stream.waitFor(((CudaEvent) event).event);
+        }
+
+        @Override
+        public void synchronize() {
+            stream.synchronize();
+        }
+
+        @Override
+        public void close() {
+            stream.close();
+        }
+    }
+
+    private static final class CudaEvent implements GpuEvent {
+        final Event event;
+
+        CudaEvent(Event event) {
+            this.event = event;
+        }
+
+        @Override
+        public void record(GpuStream stream) {
+            event.record(cuda(stream).stream);
+        }
+
+        @Override
+        public void synchronize() {
+            event.synchronize();
+        }
+
+        @Override
+        public float elapsedMsSince(GpuEvent start) {
+            return event.millisSince(((CudaEvent) start).event);
+        }
+
+        @Override
+        public void close() {
+            event.close();
+        }
+    }
+}
