@@ -30,8 +30,9 @@ final class RunReport {
     static void print(RunResult r, PrintStream out) {
         out.println(r.workloadName() + " on " + r.device().name() + " (device " + r.device().index() + ", compute "
                 + r.device().computeCapability() + ")");
-        out.println("  options: " + options(r.options()) + "  CUDA_DEVICE_MAX_CONNECTIONS="
-                + r.envVars().getOrDefault("CUDA_DEVICE_MAX_CONNECTIONS", null));
+        String connections = r.envVars().get("CUDA_DEVICE_MAX_CONNECTIONS");
+        out.println("  options: " + options(r.options()) + " CUDA_DEVICE_MAX_CONNECTIONS="
+                + (connections == null ? "unset (driver default 8)" : connections));
         out.println("  timing source: " + r.kernelTiming().source().label() + " - " + r.kernelTiming().sourceNote());
         out.println();
         line(out, "throughput", fmt(r.throughput().value()) + " " + r.throughput().unit(),
