@@ -22,7 +22,7 @@ final class RunReport {
     static String options(HarnessOptions o) {
         return "streams=" + o.streams() + " iterations=" + o.iterations() + " warmup=" + o.warmup()
                 + " sync_mode=" + o.syncMode().label() + " priorities=" + o.priorityMode().label()
-                + " dtype=" + o.dtype().label() + " device=" + o.device()
+                + " dtype=" + o.dtype().label() + " device=" + o.device() + " kernel_timing=" + o.kernelTiming().label()
                 + (o.params().isEmpty() ? "" : " params=" + o.params())
                 + (o.maxConnections() == null ? "" : " max_connections=" + o.maxConnections());
     }

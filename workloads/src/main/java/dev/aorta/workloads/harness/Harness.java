@@ -99,6 +99,12 @@ public final class Harness {
             gpu.synchronize();
 
             String captureUnavailable = gpu.activityCaptureUnavailableReason();
+            if (captureUnavailable != null && options.kernelTiming() == KernelTimingMode.CUPTI) {
+                throw new IllegalStateException("--kernel-timing cupti: CUPTI is unavailable: " + captureUnavailable);
+            }
+            if (captureUnavailable == null && options.kernelTiming() == KernelTimingMode.EVENT_PAIRS) {
+                captureUnavailable = "not used: --kernel-timing event-pairs";
+            }
             TimingSource source = captureUnavailable == null ? TimingSource.CUPTI : TimingSource.EVENT_PAIRS_SAMPLED;
             Set<Integer> sampled = Set.of();
             if (source == TimingSource.EVENT_PAIRS_SAMPLED) {
@@ -144,7 +150,8 @@ public final class Harness {
                 windows = sampler.windows();
                 perIteration = true;
                 captured = windows.size();
-                sourceNote = "CUPTI unavailable (" + captureUnavailable + "); event pairs around every op of "
+                sourceNote = "CUPTI " + (options.kernelTiming() == KernelTimingMode.EVENT_PAIRS ? "" : "unavailable ")
+                        + "(" + captureUnavailable + "); event pairs around every op of "
                         + captured + " sampled iterations" + (sampler.exhausted() ? " (event pool ran out: partial)" : "")
                         + "; durations include the wait for the device to start the kernel";
             }

@@ -106,6 +106,23 @@ class HarnessTest {
     }
 
     @Test
+    void eventPairsCanBeForcedSoThatUnsampledIterationsRunUntraced() {
+        RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.END_ONLY).withKernelTiming(KernelTimingMode.EVENT_PAIRS));
+        assertThat(r.kernelTiming().source()).isEqualTo(TimingSource.EVENT_PAIRS_SAMPLED);
+        assertThat(r.kernelTiming().sourceNote()).contains("--kernel-timing event-pairs");
+        assertThat(r.hostEnqueue().excludedIterations()).isEqualTo(5);
+    }
+
+    @Test
+    void cuptiCanBeRequiredAndThenItsAbsenceIsAnError() {
+        gpu.captureUnavailable = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+        assertThatThrownBy(() -> run(new TinyKernelStress(),
+                tiny(2, SyncMode.END_ONLY).withKernelTiming(KernelTimingMode.CUPTI)))
+                .hasMessageContaining("--kernel-timing cupti").hasMessageContaining("INSUFFICIENT_PRIVILEGES");
+        assertThat(gpu.liveStreams).isZero();
+    }
+
+    @Test
     void sampledIterationsAreSpreadOverTheRun() {
         assertThat(Harness.sampledIterations(100, 5)).containsExactly(0, 20, 40, 60, 80);
         assertThat(Harness.sampledIterations(3, 5)).containsExactly(0, 1, 2);
