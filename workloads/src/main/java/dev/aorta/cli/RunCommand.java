@@ -70,6 +70,11 @@ final class RunCommand implements Callable<Integer> {
             ChromeTrace.write(trace, result);
             System.out.println("trace: " + trace + " (open in ui.perfetto.dev; one track per stream)");
         }
-        return result.correctness().problem() == null ? 0 : 1;
+        if (result.correctness().problem() != null) {
+            System.err.println("aorta run: " + workload.name() + " computed a wrong result: "
+                    + result.correctness().problem());
+            return 1;
+        }
+        return 0;
     }
 }

@@ -67,7 +67,11 @@ final class RunPriorityCommand implements Callable<Integer> {
                     if (outputDir != null) {
                         ResultJson.write(outputDir.resolve(w.name() + ".json"), ResultJson.toJson(r));
                     }
-                    outcomes.add(new Outcome(w, r, null));
+                    String wrong = r.correctness().problem();
+                    if (wrong != null) {
+                        System.err.println("aorta run-priority: " + w.name() + " computed a wrong result: " + wrong);
+                    }
+                    outcomes.add(new Outcome(w, r, wrong == null ? null : "wrong result: " + wrong));
                 } catch (RuntimeException e) {
                     String message = e.getMessage() == null ? e.toString() : e.getMessage();
                     System.err.println("aorta run-priority: " + w.name() + " failed: " + message);

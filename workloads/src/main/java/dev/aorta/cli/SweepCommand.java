@@ -73,7 +73,15 @@ final class SweepCommand implements Callable<Integer> {
             ResultJson.write(output, toJson(probe.name(), results, scaling));
             System.out.println("result: " + output);
         }
-        return 0;
+        boolean correct = true;
+        for (RunResult r : results) {
+            if (r.correctness().problem() != null) {
+                System.err.println("aorta sweep: " + r.workloadName() + " at " + r.options().streams()
+                        + " streams computed a wrong result: " + r.correctness().problem());
+                correct = false;
+            }
+        }
+        return correct ? 0 : 1;
     }
 
     private static void print(List<RunResult> results, ScalingAnalysis scaling) {

@@ -120,6 +120,18 @@ class RunCommandTest {
     }
 
     @Test
+    void aWrongResultMakesRunExitOneAndSaysWhere() {
+        CliRunner.Outcome o = CliRunner.run(device -> {
+            SimulatedGpuSession s = new SimulatedGpuSession();
+            s.miscomputed = "vec_scale";
+            return s;
+        }, "run", "hetero_kernels", "-s", "2", "-i", "3", "-w", "1", "-p", "gemm_size=64");
+        assertThat(o.exitCode()).isEqualTo(1);
+        assertThat(o.out()).contains("correctness").contains("FAILED: small stream 1 x[");
+        assertThat(o.err()).contains("aorta run: hetero_kernels computed a wrong result: small stream 1 x[");
+    }
+
+    @Test
     void withoutAGpuGpuCommandsFailWithOneSentence() {
         CliRunner.Outcome o = CliRunner.run(device -> {
             throw new GpuUnavailableException("no CUDA driver found: libcuda.so.1 cannot be loaded");

@@ -34,6 +34,7 @@ class GpuSmokeTest {
             assertThat(r.throughput().value()).isPositive();
             assertThat(r.latencyMs().p50()).isPositive();
             assertThat(r.streams()).allSatisfy(s -> assertThat(s.busyMs()).isPositive());
+            assertThat(r.correctness().problem()).isNull();
             assertThat(gpu.memoryStats().allocatedBytes()).isZero();
         }
     }

@@ -65,6 +65,12 @@ public interface GpuSession extends AutoCloseable {
      */
     List<DeviceActivity> stopActivityCapture();
 
+    /**
+     * Copies the first {@code count} fp32 values of a buffer to the host, after the device has finished
+     * all work of this session (for the workloads' correctness checks, never in a measured loop).
+     */
+    float[] readFloats(DeviceBuffer buffer, int count);
+
     /** The runtime's own accounting of device memory. */
     MemoryStats memoryStats();
 

@@ -123,6 +123,22 @@ class HarnessTest {
     }
 
     @Test
+    void theSmallKernelsResultsMatchTheHostReferenceAfterEveryIteration() {
+        RunResult tiny = run(new TinyKernelStress(), tiny(3, SyncMode.END_ONLY));
+        assertThat(tiny.correctness().checked()).isTrue();
+        assertThat(tiny.correctness().problem()).isNull();
+        RunResult hetero = run(new HeteroKernels(), options(4, SyncMode.END_ONLY).withParams(Map.of("gemm_size", "64")));
+        assertThat(hetero.correctness().problem()).isNull();
+    }
+
+    @Test
+    void aDeviceThatComputesOneKernelWronglyFailsTheCheck() {
+        gpu.miscomputed = "vec_relu";
+        RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.PER_ITERATION));
+        assertThat(r.correctness().problem()).startsWith("stream 0 x[").contains("on the device");
+    }
+
+    @Test
     void sampledIterationsAreSpreadOverTheRun() {
         assertThat(Harness.sampledIterations(100, 5)).containsExactly(0, 20, 40, 60, 80);
         assertThat(Harness.sampledIterations(3, 5)).containsExactly(0, 1, 2);
