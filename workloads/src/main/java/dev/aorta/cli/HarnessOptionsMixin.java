@@ -47,7 +47,7 @@ final class HarnessOptionsMixin {
     String kernelTiming;
 
     @Option(names = "--timing-samples", defaultValue = "5",
-            description = "Iterations timed per kernel with event pairs when CUPTI is unavailable (default: ${DEFAULT-VALUE}).")
+            description = "Iterations timed per kernel when event pairs are used (default: ${DEFAULT-VALUE}).")
     int timingSamples;
 
     @Option(names = "--max-connections", paramLabel = "N",

@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-@Command(name = "run", description = "Run one workload and report throughput, latency, per-kernel device timing and memory.")
+@Command(name = "run", mixinStandardHelpOptions = true, description = "Run one workload and report throughput, latency, per-kernel device timing and memory.")
 final class RunCommand implements Callable<Integer> {
     private final GpuSessionFactory gpu;
 

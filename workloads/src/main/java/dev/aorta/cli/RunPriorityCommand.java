@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-@Command(name = "run-priority", description = "Run every workload of a priority tier at its recommended stream count; "
+@Command(name = "run-priority", mixinStandardHelpOptions = true, description = "Run every workload of a priority tier at its recommended stream count; "
         + "a failing workload is reported and the rest still run (exit 1 if any failed).")
 final class RunPriorityCommand implements Callable<Integer> {
     private final GpuSessionFactory gpu;

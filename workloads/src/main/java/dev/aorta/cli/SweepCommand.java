@@ -24,7 +24,7 @@ import java.util.Locale;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
-@Command(name = "sweep", description = "Run one workload at several stream counts and analyse how throughput scales.")
+@Command(name = "sweep", mixinStandardHelpOptions = true, description = "Run one workload at several stream counts and analyse how throughput scales.")
 final class SweepCommand implements Callable<Integer> {
     private final GpuSessionFactory gpu;
 
