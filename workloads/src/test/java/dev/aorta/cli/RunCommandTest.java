@@ -82,6 +82,14 @@ class RunCommandTest {
     }
 
     @Test
+    void theReportPointsOutStreamsBeyondTheHardwareQueues() {
+        CliRunner.Outcome o = aorta("run", "tiny_kernel_stress", "-s", "12", "-i", "4", "-w", "1",
+                "-p", "ops_per_stream=2");
+        assertThat(o.out()).contains("interpretation:")
+                .contains("12 streams share 8 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS)");
+    }
+
+    @Test
     void syncModeNoneSaysLatencyIsNotDefined() throws Exception {
         Path out = dir.resolve("none.json");
         CliRunner.Outcome o = aorta("run", "large_gemm_only", "-s", "2", "-i", "4", "-w", "1", "-p", "size=256",
