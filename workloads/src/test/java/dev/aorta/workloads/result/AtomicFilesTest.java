@@ -34,5 +34,10 @@ class AtomicFilesTest {
         AtomicFiles.write(target, tmp -> Files.writeString(tmp, "one"));
         AtomicFiles.write(target, tmp -> Files.writeString(tmp, "two"));
         assertThat(Files.readString(target)).isEqualTo("two");
+        assertThat(Files.isReadable(target)).isTrue();
+        if (Files.getFileStore(target).supportsFileAttributeView("posix")) {
+            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+                    .isEqualTo("rw-r--r--");
+        }
     }
 }
