@@ -2,6 +2,7 @@ package dev.aorta.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.aorta.workloads.gpu.GpuUnavailableException;
+import dev.aorta.workloads.gpu.NativeEnvironment;
 import dev.aorta.workloads.gpu.SimulatedGpuSession;
 import dev.aorta.workloads.result.ResultJson;
 import org.junit.jupiter.api.Test;
@@ -83,10 +84,24 @@ class RunCommandTest {
 
     @Test
     void theReportPointsOutStreamsBeyondTheHardwareQueues() {
-        CliRunner.Outcome o = aorta("run", "tiny_kernel_stress", "-s", "12", "-i", "4", "-w", "1",
-                "-p", "ops_per_stream=2");
+        CliRunner.Outcome o = aorta("run", "tiny_kernel_stress", "-s", "40", "-i", "2", "-w", "1",
+                "-p", "ops_per_stream=1", "--max-connections", "32");
         assertThat(o.out()).contains("interpretation:")
-                .contains("12 streams share 8 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS)");
+                .contains("40 streams share 32 hardware queues (CUDA_DEVICE_MAX_CONNECTIONS)");
+    }
+
+    @Test
+    void maxConnectionsReachesTheProcessEnvironmentBeforeTheGpuOpensAndIsRecorded() throws Exception {
+        Path out = dir.resolve("mc.json");
+        // the variable is process-wide, so every test that sets it uses the same value
+        CliRunner.Outcome o = CliRunner.run(device -> {
+            assertThat(NativeEnvironment.get("CUDA_DEVICE_MAX_CONNECTIONS")).isEqualTo("32");
+            return new SimulatedGpuSession();
+        }, "run", "tiny_kernel_stress", "-s", "2", "-i", "2", "-w", "1", "--max-connections", "32", "-o", out.toString());
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        JsonNode r = ResultJson.read(out);
+        assertThat(r.path("metadata").path("env_vars").path("CUDA_DEVICE_MAX_CONNECTIONS").asText()).isEqualTo("32");
+        assertThat(r.path("metadata").path("config").path("max_connections").asInt()).isEqualTo(32);
     }
 
     @Test

@@ -211,6 +211,13 @@ class HarnessTest {
     }
 
     @Test
+    void recordsThatDoNotDivideIntoIterationsFormOneWindow() {
+        var k = dev.aorta.workloads.metrics.KernelTimelineMetricsTest.kernel("k", 0, 0, 1, -1);
+        assertThat(Harness.splitIntoIterations(java.util.List.of(k, k, k), 2)).hasSize(1);
+        assertThat(Harness.splitIntoIterations(java.util.List.of(k, k, k, k), 2)).hasSize(2);
+    }
+
+    @Test
     void cuptiKernelsAreSplitIntoIterationsByIssueOrder() {
         RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.END_ONLY));
         assertThat(r.activities()).hasSize(20).allSatisfy(w -> assertThat(w).hasSize(2 * 5 * 4));
