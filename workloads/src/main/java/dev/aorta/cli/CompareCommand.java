@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-@Command(name = "compare", description = "Compare a test result with a baseline (runs or sweeps, ours or AORTA's); "
+@Command(name = "compare", mixinStandardHelpOptions = true, description = "Compare a test result with a baseline (runs or sweeps, ours or AORTA's); "
         + "exit 1 when something regressed.")
 final class CompareCommand implements Callable<Integer> {
     @Option(names = "--baseline", required = true, paramLabel = "FILE", description = "The reference result JSON.")
@@ -36,7 +36,7 @@ final class CompareCommand implements Callable<Integer> {
         ResultComparison.Report report = ResultComparison.compare(ResultJson.read(baseline), baseline.toString(),
                 ResultJson.read(test), test.toString(), threshold);
         System.out.println("compare " + report.workload() + (report.sweep() ? " sweeps" : " runs") + ": baseline "
-                + baseline + ", test " + test + ", threshold " + fmtPct(threshold));
+                + baseline + ", test " + test + ", threshold " + String.format(Locale.ROOT, "%.1f%%", threshold * 100));
         for (ResultComparison.Pair pair : report.pairs()) {
             System.out.println();
             System.out.println("  streams " + pair.streams() + ":");

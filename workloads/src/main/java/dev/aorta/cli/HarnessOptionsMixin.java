@@ -2,6 +2,7 @@ package dev.aorta.cli;
 
 import dev.aorta.workloads.gpu.DType;
 import dev.aorta.workloads.harness.HarnessOptions;
+import dev.aorta.workloads.harness.KernelTimingMode;
 import dev.aorta.workloads.harness.PriorityMode;
 import dev.aorta.workloads.harness.SyncMode;
 import picocli.CommandLine.Option;
@@ -39,8 +40,14 @@ final class HarnessOptionsMixin {
             description = "A workload option (aorta list -v shows them), repeatable.")
     Map<String, String> params = new LinkedHashMap<>();
 
+    @Option(names = "--kernel-timing", defaultValue = "auto", paramLabel = "SOURCE",
+            description = "Per-kernel device timestamps: auto (CUPTI, else sampled event pairs), cupti (or fail), "
+                    + "event-pairs (sampled; unsampled iterations run untraced, so their host launch cost is bare) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String kernelTiming;
+
     @Option(names = "--timing-samples", defaultValue = "5",
-            description = "Iterations timed per kernel with event pairs when CUPTI is unavailable (default: ${DEFAULT-VALUE}).")
+            description = "Iterations timed per kernel when event pairs are used (default: ${DEFAULT-VALUE}).")
     int timingSamples;
 
     @Option(names = "--max-connections", paramLabel = "N",
@@ -56,6 +63,6 @@ final class HarnessOptionsMixin {
             throw new IllegalArgumentException("--max-connections must be 1..32 (CUDA's range), got " + maxConnections);
         }
         return new HarnessOptions(streams, iterations, warmup, SyncMode.parse(syncMode), device,
-                PriorityMode.parse(priorities), DType.parse(dtype), timingSamples, params, maxConnections);
+                PriorityMode.parse(priorities), DType.parse(dtype), KernelTimingMode.parse(kernelTiming), timingSamples, params, maxConnections);
     }
 }

@@ -11,7 +11,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
-@Command(name = "list", description = "List the workloads on the class path (bundled and from plugin jars).")
+@Command(name = "list", mixinStandardHelpOptions = true, description = "List the workloads on the class path (bundled and from plugin jars).")
 final class ListCommand implements Callable<Integer> {
     @Option(names = {"-c", "--category"}, paramLabel = "CATEGORY", description = "Only workloads of this category.")
     String category;

@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-@Command(name = "run", description = "Run one workload and report throughput, latency, per-kernel device timing and memory.")
+@Command(name = "run", mixinStandardHelpOptions = true, description = "Run one workload and report throughput, latency, per-kernel device timing and memory.")
 final class RunCommand implements Callable<Integer> {
     private final GpuSessionFactory gpu;
 
@@ -70,6 +70,11 @@ final class RunCommand implements Callable<Integer> {
             ChromeTrace.write(trace, result);
             System.out.println("trace: " + trace + " (open in ui.perfetto.dev; one track per stream)");
         }
-        return result.correctness().problem() == null ? 0 : 1;
+        if (result.correctness().problem() != null) {
+            System.err.println("aorta run: " + workload.name() + " computed a wrong result: "
+                    + result.correctness().problem());
+            return 1;
+        }
+        return 0;
     }
 }

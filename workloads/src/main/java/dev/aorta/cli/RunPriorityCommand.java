@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-@Command(name = "run-priority", description = "Run every workload of a priority tier at its recommended stream count; "
+@Command(name = "run-priority", mixinStandardHelpOptions = true, description = "Run every workload of a priority tier at its recommended stream count; "
         + "a failing workload is reported and the rest still run (exit 1 if any failed).")
 final class RunPriorityCommand implements Callable<Integer> {
     private final GpuSessionFactory gpu;
@@ -67,7 +67,11 @@ final class RunPriorityCommand implements Callable<Integer> {
                     if (outputDir != null) {
                         ResultJson.write(outputDir.resolve(w.name() + ".json"), ResultJson.toJson(r));
                     }
-                    outcomes.add(new Outcome(w, r, null));
+                    String wrong = r.correctness().problem();
+                    if (wrong != null) {
+                        System.err.println("aorta run-priority: " + w.name() + " computed a wrong result: " + wrong);
+                    }
+                    outcomes.add(new Outcome(w, r, wrong == null ? null : "wrong result: " + wrong));
                 } catch (RuntimeException e) {
                     String message = e.getMessage() == null ? e.toString() : e.getMessage();
                     System.err.println("aorta run-priority: " + w.name() + " failed: " + message);

@@ -9,6 +9,8 @@ import dev.aorta.workloads.metrics.SampleStats;
 import dev.aorta.workloads.metrics.SwitchOverhead;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -22,7 +24,7 @@ final class RunReport {
     static String options(HarnessOptions o) {
         return "streams=" + o.streams() + " iterations=" + o.iterations() + " warmup=" + o.warmup()
                 + " sync_mode=" + o.syncMode().label() + " priorities=" + o.priorityMode().label()
-                + " dtype=" + o.dtype().label() + " device=" + o.device()
+                + " dtype=" + o.dtype().label() + " device=" + o.device() + " kernel_timing=" + o.kernelTiming().label()
                 + (o.params().isEmpty() ? "" : " params=" + o.params())
                 + (o.maxConnections() == null ? "" : " max_connections=" + o.maxConnections());
     }
@@ -30,8 +32,9 @@ final class RunReport {
     static void print(RunResult r, PrintStream out) {
         out.println(r.workloadName() + " on " + r.device().name() + " (device " + r.device().index() + ", compute "
                 + r.device().computeCapability() + ")");
-        out.println("  options: " + options(r.options()) + "  CUDA_DEVICE_MAX_CONNECTIONS="
-                + r.envVars().getOrDefault("CUDA_DEVICE_MAX_CONNECTIONS", null));
+        String connections = r.envVars().get("CUDA_DEVICE_MAX_CONNECTIONS");
+        out.println("  options: " + options(r.options()) + " CUDA_DEVICE_MAX_CONNECTIONS="
+                + (connections == null ? "unset (driver default 8)" : connections));
         out.println("  timing source: " + r.kernelTiming().source().label() + " - " + r.kernelTiming().sourceNote());
         out.println();
         line(out, "throughput", fmt(r.throughput().value()) + " " + r.throughput().unit(),
@@ -98,6 +101,55 @@ final class RunReport {
             line(out, "baseline loop", fmt(r.baselineLoop().throughput().value()) + " "
                             + r.baselineLoop().throughput().unit() + ", ratio " + fmt(r.baselineLoop().ratio()),
                     "the same work as a plain loop on one stream in this process; ratio = harness / plain");
+        }
+        List<String> notes = interpretation(r);
+        if (!notes.isEmpty()) {
+            out.println("  interpretation:");
+            notes.forEach(n -> out.println("    - " + n));
+        }
+    }
+
+    /** Default of CUDA_DEVICE_MAX_CONNECTIONS when unset. */
+    static final int DEFAULT_MAX_CONNECTIONS = 8;
+
+    /** Plain-language reading of the numbers, each line from a rule stated in it. */
+    static List<String> interpretation(RunResult r) {
+        List<String> notes = new ArrayList<>();
+        String set = r.envVars().get("CUDA_DEVICE_MAX_CONNECTIONS");
+        int connections = set == null ? DEFAULT_MAX_CONNECTIONS : parseOr(set, DEFAULT_MAX_CONNECTIONS);
+        if (r.options().streams() > connections) {
+            notes.add(r.options().streams() + " streams share " + connections + " hardware queues "
+                    + "(CUDA_DEVICE_MAX_CONNECTIONS): unrelated streams can wait on each other; try --max-connections 32");
+        }
+        if (r.latencyMs() != null && r.options().syncMode() == dev.aorta.workloads.harness.SyncMode.PER_ITERATION) {
+            double hostShare = r.hostEnqueue().perIterationMs().mean() / r.latencyMs().mean();
+            if (hostShare >= 0.8) {
+                notes.add(String.format(Locale.ROOT, "host-bound: enqueuing takes %.0f%% of an iteration's device "
+                        + "time, so the device mostly waits for launches", 100 * Math.min(hostShare, 1)));
+            }
+        }
+        SwitchOverhead sw = r.kernelTiming().switchOverhead();
+        if (sw.inter().count() > 0 && sw.intra().count() > 0 && sw.estimatedOverheadUs() > 0) {
+            notes.add("the device idles " + fmt(sw.estimatedOverheadUs()) + " us longer between kernels of different "
+                    + "streams than between kernels of one stream (estimated queue switch overhead)");
+        }
+        ConvoyEffect c = r.kernelTiming().convoy();
+        if (c != null && c.available() && c.behindBlockingUs() != null && c.otherwiseUs() != null
+                && c.otherwiseUs().mean() > 0) {
+            notes.add(String.format(Locale.ROOT, "convoy: %s kernels wait %.1fx longer while a %s kernel runs",
+                    c.waitingRole(), c.behindBlockingUs().mean() / c.otherwiseUs().mean(), c.blockingRole()));
+        }
+        if (r.baselineLoop() != null && r.baselineLoop().ratio() < 0.97) {
+            notes.add("the harness reaches " + fmt(100 * r.baselineLoop().ratio()) + "% of a plain loop's throughput");
+        }
+        return notes;
+    }
+
+    private static int parseOr(String text, int fallback) {
+        try {
+            return Integer.parseInt(text.trim());
+        } catch (NumberFormatException e) {
+            return fallback;
         }
     }
 

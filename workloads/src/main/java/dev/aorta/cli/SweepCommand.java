@@ -24,7 +24,7 @@ import java.util.Locale;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
-@Command(name = "sweep", description = "Run one workload at several stream counts and analyse how throughput scales.")
+@Command(name = "sweep", mixinStandardHelpOptions = true, description = "Run one workload at several stream counts and analyse how throughput scales.")
 final class SweepCommand implements Callable<Integer> {
     private final GpuSessionFactory gpu;
 
@@ -73,7 +73,15 @@ final class SweepCommand implements Callable<Integer> {
             ResultJson.write(output, toJson(probe.name(), results, scaling));
             System.out.println("result: " + output);
         }
-        return 0;
+        boolean correct = true;
+        for (RunResult r : results) {
+            if (r.correctness().problem() != null) {
+                System.err.println("aorta sweep: " + r.workloadName() + " at " + r.options().streams()
+                        + " streams computed a wrong result: " + r.correctness().problem());
+                correct = false;
+            }
+        }
+        return correct ? 0 : 1;
     }
 
     private static void print(List<RunResult> results, ScalingAnalysis scaling) {

@@ -1,8 +1,10 @@
 package dev.aorta.workloads.gpu;
 
 /**
- * Shape of a column-major GEMM {@code C[m×n] = A[m×k]·B[k×n]}, {@code batch} times with contiguous
- * matrices (strides m·k, k·n, m·n elements) when batch &gt; 1.
+ * Shape of a column-major GEMM {@code C[m×n] = A[m×k]·B[k×n]} (lda = m, ldb = k, ldc = m), {@code batch}
+ * times with contiguous matrices (strides m·k, k·n, m·n elements) when batch &gt; 1. A, B and C all have
+ * {@code dtype}'s storage type; accumulation is fp32 ({@code CUBLAS_COMPUTE_32F}, for TF32
+ * {@code CUBLAS_COMPUTE_32F_FAST_TF32}).
  */
 public record GemmSpec(DType dtype, int m, int n, int k, int batch) {
     public GemmSpec {

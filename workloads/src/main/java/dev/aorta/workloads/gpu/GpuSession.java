@@ -58,9 +58,18 @@ public interface GpuSession extends AutoCloseable {
     /**
      * Stops recording, flushes and returns what ran since {@link #startActivityCapture()}: each record's
      * {@link DeviceActivity#stream()} equals {@link GpuStream#activityStreamId()} of the stream it ran on,
-     * times in the {@code cupti} clock.
+     * {@link DeviceActivity#correlationId()} increases in launch order, times in the {@code cupti} clock.
+     * {@code queuedNs} is CUPTI's {@code queued} when the driver gives latency timestamps, else the end
+     * of the launch API call (CUPTI driver/runtime record of the same correlation id), else UNKNOWN:
+     * dispatch latency and the convoy measurement need one of the first two.
      */
     List<DeviceActivity> stopActivityCapture();
+
+    /**
+     * Copies the first {@code count} fp32 values of a buffer to the host, after the device has finished
+     * all work of this session (for the workloads' correctness checks, never in a measured loop).
+     */
+    float[] readFloats(DeviceBuffer buffer, int count);
 
     /** The runtime's own accounting of device memory. */
     MemoryStats memoryStats();

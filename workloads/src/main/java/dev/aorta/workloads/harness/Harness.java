@@ -99,6 +99,12 @@ public final class Harness {
             gpu.synchronize();
 
             String captureUnavailable = gpu.activityCaptureUnavailableReason();
+            if (captureUnavailable != null && options.kernelTiming() == KernelTimingMode.CUPTI) {
+                throw new IllegalStateException("--kernel-timing cupti: CUPTI is unavailable: " + captureUnavailable);
+            }
+            if (captureUnavailable == null && options.kernelTiming() == KernelTimingMode.EVENT_PAIRS) {
+                captureUnavailable = "not used: --kernel-timing event-pairs";
+            }
             TimingSource source = captureUnavailable == null ? TimingSource.CUPTI : TimingSource.EVENT_PAIRS_SAMPLED;
             Set<Integer> sampled = Set.of();
             if (source == TimingSource.EVENT_PAIRS_SAMPLED) {
@@ -129,8 +135,7 @@ public final class Harness {
             int captured;
             if (sampler == null) {
                 capturing = false;
-                List<DeviceActivity> all = gpu.stopActivityCapture().stream()
-                        .filter(a -> a.kind() == ActivityKind.KERNEL).toList();
+                List<DeviceActivity> all = gpu.stopActivityCapture();
                 windows = splitIntoIterations(all, options.iterations());
                 perIteration = windows.size() == options.iterations();
                 if (!perIteration) {
@@ -144,7 +149,8 @@ public final class Harness {
                 windows = sampler.windows();
                 perIteration = true;
                 captured = windows.size();
-                sourceNote = "CUPTI unavailable (" + captureUnavailable + "); event pairs around every op of "
+                sourceNote = "CUPTI " + (options.kernelTiming() == KernelTimingMode.EVENT_PAIRS ? "" : "unavailable ")
+                        + "(" + captureUnavailable + "); event pairs around every op of "
                         + captured + " sampled iterations" + (sampler.exhausted() ? " (event pool ran out: partial)" : "")
                         + "; durations include the wait for the device to start the kernel";
             }
@@ -270,17 +276,17 @@ public final class Harness {
     }
 
     /**
-     * Splits CUPTI kernels of the measured loop into iterations: launches are numbered in issue order
-     * (correlation ids), and every iteration issues the same kernels, so when the count divides evenly
+     * Splits the CUPTI records of the measured loop into iterations: work is numbered in issue order
+     * (correlation ids), and every iteration issues the same work, so when the count divides evenly
      * the k-th block of count/iterations records is iteration k. Returns one window otherwise.
      */
-    static List<List<DeviceActivity>> splitIntoIterations(List<DeviceActivity> kernels, int iterations) {
-        if (kernels.isEmpty() || kernels.size() % iterations != 0) {
-            return List.of(kernels);
+    static List<List<DeviceActivity>> splitIntoIterations(List<DeviceActivity> records, int iterations) {
+        if (records.isEmpty() || records.size() % iterations != 0) {
+            return List.of(records);
         }
-        List<DeviceActivity> byIssue = new ArrayList<>(kernels);
+        List<DeviceActivity> byIssue = new ArrayList<>(records);
         byIssue.sort(Comparator.comparingLong(DeviceActivity::correlationId));
-        int per = kernels.size() / iterations;
+        int per = records.size() / iterations;
         List<List<DeviceActivity>> windows = new ArrayList<>();
         for (int i = 0; i < iterations; i++) {
             windows.add(List.copyOf(byIssue.subList(i * per, (i + 1) * per)));
@@ -339,15 +345,18 @@ public final class Harness {
                                                        int captured, boolean perIteration,
                                                        List<List<DeviceActivity>> windows, List<GpuStream> streams,
                                                        List<String> roles) {
+        // queue switching, dispatch and convoys are about kernels; copies and memsets only count as busy time
+        List<List<DeviceActivity>> kernelsOnly = windows.stream()
+                .map(w -> w.stream().filter(a -> a.kind() == ActivityKind.KERNEL).toList()).toList();
         ConvoyEffect convoy = null;
         if (workload.convoyRoles().isPresent()) {
             ConvoyRoles cr = workload.convoyRoles().get();
-            convoy = ConvoyEffect.of(windows, streamIdsWithRole(streams, roles, cr.waiting()),
+            convoy = ConvoyEffect.of(kernelsOnly, streamIdsWithRole(streams, roles, cr.waiting()),
                     streamIdsWithRole(streams, roles, cr.blocking()), cr.waiting(), cr.blocking());
         }
         List<DeviceActivity> all = windows.stream().flatMap(List::stream).toList();
         return new RunResult.KernelTiming(source, note, captured, all.size(), perIteration,
-                SwitchOverhead.of(windows), DispatchLatency.of(windows), convoy, KernelClassStats.of(all));
+                SwitchOverhead.of(kernelsOnly), DispatchLatency.of(kernelsOnly), convoy, KernelClassStats.of(all));
     }
 
     private static Set<Long> streamIdsWithRole(List<GpuStream> streams, List<String> roles, String role) {

@@ -10,13 +10,14 @@ import java.util.Map;
  * @param streams       workload streams
  * @param iterations    measured iterations
  * @param warmup        iterations run (and waited for) before measuring
+ * @param kernelTiming  where per-kernel device timestamps come from
  * @param timingSamples iterations timed with event pairs per kernel when CUPTI is unavailable
  * @param params        the workload's own options as given ({@code --param name=value})
  * @param maxConnections CUDA_DEVICE_MAX_CONNECTIONS set for this process before the GPU opened, or null
  */
 public record HarnessOptions(int streams, int iterations, int warmup, SyncMode syncMode, int device,
-                             PriorityMode priorityMode, DType dtype, int timingSamples,
-                             Map<String, String> params, Integer maxConnections) {
+                             PriorityMode priorityMode, DType dtype, KernelTimingMode kernelTiming,
+                             int timingSamples, Map<String, String> params, Integer maxConnections) {
     public static final int DEFAULT_ITERATIONS = 100;
     public static final int DEFAULT_WARMUP = 10;
     public static final int DEFAULT_TIMING_SAMPLES = 5;
@@ -39,36 +40,41 @@ public record HarnessOptions(int streams, int iterations, int warmup, SyncMode s
 
     public static HarnessOptions defaults(int streams) {
         return new HarnessOptions(streams, DEFAULT_ITERATIONS, DEFAULT_WARMUP, SyncMode.PER_ITERATION, 0,
-                PriorityMode.NONE, DType.FP32, DEFAULT_TIMING_SAMPLES, Map.of(), null);
+                PriorityMode.NONE, DType.FP32, KernelTimingMode.AUTO, DEFAULT_TIMING_SAMPLES, Map.of(), null);
     }
 
     public HarnessOptions withStreams(int n) {
-        return new HarnessOptions(n, iterations, warmup, syncMode, device, priorityMode, dtype, timingSamples,
+        return new HarnessOptions(n, iterations, warmup, syncMode, device, priorityMode, dtype, kernelTiming, timingSamples,
                 params, maxConnections);
     }
 
     public HarnessOptions withSyncMode(SyncMode mode) {
-        return new HarnessOptions(streams, iterations, warmup, mode, device, priorityMode, dtype, timingSamples,
+        return new HarnessOptions(streams, iterations, warmup, mode, device, priorityMode, dtype, kernelTiming, timingSamples,
                 params, maxConnections);
     }
 
     public HarnessOptions withIterations(int n, int warm) {
-        return new HarnessOptions(streams, n, warm, syncMode, device, priorityMode, dtype, timingSamples,
+        return new HarnessOptions(streams, n, warm, syncMode, device, priorityMode, dtype, kernelTiming, timingSamples,
                 params, maxConnections);
     }
 
     public HarnessOptions withParams(Map<String, String> p) {
-        return new HarnessOptions(streams, iterations, warmup, syncMode, device, priorityMode, dtype, timingSamples,
+        return new HarnessOptions(streams, iterations, warmup, syncMode, device, priorityMode, dtype, kernelTiming, timingSamples,
                 p, maxConnections);
     }
 
     public HarnessOptions withPriorityMode(PriorityMode mode) {
-        return new HarnessOptions(streams, iterations, warmup, syncMode, device, mode, dtype, timingSamples,
+        return new HarnessOptions(streams, iterations, warmup, syncMode, device, mode, dtype, kernelTiming, timingSamples,
                 params, maxConnections);
     }
 
+    public HarnessOptions withKernelTiming(KernelTimingMode mode) {
+        return new HarnessOptions(streams, iterations, warmup, syncMode, device, priorityMode, dtype, mode,
+                timingSamples, params, maxConnections);
+    }
+
     public HarnessOptions withDtype(DType d) {
-        return new HarnessOptions(streams, iterations, warmup, syncMode, device, priorityMode, d, timingSamples,
+        return new HarnessOptions(streams, iterations, warmup, syncMode, device, priorityMode, d, kernelTiming, timingSamples,
                 params, maxConnections);
     }
 }

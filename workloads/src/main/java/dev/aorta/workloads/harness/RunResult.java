@@ -45,8 +45,9 @@ public record RunResult(String workloadName, Instant timestamp, HarnessOptions o
     /**
      * One workload stream.
      *
-     * @param busyMs       |union of its kernels' device intervals| over the captured iterations
-     * @param kernelTimeMs sum of its kernels' durations (equals busyMs unless kernels of one stream overlapped)
+     * @param kernelCount  device activities (kernels, copies, memsets) captured on it
+     * @param busyMs       |union of its activities' device intervals| over the captured iterations
+     * @param kernelTimeMs sum of its activities' durations (equals busyMs unless work of one stream overlapped)
      */
     public record StreamStats(int index, int priority, String role, long activityStreamId, int kernelCount,
                               double busyMs, double kernelTimeMs) {

@@ -16,8 +16,19 @@ final class ElementwiseOps {
     static final String SOURCE = "elementwise.cu";
     static final int BLOCK = 256;
     private static final String[] KERNELS = {"vec_add", "vec_mul", "vec_relu", "vec_scale"};
+    static final float SCALE_A = 0.5f;
+    static final float SCALE_B = 0.1f;
 
     private ElementwiseOps() {
+    }
+
+    /** The kernel names of {@link #prepare}'s ops, in order. */
+    static java.util.List<String> names(int count) {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        for (int k = 0; k < count; k++) {
+            names.add(KERNELS[k % KERNELS.length]);
+        }
+        return names;
     }
 
     /** {@code count} prepared ops cycling through the four kernels, on {@code x} (in place) and {@code y}. */
@@ -33,7 +44,7 @@ final class ElementwiseOps {
                 case "vec_add", "vec_mul" -> new KernelArg[] {KernelArg.pointer(x), KernelArg.pointer(y),
                         KernelArg.i32(size)};
                 case "vec_relu" -> new KernelArg[] {KernelArg.pointer(x), KernelArg.i32(size)};
-                default -> new KernelArg[] {KernelArg.pointer(x), KernelArg.f32(0.5f), KernelArg.f32(0.1f),
+                default -> new KernelArg[] {KernelArg.pointer(x), KernelArg.f32(SCALE_A), KernelArg.f32(SCALE_B),
                         KernelArg.i32(size)};
             };
             ops[k] = context.op(name, stream, module.prepare(name, grid, block, 0, stream, args));

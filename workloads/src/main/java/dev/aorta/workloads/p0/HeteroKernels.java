@@ -1,6 +1,8 @@
 package dev.aorta.workloads.p0;
 
 import dev.aorta.workloads.gpu.DType;
+import dev.aorta.workloads.gpu.DeviceBuffer;
+import dev.aorta.workloads.gpu.GpuSession;
 import dev.aorta.workloads.gpu.GemmSpec;
 import dev.aorta.workloads.gpu.GpuStream;
 import dev.aorta.workloads.spi.ConvoyRoles;
@@ -28,6 +30,11 @@ public final class HeteroKernels implements Workload {
 
     private final List<Op> gemms = new ArrayList<>();
     private final List<Op[]> smallOps = new ArrayList<>();
+    private final List<DeviceBuffer> smallXs = new ArrayList<>();
+    private final List<Integer> smallStreams = new ArrayList<>();
+    private GpuSession gpu;
+    private long iterationsRun;
+    private int smallSize;
     private GemmSpec spec;
     private int smallPerLarge;
 
@@ -94,15 +101,18 @@ public final class HeteroKernels implements Workload {
     @Override
     public void setup(WorkloadContext context) {
         spec = GemmSpec.square(context.dtype(), TinyKernelStress.positive(context, "gemm_size"));
-        int smallSize = TinyKernelStress.positive(context, "small_size");
+        gpu = context.gpu();
+        smallSize = TinyKernelStress.positive(context, "small_size");
         smallPerLarge = TinyKernelStress.positive(context, "small_per_large");
         List<GpuStream> streams = context.streams();
         for (int s : context.streamsWithRole(LARGE)) {
             gemms.add(context.gemm("gemm " + spec.describe(), spec, streams.get(s), 100 + 2 * s));
         }
         for (int s : context.streamsWithRole(SMALL)) {
-            var x = context.randomBuffer(smallSize, DType.FP32, 2 * s);
-            var y = context.randomBuffer(smallSize, DType.FP32, 2 * s + 1);
+            DeviceBuffer x = context.randomBuffer(smallSize, DType.FP32, 2 * s);
+            DeviceBuffer y = context.randomBuffer(smallSize, DType.FP32, 2 * s + 1);
+            smallXs.add(x);
+            smallStreams.add(s);
             smallOps.add(ElementwiseOps.prepare(context, streams.get(s), x, y, smallSize, smallPerLarge));
         }
     }
@@ -110,6 +120,7 @@ public final class HeteroKernels implements Workload {
     /** GEMMs first, so that the small kernels are queued while the GEMMs occupy the device. */
     @Override
     public void runIteration(int iteration) {
+        iterationsRun++;
         for (Op gemm : gemms) {
             gemm.run();
         }
@@ -118,6 +129,28 @@ public final class HeteroKernels implements Workload {
                 op.run();
             }
         }
+    }
+
+    @Override
+    public boolean hasCorrectnessCheck() {
+        return true;
+    }
+
+    /** Every small stream's buffer against the host reference (the GEMMs are cuBLAS's own business). */
+    @Override
+    public Optional<String> correctnessProblem() {
+        for (int i = 0; i < smallXs.size(); i++) {
+            int s = smallStreams.get(i);
+            float[] x = ElementwiseReference.uniforms(smallSize, 2 * s);
+            float[] y = ElementwiseReference.uniforms(smallSize, 2 * s + 1);
+            ElementwiseReference.apply(x, y, ElementwiseOps.names(smallPerLarge), iterationsRun);
+            Optional<String> problem = ElementwiseReference.firstMismatch("small stream " + s + " x",
+                    gpu.readFloats(smallXs.get(i), smallSize), x);
+            if (problem.isPresent()) {
+                return problem;
+            }
+        }
+        return Optional.empty();
     }
 
     @Override
@@ -135,5 +168,7 @@ public final class HeteroKernels implements Workload {
     public void cleanup() {
         gemms.clear();
         smallOps.clear();
+        smallXs.clear();
+        smallStreams.clear();
     }
 }

@@ -1,6 +1,8 @@
 package dev.aorta.workloads.p0;
 
 import dev.aorta.workloads.gpu.DType;
+import dev.aorta.workloads.gpu.DeviceBuffer;
+import dev.aorta.workloads.gpu.GpuSession;
 import dev.aorta.workloads.gpu.GpuStream;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.Priority;
@@ -11,7 +13,9 @@ import dev.aorta.workloads.spi.Workload;
 import dev.aorta.workloads.spi.WorkloadContext;
 import dev.aorta.workloads.spi.WorkloadParameter;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Many tiny kernels on every stream: the device finishes each in a few µs, so the host's launch rate
@@ -20,6 +24,10 @@ import java.util.List;
  */
 public final class TinyKernelStress implements Workload {
     private Op[][] opsPerStream;
+    private final List<DeviceBuffer> xs = new ArrayList<>();
+    private GpuSession gpu;
+    private long iterationsRun;
+    private int size;
     private int streamCount;
     private int opsPerStreamCount;
     private int kernelsPerOp;
@@ -70,15 +78,17 @@ public final class TinyKernelStress implements Workload {
 
     @Override
     public void setup(WorkloadContext context) {
-        int size = positive(context, "size");
+        gpu = context.gpu();
+        size = positive(context, "size");
         opsPerStreamCount = positive(context, "ops_per_stream");
         kernelsPerOp = positive(context, "kernels_per_op");
         List<GpuStream> streams = context.streams();
         streamCount = streams.size();
         opsPerStream = new Op[streamCount][];
         for (int s = 0; s < streamCount; s++) {
-            var x = context.randomBuffer(size, DType.FP32, 2 * s);
-            var y = context.randomBuffer(size, DType.FP32, 2 * s + 1);
+            DeviceBuffer x = context.randomBuffer(size, DType.FP32, 2 * s);
+            DeviceBuffer y = context.randomBuffer(size, DType.FP32, 2 * s + 1);
+            xs.add(x);
             opsPerStream[s] = ElementwiseOps.prepare(context, streams.get(s), x, y, size, kernelsPerOp);
         }
     }
@@ -93,6 +103,7 @@ public final class TinyKernelStress implements Workload {
 
     @Override
     public void runIteration(int iteration) {
+        iterationsRun++;
         for (Op[] ops : opsPerStream) {
             for (int op = 0; op < opsPerStreamCount; op++) {
                 for (Op kernel : ops) {
@@ -100,6 +111,27 @@ public final class TinyKernelStress implements Workload {
                 }
             }
         }
+    }
+
+    @Override
+    public boolean hasCorrectnessCheck() {
+        return true;
+    }
+
+    /** The first and the last stream's buffer against the host reference of every op they ran. */
+    @Override
+    public Optional<String> correctnessProblem() {
+        for (int s : new int[] {0, streamCount - 1}) {
+            float[] x = ElementwiseReference.uniforms(size, 2 * s);
+            float[] y = ElementwiseReference.uniforms(size, 2 * s + 1);
+            ElementwiseReference.apply(x, y, ElementwiseOps.names(kernelsPerOp), iterationsRun * opsPerStreamCount);
+            Optional<String> problem = ElementwiseReference.firstMismatch("stream " + s + " x",
+                    gpu.readFloats(xs.get(s), size), x);
+            if (problem.isPresent()) {
+                return problem;
+            }
+        }
+        return Optional.empty();
     }
 
     @Override
@@ -115,5 +147,6 @@ public final class TinyKernelStress implements Workload {
     @Override
     public void cleanup() {
         opsPerStream = null;
+        xs.clear();
     }
 }

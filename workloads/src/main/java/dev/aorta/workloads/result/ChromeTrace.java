@@ -46,7 +46,7 @@ public final class ChromeTrace {
             for (DeviceActivity a : r.activities().get(w)) {
                 ObjectNode e = events.addObject();
                 e.put("ph", "X");
-                e.put("cat", "kernel");
+                e.put("cat", a.kind().name().toLowerCase(java.util.Locale.ROOT));
                 e.put("name", a.name());
                 e.put("pid", pid);
                 e.put("tid", trackOf.getOrDefault(a.stream(), -1));

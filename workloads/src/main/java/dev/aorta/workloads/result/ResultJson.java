@@ -209,6 +209,7 @@ public final class ResultJson {
         c.put("device", o.device());
         c.put("priorities", o.priorityMode().label());
         c.put("dtype", o.dtype().label());
+        c.put("kernel_timing", o.kernelTiming().label());
         c.put("timing_samples", o.timingSamples());
         c.set("params", MAPPER.valueToTree(o.params()));
         if (o.maxConnections() != null) {

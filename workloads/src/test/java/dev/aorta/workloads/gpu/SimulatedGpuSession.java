@@ -31,6 +31,8 @@ public final class SimulatedGpuSession implements GpuSession {
     public boolean serialEngine = true;
     public boolean emitQueued = true;
     public String captureUnavailable;
+    /** A kernel name the simulated device computes wrongly (x + 1), to see correctness checks fail. */
+    public String miscomputed;
 
     public int hostWaits;
     public int launches;
@@ -138,14 +140,19 @@ public final class SimulatedGpuSession implements GpuSession {
         }
     }
 
+    /** Buffers up to this size hold real fp32 data that the elementwise and fill kernels compute. */
+    private static final long COMPUTED_BYTES = 1 << 20;
+
     private final class SimBuffer implements DeviceBuffer {
         final long address;
         final long bytes;
+        final float[] data;
         boolean freed;
 
         SimBuffer(long address, long bytes) {
             this.address = address;
             this.bytes = bytes;
+            this.data = bytes <= COMPUTED_BYTES ? new float[(int) (bytes / 4)] : null;
         }
 
         @Override
@@ -223,7 +230,10 @@ public final class SimulatedGpuSession implements GpuSession {
                 }
             }
             long duration = function.startsWith("fill_") ? 1_000 + grid.volume() * 10 : smallKernelNs;
-            return () -> enqueue(function, (SimStream) stream, duration, grid, block);
+            return () -> {
+                compute(function, args);
+                enqueue(function, (SimStream) stream, duration, grid, block);
+            };
         };
     }
 
@@ -235,6 +245,65 @@ public final class SimulatedGpuSession implements GpuSession {
         long duration = Math.round(spec.flops() / gemmFlopsPerNs);
         String name = "sim_gemm_" + spec.dtype().label();
         return () -> enqueue(name, (SimStream) stream, duration, new Dim3(132, 1, 1), new Dim3(256, 1, 1));
+    }
+
+    /** What kernels/fill.cu and kernels/elementwise.cu compute, on buffers small enough to hold data. */
+    private void compute(String function, KernelArg[] args) {
+        if (!(args[0] instanceof KernelArg.Pointer p) || ((SimBuffer) p.buffer()).data == null) {
+            return;
+        }
+        float[] x = ((SimBuffer) p.buffer()).data;
+        float[] y = args.length > 1 && args[1] instanceof KernelArg.Pointer q ? ((SimBuffer) q.buffer()).data : null;
+        int n = args[args.length - 1] instanceof KernelArg.Int32 i ? i.value() : 0;
+        boolean wrong = function.equals(miscomputed);
+        switch (function) {
+            case "fill_uniform_f32" -> {
+                long count = ((KernelArg.Int64) args[1]).value();
+                int seed = ((KernelArg.Int32) args[2]).value();
+                for (int i = 0; i < count; i++) {
+                    x[i] = uniform(i, seed);
+                }
+            }
+            case "vec_add" -> apply(x, n, i -> x[i] + y[i], wrong);
+            case "vec_mul" -> apply(x, n, i -> x[i] * y[i], wrong);
+            case "vec_relu" -> apply(x, n, i -> x[i] > 0 ? x[i] : 0, wrong);
+            case "vec_scale" -> {
+                float a = ((KernelArg.Float32) args[1]).value();
+                float b = ((KernelArg.Float32) args[2]).value();
+                apply(x, n, i -> (float) Math.tanh(Math.fma(a, x[i], b)), wrong);
+            }
+            default -> { }
+        }
+    }
+
+    private interface Elementwise {
+        float at(int i);
+    }
+
+    private static void apply(float[] x, int n, Elementwise op, boolean wrong) {
+        for (int i = 0; i < n; i++) {
+            x[i] = wrong ? x[i] + 1 : op.at(i);
+        }
+    }
+
+    /** fill.cu's uniform_pm1, transcribed. */
+    private static float uniform(long index, int seed) {
+        long z = index + 0x9E3779B97F4A7C15L * (Integer.toUnsignedLong(seed) + 1L);
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = z ^ (z >>> 31);
+        return (float) (z >>> 40) * (2.0f / 16777216.0f) - 1.0f;
+    }
+
+    @Override
+    public float[] readFloats(DeviceBuffer buffer, int count) {
+        synchronize();
+        float[] data = ((SimBuffer) buffer).data;
+        if (data == null) {
+            throw new UnsupportedOperationException("the simulated device keeps no data for buffers over "
+                    + COMPUTED_BYTES + " bytes");
+        }
+        return java.util.Arrays.copyOf(data, count);
     }
 
     private void enqueue(String name, SimStream stream, long durationNs, Dim3 grid, Dim3 block) {

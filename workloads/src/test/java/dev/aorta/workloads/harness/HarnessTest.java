@@ -106,6 +106,39 @@ class HarnessTest {
     }
 
     @Test
+    void eventPairsCanBeForcedSoThatUnsampledIterationsRunUntraced() {
+        RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.END_ONLY).withKernelTiming(KernelTimingMode.EVENT_PAIRS));
+        assertThat(r.kernelTiming().source()).isEqualTo(TimingSource.EVENT_PAIRS_SAMPLED);
+        assertThat(r.kernelTiming().sourceNote()).contains("--kernel-timing event-pairs");
+        assertThat(r.hostEnqueue().excludedIterations()).isEqualTo(5);
+    }
+
+    @Test
+    void cuptiCanBeRequiredAndThenItsAbsenceIsAnError() {
+        gpu.captureUnavailable = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+        assertThatThrownBy(() -> run(new TinyKernelStress(),
+                tiny(2, SyncMode.END_ONLY).withKernelTiming(KernelTimingMode.CUPTI)))
+                .hasMessageContaining("--kernel-timing cupti").hasMessageContaining("INSUFFICIENT_PRIVILEGES");
+        assertThat(gpu.liveStreams).isZero();
+    }
+
+    @Test
+    void theSmallKernelsResultsMatchTheHostReferenceAfterEveryIteration() {
+        RunResult tiny = run(new TinyKernelStress(), tiny(3, SyncMode.END_ONLY));
+        assertThat(tiny.correctness().checked()).isTrue();
+        assertThat(tiny.correctness().problem()).isNull();
+        RunResult hetero = run(new HeteroKernels(), options(4, SyncMode.END_ONLY).withParams(Map.of("gemm_size", "64")));
+        assertThat(hetero.correctness().problem()).isNull();
+    }
+
+    @Test
+    void aDeviceThatComputesOneKernelWronglyFailsTheCheck() {
+        gpu.miscomputed = "vec_relu";
+        RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.PER_ITERATION));
+        assertThat(r.correctness().problem()).startsWith("stream 0 x[").contains("on the device");
+    }
+
+    @Test
     void sampledIterationsAreSpreadOverTheRun() {
         assertThat(Harness.sampledIterations(100, 5)).containsExactly(0, 20, 40, 60, 80);
         assertThat(Harness.sampledIterations(3, 5)).containsExactly(0, 1, 2);
@@ -175,6 +208,13 @@ class HarnessTest {
         assertThatThrownBy(() -> SyncMode.parse("sometimes")).hasMessageContaining("per_iteration, end_only, none");
         assertThatThrownBy(() -> PriorityMode.parse("urgent")).hasMessageContaining("all-high");
         assertThatThrownBy(() -> DType.parse("fp8")).hasMessageContaining("[fp32, tf32, bf16, fp16]");
+    }
+
+    @Test
+    void recordsThatDoNotDivideIntoIterationsFormOneWindow() {
+        var k = dev.aorta.workloads.metrics.KernelTimelineMetricsTest.kernel("k", 0, 0, 1, -1);
+        assertThat(Harness.splitIntoIterations(java.util.List.of(k, k, k), 2)).hasSize(1);
+        assertThat(Harness.splitIntoIterations(java.util.List.of(k, k, k, k), 2)).hasSize(2);
     }
 
     @Test

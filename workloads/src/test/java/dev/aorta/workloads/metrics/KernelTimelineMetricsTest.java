@@ -12,9 +12,9 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-class KernelTimelineMetricsTest {
+public class KernelTimelineMetricsTest {
 
-    static DeviceActivity kernel(String name, long stream, long startUs, long endUs, long queuedUs) {
+    public static DeviceActivity kernel(String name, long stream, long startUs, long endUs, long queuedUs) {
         return new DeviceActivity(ActivityKind.KERNEL, name, 0, 0, stream, startUs * 1000, endUs * 1000, 0,
                 queuedUs < 0 ? DeviceActivity.UNKNOWN : queuedUs * 1000, DeviceActivity.UNKNOWN, Dim3.NONE,
                 Dim3.NONE, 0, ClockDomain.CUPTI);
