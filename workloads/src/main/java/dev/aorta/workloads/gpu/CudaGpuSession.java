@@ -1,7 +1,6 @@
 package dev.aorta.workloads.gpu;
 
 import dev.aorta.core.event.DeviceActivity;
-import dev.aorta.core.event.Dim3;
 import dev.aorta.gpu.blas.Cublas;
 import dev.aorta.gpu.blas.GemmPrecision;
 import dev.aorta.gpu.cuda.CudaDevice;
@@ -71,23 +70,36 @@ public final class CudaGpuSession implements GpuSession {
 
     @Override
     public DeviceBuffer allocate(long bytes) {
-        dev.aorta.gpu.cuda.DeviceBuffer b = device.allocate(bytes);
-        return new DeviceBuffer() {
-            @Override
-            public long address() {
-                return b.address();
-            }
+        return new CudaBuffer(device.allocate(bytes));
+    }
 
-            @Override
-            public long bytes() {
-                return b.bytes();
-            }
+    @Override
+    public float[] readFloats(DeviceBuffer buffer, int count) {
+        if (!(buffer instanceof CudaBuffer b)) {
+            throw new IllegalArgumentException("buffer " + buffer + " does not belong to a CUDA session");
+        }
+        device.synchronize();
+        float[] out = new float[count];
+        b.memory.copyTo(out);
+        return out;
+    }
 
-            @Override
-            public void close() {
-                b.close();
-            }
-        };
+    /** Device memory from the device's caching allocator. */
+    private record CudaBuffer(dev.aorta.gpu.cuda.DeviceBuffer memory) implements DeviceBuffer {
+        @Override
+        public long address() {
+            return memory.address();
+        }
+
+        @Override
+        public long bytes() {
+            return memory.bytes();
+        }
+
+        @Override
+        public void close() {
+            memory.close();
+        }
     }
 
     @Override
