@@ -40,23 +40,11 @@ step gemm_bf16 0 "$aorta" run large_gemm_only --streams 4 --dtype bf16 --sync-mo
   -o "$out/gemm_bf16.json"
 # 4. sweep with scaling analysis
 step sweep 0 "$aorta" sweep tiny_kernel_stress --streams 1,2,4,8,16,32 --sync-mode end_only -o "$out/sweep.json"
-# 5. compare: a real file against itself (no regression), and against a copy whose iteration times were doubled
-#    (test-only transformation: every iteration time x2, latency_ms recomputed by linear interpolation, throughput /2)
-if [ -f "$out/tiny16.json" ]; then
-  python3 - "$out/tiny16.json" "$out/tiny16_doubled.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-t = sorted(2 * x for x in r["iteration_times_ms"])
-def pct(q):
-    k = q / 100 * (len(t) - 1); lo = int(k); hi = min(lo + 1, len(t) - 1)
-    return t[lo] + (k - lo) * (t[hi] - t[lo])
-mean = sum(t) / len(t)
-r["iteration_times_ms"] = [2 * x for x in r["iteration_times_ms"]]
-r["latency_ms"] = {"mean": mean, "p50": pct(50), "p95": pct(95), "p99": pct(99), "min": t[0], "max": t[-1],
-                   "std": (sum((x - mean) ** 2 for x in t) / len(t)) ** 0.5, "count": len(t)}
-r["throughput"] /= 2
-json.dump(r, open(sys.argv[2], "w"), indent=2)
-PY
+# 5. compare: a real file against itself (no regression), and against a second real run whose every iteration
+#    does twice the work (ops_per_stream 200 instead of 100), so its p99 latency about doubles
+step tiny16_double 0 "$aorta" run tiny_kernel_stress --streams 16 --sync-mode end_only -p ops_per_stream=200 \
+  -o "$out/tiny16_doubled.json"
+if [ -f "$out/tiny16.json" ] && [ -f "$out/tiny16_doubled.json" ]; then
   step compare_same 0 "$aorta" compare --baseline "$out/tiny16.json" --test "$out/tiny16.json"
   step compare_doubled 1 "$aorta" compare --baseline "$out/tiny16.json" --test "$out/tiny16_doubled.json"
 fi
@@ -112,6 +100,10 @@ if s:
     eff = " ".join("%d:%.2f" % (p["streams"], p["efficiency"]) for p in a["scaling"])
     row("sweep efficiency", eff, "info", None)
     row("sweep inflection / best streams", "%s / %s" % (a["inflection_streams"], a["best_streams"]), "info", None)
+d2 = load("tiny16_doubled")
+if t and d2:
+    row("tiny16 p99 ms: baseline / double work", "%.2f / %.2f" % (t["latency_ms"]["p99"], d2["latency_ms"]["p99"]),
+        "info", None)
 for name, want in (("compare_same", "no regression"), ("compare_doubled", "REGRESSION")):
     p = os.path.join(out, name + ".log")
     if os.path.exists(p):
