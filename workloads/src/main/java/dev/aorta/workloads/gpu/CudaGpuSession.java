@@ -237,8 +237,11 @@ public final class CudaGpuSession implements GpuSession {
         throw new IllegalArgumentException("stream " + s + " does not belong to a CUDA session");
     }
 
-    /** A stream of this session; its activity id is its CUstream address (the tracer maps CUPTI's ids to it). */
-    private static final class CudaStream implements GpuStream {
+    /**
+     * A stream of this session; its activity id is its CUstream address (the tracer maps CUPTI's ids to it).
+     * Closing it drops it from the session's live streams: CUPTI must never be asked about a destroyed stream.
+     */
+    private final class CudaStream implements GpuStream {
         final Stream stream;
 
         CudaStream(Stream stream) {
@@ -267,6 +270,7 @@ public final class CudaGpuSession implements GpuSession {
 
         @Override
         public void close() {
+            streams.remove(this);
             stream.close();
         }
     }
