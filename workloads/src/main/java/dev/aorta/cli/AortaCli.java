@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** Entry point of the {@code aorta} command: one subcommand per job. */
 @Command(name = "aorta", mixinStandardHelpOptions = true, versionProvider = AortaCli.Version.class,
         description = "GPU performance toolkit for the JVM.",
-        subcommands = {InfoCommand.class, dev.aorta.analyzer.cli.AnalyzeCommand.class})
+        subcommands = {InfoCommand.class, dev.aorta.analyzer.cli.AnalyzeCommand.class,
+                dev.aorta.analyzer.cli.MergeCommand.class, dev.aorta.analyzer.cli.ReportCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {
