@@ -20,7 +20,9 @@ public final class AtomicFiles {
     public static void write(Path target, Content content) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+        // a unique name beside the target (same file system, so the move is atomic), with default permissions
+        Path tmp = dir.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
+                + System.nanoTime() + ".tmp");
         try {
             try (OutputStream out = Files.newOutputStream(tmp)) {
                 content.writeTo(out);
