@@ -14,12 +14,13 @@ import dev.aorta.analyzer.metrics.WindowReport;
 import dev.aorta.analyzer.trace.TraceLoader;
 import dev.aorta.analyzer.trace.TraceSet;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -62,6 +63,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Mixin
     ClassifierOptions classes = new ClassifierOptions();
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws IOException {
         WindowMode mode = CliOptions.windowMode(window);
@@ -71,16 +75,17 @@ public final class AnalyzeCommand implements Callable<Integer> {
         long t1 = System.nanoTime();
         TraceAnalysis analysis = TraceAnalysis.of(set, new AnalysisOptions(mode, classes.classifier(), top));
         long t2 = System.nanoTime();
-        PrintStream out = System.out;
+        PrintWriter out = spec.commandLine().getOut();
         if (json) {
             printJson(analysis, out);
         } else {
             out.print(text(analysis));
         }
-        analysis.warnings().forEach(w -> System.err.println("aorta analyze: warning: " + w));
+        out.flush();
+        analysis.warnings().forEach(w -> spec.commandLine().getErr().println("aorta analyze: warning: " + w));
         if (benchmark) {
             long bytes = CliOptions.uncompressedBytes(traces);
-            System.err.printf(Locale.ROOT, "aorta analyze: benchmark: %.1f MB uncompressed, parse %.3f s (%.1f MB/s),"
+            spec.commandLine().getErr().printf(Locale.ROOT, "aorta analyze: benchmark: %.1f MB uncompressed, parse %.3f s (%.1f MB/s),"
                             + " analyse %.3f s, total %.1f MB/s, heap used %.0f MB%n", bytes / 1e6, (t1 - t0) / 1e9,
                     bytes / 1e6 / ((t1 - t0) / 1e9), (t2 - t1) / 1e9, bytes / 1e6 / ((t2 - t0) / 1e9),
                     (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / 1e6);
@@ -88,7 +93,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void printJson(TraceAnalysis analysis, PrintStream out) throws IOException {
+    private void printJson(TraceAnalysis analysis, PrintWriter out) throws IOException {
         JsonFactory f = JsonFactory.builder().build();
         for (WindowReport r : analysis.windows()) {
             StringWriter line = new StringWriter();

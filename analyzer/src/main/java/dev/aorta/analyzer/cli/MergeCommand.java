@@ -8,6 +8,8 @@ import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.analyzer.trace.TraceLoader;
 import dev.aorta.analyzer.trace.TraceSet;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -37,6 +39,9 @@ public final class MergeCommand implements Callable<Integer> {
     @Mixin
     ClassifierOptions classes = new ClassifierOptions();
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws IOException {
         TraceSet set = TraceLoader.withInstalledReaders().load(traces);
@@ -49,13 +54,13 @@ public final class MergeCommand implements Callable<Integer> {
         }
         Map<Integer, CollectiveAlignment.Offset> offsets = CollectiveAlignment.align(timelines);
         AtomicFiles.write(output, out -> PerfettoExporter.write(timelines, offsets, out));
-        warnings.forEach(w -> System.err.println("aorta merge: warning: " + w));
+        warnings.forEach(w -> spec.commandLine().getErr().println("aorta merge: warning: " + w));
         long records = timelines.stream().mapToLong(t -> t.activities().size() + t.markers().size()
                 + t.apiCalls().size()).sum();
-        System.out.printf(Locale.ROOT, "wrote %s: %d ranks, %d records%n", output, timelines.size(), records);
+        spec.commandLine().getOut().printf(Locale.ROOT, "wrote %s: %d ranks, %d records%n", output, timelines.size(), records);
         for (CollectiveAlignment.Offset o : offsets.values()) {
             if (timelines.size() > 1) {
-                System.out.printf(Locale.ROOT, "  rank %d offset %+.3f ms (%d collectives matched)%n", o.rank(),
+                spec.commandLine().getOut().printf(Locale.ROOT, "  rank %d offset %+.3f ms (%d collectives matched)%n", o.rank(),
                         o.offsetNs() / 1e6, o.matchedCollectives());
             }
         }

@@ -12,6 +12,8 @@ import dev.aorta.analyzer.report.OverlapReport;
 import dev.aorta.analyzer.report.Plots;
 import dev.aorta.analyzer.trace.TraceLoader;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -54,6 +56,9 @@ public final class ReportCommand implements Callable<Integer> {
     @Mixin
     ClassifierOptions classes = new ClassifierOptions();
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws IOException {
         if (logDirs.size() != labels.size()) {
@@ -70,7 +75,7 @@ public final class ReportCommand implements Callable<Integer> {
             }
             TraceAnalysis analysis = TraceAnalysis.of(TraceLoader.withInstalledReaders().load(List.of(logDirs.get(i))),
                     new AnalysisOptions(WindowMode.STEPS, classes.classifier(), 10));
-            analysis.warnings().forEach(w -> System.err.println("aorta report: warning: " + w));
+            analysis.warnings().forEach(w -> spec.commandLine().getErr().println("aorta report: warning: " + w));
             runs.add(new LabelRun(labels.get(i), logDirs.get(i), analysis));
         }
         String ref = reference == null ? labels.get(0) : reference;
@@ -103,7 +108,7 @@ public final class ReportCommand implements Callable<Integer> {
             }
         }
         AtomicFiles.write(output.resolve("report.html"), out -> HtmlReport.write(report, plots, out));
-        System.out.println("wrote " + output.resolve("summary.json") + ", " + plots.size() + " plots and "
+        spec.commandLine().getOut().println("wrote " + output.resolve("summary.json") + ", " + plots.size() + " plots and "
                 + output.resolve("report.html"));
         return 0;
     }

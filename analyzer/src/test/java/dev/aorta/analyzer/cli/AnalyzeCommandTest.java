@@ -1,0 +1,96 @@
+package dev.aorta.analyzer.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.aorta.analyzer.Fixtures;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class AnalyzeCommandTest {
+    private static final List<String> JSON_KEYS = List.of("rank", "window", "source", "window_ns", "busy_ns", "idle_ns",
+            "compute_ns", "comm_ns", "overlap_ns", "exposed_comm_ns", "exposed_memcpy_ns", "comm_overlap_pct",
+            "aorta_overlap_ratio");
+
+    private static List<String> keys(String jsonLine) throws IOException {
+        List<String> keys = new ArrayList<>();
+        try (JsonParser p = JsonFactory.builder().build().createParser(jsonLine)) {
+            assertThat(p.nextToken()).isEqualTo(JsonToken.START_OBJECT);
+            String f;
+            while ((f = p.nextFieldName()) != null) {
+                keys.add(f);
+                if (p.nextToken().isStructStart()) {
+                    p.skipChildren();
+                }
+            }
+        }
+        return keys;
+    }
+
+    @Test
+    void jsonIsOneObjectPerRankAndStepWithExactlyTheDesignNames() throws IOException {
+        CliRun run = CliRun.of(new AnalyzeCommand(), "--format", "json",
+                Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz").toString());
+        assertThat(run.exitCode()).isZero();
+        List<String> lines = run.out().lines().toList();
+        assertThat(lines).hasSize(3);
+        for (String line : lines) {
+            assertThat(keys(line)).containsExactlyElementsOf(JSON_KEYS);
+        }
+        assertThat(lines.get(0)).contains("\"window\":\"step 4\"", "\"busy_ns\":49438921", "\"rank\":0");
+    }
+
+    @Test
+    void textReportsMetricsStreamsKernelsAndLatencies() {
+        CliRun run = CliRun.of(new AnalyzeCommand(), "--window", "whole",
+                Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz").toString());
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("rank 0  whole", "comm_overlap_pct", "aorta_overlap_ratio", "stream 7",
+                "communication", "ncclKernel", "launch latency: n=", "queue length (enqueue)");
+    }
+
+    @Test
+    void anEmptyFileIsOneClearErrorAndExitCode2(@TempDir Path tmp) throws IOException {
+        Path empty = Files.createFile(tmp.resolve("rank_0_trace.json"));
+        CliRun run = CliRun.of(new AnalyzeCommand(), empty.toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err().strip()).startsWith("aorta analyze: ").contains("rank_0_trace.json").contains("empty")
+                .doesNotContain("Exception").doesNotContain("\tat ");
+    }
+
+    @Test
+    void anUnknownFormatNamesTheFileAndTheFormatsTried(@TempDir Path tmp) throws IOException {
+        Path text = Files.writeString(tmp.resolve("notes.txt"), "hello\n");
+        CliRun run = CliRun.of(new AnalyzeCommand(), text.toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("notes.txt: unknown trace format; expected one of").contains("kineto")
+                .contains("rocprofv3-csv").contains("jfr");
+    }
+
+    @Test
+    void oneBadFileAmongGoodOnesIsAWarningNotAFailure(@TempDir Path tmp) throws IOException {
+        Path text = Files.writeString(tmp.resolve("notes.txt"), "hello\n");
+        CliRun run = CliRun.of(new AnalyzeCommand(), "--window", "whole", text.toString(),
+                Fixtures.file("rocprof/doc_kernel_trace.csv").toString());
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("rank 0  whole");
+        assertThat(run.err()).contains("warning: ").contains("notes.txt: unknown trace format");
+    }
+
+    @Test
+    void badOptionValuesAreNamed() {
+        CliRun run = CliRun.of(new AnalyzeCommand(), "--window", "hours", "x.json");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--window: 'hours' is not one of steps, whole, ranges");
+        run = CliRun.of(new AnalyzeCommand(), "--comm-pattern", "(", Fixtures.file("rocprof/doc_kernel_trace.csv").toString());
+        assertThat(run.err()).contains("--comm-pattern/--memory-pattern: not a regular expression");
+    }
+}
