@@ -2,6 +2,8 @@ package dev.aorta.analyzer.classify;
 
 import dev.aorta.core.event.DeviceActivity;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -15,10 +17,13 @@ import java.util.regex.Pattern;
  */
 public final class ActivityClassifier {
     public static final String DEFAULT_COMMUNICATION = "(?i)nccl|rccl|cross_device_reduce";
+    private static final int MAX_CACHED_NAMES = 200_000;
     public static final String DEFAULT_MEMORY = "(?i)^(memcpy|memset)|__amd_rocclr_(copy|fill)";
 
     private final Pattern communication;
     private final Pattern memory;
+    /** Kernel names repeat (44K dispatches of 10K names in a real trace): match each name once. */
+    private final Map<String, ActivityClass> kernelClassByName = new ConcurrentHashMap<>();
 
     public ActivityClassifier(String communicationPattern, String memoryPattern) {
         this.communication = Pattern.compile(communicationPattern);
@@ -42,6 +47,18 @@ public final class ActivityClassifier {
         if (name == null) {
             return ActivityClass.COMPUTE;
         }
+        ActivityClass known = kernelClassByName.get(name);
+        if (known != null) {
+            return known;
+        }
+        ActivityClass c = matchKernel(name);
+        if (kernelClassByName.size() < MAX_CACHED_NAMES) {
+            kernelClassByName.put(name, c);
+        }
+        return c;
+    }
+
+    private ActivityClass matchKernel(String name) {
         if (communication.matcher(name).find()) {
             return ActivityClass.COMMUNICATION;
         }

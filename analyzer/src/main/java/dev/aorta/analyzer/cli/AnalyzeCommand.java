@@ -57,6 +57,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--benchmark", description = "Print parse and analysis throughput (MB/s of uncompressed input) to stderr.")
     boolean benchmark;
 
+    @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
+            description = "With --benchmark: read and analyse N times (the first runs include JIT warm-up).")
+    int repeat;
+
     @Option(names = "--verbose", description = "Print stack traces of errors.")
     boolean verbose;
 
@@ -70,11 +74,24 @@ public final class AnalyzeCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         WindowMode mode = CliOptions.windowMode(window);
         boolean json = CliOptions.isJson(format);
-        long t0 = System.nanoTime();
-        TraceSet set = TraceLoader.withInstalledReaders().load(traces);
-        long t1 = System.nanoTime();
-        TraceAnalysis analysis = TraceAnalysis.of(set, new AnalysisOptions(mode, classes.classifier(), top));
-        long t2 = System.nanoTime();
+        AnalysisOptions options = new AnalysisOptions(mode, classes.classifier(), top);
+        long bytes = benchmark ? CliOptions.uncompressedBytes(traces) : 0;
+        TraceAnalysis analysis = null;
+        for (int run = 1; run <= Math.max(1, benchmark ? repeat : 1); run++) {
+            long t0 = System.nanoTime();
+            TraceSet set = TraceLoader.withInstalledReaders().load(traces);
+            long t1 = System.nanoTime();
+            analysis = TraceAnalysis.of(set, options);
+            long t2 = System.nanoTime();
+            if (benchmark) {
+                Runtime rt = Runtime.getRuntime();
+                spec.commandLine().getErr().printf(Locale.ROOT, "aorta analyze: benchmark run %d: %.1f MB uncompressed,"
+                                + " parse %.3f s (%.1f MB/s), analyse %.3f s, parse+analyse %.1f MB/s, heap used %.0f MB"
+                                + " of %.0f MB max%n", run, bytes / 1e6, (t1 - t0) / 1e9, bytes / 1e3 / ((t1 - t0) / 1e6),
+                        (t2 - t1) / 1e9, bytes / 1e3 / ((t2 - t0) / 1e6), (rt.totalMemory() - rt.freeMemory()) / 1e6,
+                        rt.maxMemory() / 1e6);
+            }
+        }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             printJson(analysis, out);
@@ -83,13 +100,6 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         out.flush();
         analysis.warnings().forEach(w -> spec.commandLine().getErr().println("aorta analyze: warning: " + w));
-        if (benchmark) {
-            long bytes = CliOptions.uncompressedBytes(traces);
-            spec.commandLine().getErr().printf(Locale.ROOT, "aorta analyze: benchmark: %.1f MB uncompressed, parse %.3f s (%.1f MB/s),"
-                            + " analyse %.3f s, total %.1f MB/s, heap used %.0f MB%n", bytes / 1e6, (t1 - t0) / 1e9,
-                    bytes / 1e6 / ((t1 - t0) / 1e9), (t2 - t1) / 1e9, bytes / 1e6 / ((t2 - t0) / 1e9),
-                    (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / 1e6);
-        }
         return 0;
     }
 
