@@ -23,7 +23,8 @@ import java.util.Map;
  * rocprofv3 {@code *_results.json} ({@code {"rocprofiler-sdk-tool":[{...}]}}), streamed with Jackson.
  *
  * <p>Reads {@code agents} (agent handle → GPU index), {@code kernel_symbols} (kernel id → name),
- * {@code strings.buffer_records} (operation names of API records) and from {@code buffer_records}:
+ * {@code strings.buffer_records} (operation names of API records), {@code strings.marker_api} (roctx messages by
+ * correlation id, when present) and from {@code buffer_records}:
  * {@code kernel_dispatch} → KERNEL, {@code memory_copy} → MEMCPY, {@code hip_api} → API calls,
  * {@code marker_api} → RANGE markers. Everything else (code objects, counters, host functions...) is skipped
  * without being built. Records are emitted once the document (or what of it could be read) is done, because
@@ -54,6 +55,7 @@ public final class RocprofJsonReader implements TraceReader {
         final Map<Long, Integer> gpuIndexByAgent = new HashMap<>();
         final Map<Long, String> kernelNames = new HashMap<>();
         final Map<Long, List<String>> operationNames = new HashMap<>();
+        final Map<Long, String> markerMessages = new HashMap<>();
         final List<Pending> pending = new ArrayList<>();
         final List<ApiCall> apiCalls = new ArrayList<>();
         final List<long[]> apiOps = new ArrayList<>();
@@ -201,6 +203,26 @@ public final class RocprofJsonReader implements TraceReader {
                     }
                     s.operationNames.put(kindIndex++, ops);
                 }
+            } else if ("marker_api".equals(field) && t == JsonToken.START_ARRAY) {
+                // roctx messages as [{"key": correlation id, "value": message}]
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    long key = -1;
+                    String value = null;
+                    String f;
+                    while ((f = p.nextFieldName()) != null) {
+                        JsonToken ft = p.nextToken();
+                        if ("key".equals(f) && ft.isNumeric()) {
+                            key = p.getLongValue();
+                        } else if ("value".equals(f) && ft == JsonToken.VALUE_STRING) {
+                            value = p.getText();
+                        } else if (ft.isStructStart()) {
+                            p.skipChildren();
+                        }
+                    }
+                    if (value != null) {
+                        s.markerMessages.put(key, value);
+                    }
+                }
             } else if (t.isStructStart()) {
                 p.skipChildren();
             }
@@ -334,7 +356,7 @@ public final class RocprofJsonReader implements TraceReader {
                 }
             }
         }
-        s.markers.add(new Marker(Marker.Kind.RANGE, "marker#" + correlation, TraceSink.UNKNOWN_RANK, -1, start,
+        s.markers.add(new Marker(Marker.Kind.RANGE, Long.toString(correlation), TraceSink.UNKNOWN_RANK, -1, start,
                 Math.max(start, end), CLOCK));
     }
 
@@ -359,7 +381,12 @@ public final class RocprofJsonReader implements TraceReader {
             String name = op[1] >= 0 && op[1] < names.size() ? names.get((int) op[1]) : "api#" + op[1];
             sink.api(new ApiCall(name, c.thread(), 0, c.startNs(), c.endNs(), c.correlationId(), 0, Map.of(), CLOCK));
         }
-        s.markers.forEach(sink::marker);
+        for (Marker m : s.markers) {
+            // the name holds the correlation id until the messages (which may come later) are known
+            long correlation = Long.parseLong(m.name());
+            sink.marker(new Marker(m.kind(), s.markerMessages.getOrDefault(correlation, "roctx#" + correlation), m.rank(),
+                    m.step(), m.startNs(), m.endNs(), m.clock()));
+        }
     }
 
     private static long handle(JsonParser p, JsonToken v) throws IOException {
