@@ -11,4 +11,8 @@ public record WindowReport(int rank, Window window, String source, OverlapMetric
                            List<StreamUtilization> streams, List<KernelBreakdown.Entry> kernels,
                            QueueSwitchOverhead queueSwitch, DispatchLatency dispatch, LaunchLatency launch,
                            QueueLength queueLength, JvmAttribution jvm) {
+
+    /** A rank's kernel breakdown over some window. */
+    public record RankKernels(int rank, List<KernelBreakdown.Entry> kernels) {
+    }
 }

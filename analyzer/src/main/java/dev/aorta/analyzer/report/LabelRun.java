@@ -1,6 +1,9 @@
 package dev.aorta.analyzer.report;
 
+import dev.aorta.analyzer.metrics.ClassIntervals;
+import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
+import dev.aorta.analyzer.metrics.WindowPlanner;
 import dev.aorta.analyzer.metrics.Window;
 import dev.aorta.analyzer.metrics.WindowReport;
 
@@ -9,6 +12,12 @@ import java.util.List;
 
 /** One labelled run of a report: its directory and its analysis. */
 public record LabelRun(String label, Path logDir, TraceAnalysis analysis) {
+
+    /** The kernel breakdown of the whole trace of each rank (top 10 names per class). */
+    public List<WindowReport.RankKernels> topKernels() {
+        return analysis.timelines().stream().map(t -> new WindowReport.RankKernels(t.rank(),
+                KernelBreakdown.of(t, new ClassIntervals(t), WindowPlanner.whole(t), 10))).toList();
+    }
 
     /** The per-iteration windows of all ranks (the whole trace when a run has no iterations). */
     public List<WindowReport> iterations() {

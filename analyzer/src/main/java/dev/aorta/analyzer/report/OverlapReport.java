@@ -2,6 +2,9 @@ package dev.aorta.analyzer.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.aorta.analyzer.clock.CollectiveAlignment;
+import dev.aorta.analyzer.metrics.KernelBreakdown;
+import dev.aorta.analyzer.metrics.Stragglers;
 import dev.aorta.analyzer.metrics.WindowReport;
 
 import java.io.IOException;
@@ -15,7 +18,10 @@ import java.util.Map;
  * The content of {@code aorta report}: per-label aggregates of the §5 metrics over iterations, and the comparison of
  * each candidate label with the reference label. Written as {@code summary.json}:
  * <pre>
- * {"labels": {L: {"log_dir", "ranks", "iterations", "metrics": {name: {count, mean, median, std, min, max}}}},
+ * {"labels": {L: {"log_dir", "ranks", "iterations", "metrics": {name: {count, mean, median, std, min, max}},
+ *                  "clock_offsets": {rank: {offset_ns, matched_collectives, residual_ns, aligned}},
+ *                  "stragglers": [{step, rank, lateness_ns}], "top_kernels": [{rank, class, name, count, total_ns,
+ *                  share_of_class}], "warnings": [..]}},
  *  "comparisons": [{"reference", "candidate", "metrics": {name: {reference_mean, candidate_mean, delta, ratio,
  *                   welch_t_p, mann_whitney_p, significant}}}]}
  * </pre>
@@ -72,6 +78,39 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                     g.writeEndObject();
                 }
                 g.writeEndObject();
+                g.writeObjectFieldStart("clock_offsets");
+                for (CollectiveAlignment.Offset o : run.analysis().offsets().values()) {
+                    g.writeObjectFieldStart(Integer.toString(o.rank()));
+                    g.writeNumberField("offset_ns", o.offsetNs());
+                    g.writeNumberField("matched_collectives", o.matchedCollectives());
+                    g.writeNumberField("residual_ns", o.residualNs());
+                    g.writeBooleanField("aligned", o.aligned());
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+                g.writeArrayFieldStart("stragglers");
+                for (Stragglers st : run.analysis().stragglers()) {
+                    g.writeStartObject();
+                    g.writeNumberField("step", st.step());
+                    g.writeNumberField("rank", st.stragglerRank());
+                    g.writeNumberField("lateness_ns", st.latenessNs());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeArrayFieldStart("top_kernels");
+                for (WindowReport.RankKernels rk : run.topKernels()) {
+                    for (KernelBreakdown.Entry k : rk.kernels()) {
+                        g.writeStartObject();
+                        g.writeNumberField("rank", rk.rank());
+                        g.writeStringField("class", k.activityClass().name().toLowerCase(java.util.Locale.ROOT));
+                        g.writeStringField("name", k.name());
+                        g.writeNumberField("count", k.count());
+                        g.writeNumberField("total_ns", k.totalNs());
+                        g.writeNumberField("share_of_class", k.shareOfClass());
+                        g.writeEndObject();
+                    }
+                }
+                g.writeEndArray();
                 g.writeArrayFieldStart("warnings");
                 for (String w : run.analysis().warnings()) {
                     g.writeString(w);

@@ -63,7 +63,9 @@ public final class Plots {
         renderer.setSeriesPaint(1, CLASS_COLORS.get(ActivityClass.COMMUNICATION));
         renderer.setSeriesPaint(2, new Color(0x9467bd));
         XYPlot plot = new XYPlot(data, new NumberAxis("iteration (step)"), new NumberAxis("ms per iteration"), renderer);
-        ((NumberAxis) plot.getDomainAxis()).setStandardTickUnits(NumberAxis.createIntegerTickUnits());
+        NumberAxis steps = (NumberAxis) plot.getDomainAxis();
+        steps.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
+        steps.setAutoRangeIncludesZero(false);
         JFreeChart chart = new JFreeChart(label + ": compute vs overlap per iteration", JFreeChart.DEFAULT_TITLE_FONT,
                 plot, true);
         chart.setBackgroundPaint(Color.WHITE);
