@@ -12,6 +12,9 @@ import java.util.Locale;
 
 /** Writes a {@link WindowReport} as JSON: the §5 names first, details (streams, kernels, latencies) on request. */
 public final class WindowReportJson {
+    /** Enough to plot queue length over a window without making a line megabytes long. */
+    private static final int QUEUE_LENGTH_POINTS = 500;
+
     private WindowReportJson() {
     }
 
@@ -64,6 +67,14 @@ public final class WindowReportJson {
             g.writeStringField("basis", r.queueLength().basis());
             g.writeNumberField("max", r.queueLength().max());
             g.writeNumberField("time_weighted_mean", r.queueLength().timeWeightedMean());
+            g.writeArrayFieldStart("series");
+            for (long[] point : r.queueLength().series(QUEUE_LENGTH_POINTS)) {
+                g.writeStartArray();
+                g.writeNumber(point[0]);
+                g.writeNumber(point[1]);
+                g.writeEndArray();
+            }
+            g.writeEndArray();
             g.writeEndObject();
             if (r.jvm() != null) {
                 g.writeObjectFieldStart("jvm");

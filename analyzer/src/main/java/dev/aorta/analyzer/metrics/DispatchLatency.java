@@ -24,42 +24,69 @@ import java.util.Map;
  *       {@code fromEnqueue}.</li>
  * </ul>
  * Without enqueue times (no API records and no CUPTI latency timestamps) nothing can be said: counts are 0.
+ * The per-activity values are computed once per rank ({@link #perActivity}) and summarised per window.
  */
 public record DispatchLatency(LatencyStats sameStream, LatencyStats crossStream, LatencyStats fromEnqueue) {
+    private static final byte NONE = 0;
+    private static final byte SAME_STREAM = 1;
+    private static final byte CROSS_STREAM = 2;
+    private static final byte FROM_ENQUEUE = 3;
 
-    public static DispatchLatency of(RankTimeline t, ClassIntervals unions, Window w, Map<Long, ApiCall> calls) {
+    /** Each activity's latency and which kind it is, by activity index. */
+    public record PerActivity(long[] latencyNs, byte[] kind) {
+    }
+
+    public static PerActivity perActivity(RankTimeline t, Map<Long, ApiCall> calls) {
         List<DeviceActivity> acts = t.activities();
+        long[] latency = new long[acts.size()];
+        byte[] kind = new byte[acts.size()];
         Map<Long, List<long[]>> enqueuedByStream = new HashMap<>(); // per stream: {enqueue, end}, in start order
         Map<Long, Long> lastEndOnStream = new HashMap<>();
-        LatencyStats.Samples same = new LatencyStats.Samples();
-        LatencyStats.Samples cross = new LatencyStats.Samples();
-        LatencyStats.Samples enqueue = new LatencyStats.Samples();
         Map<Long, List<Dependency>> waitsByStream = new HashMap<>();
         for (Dependency d : t.dependencies()) {
             waitsByStream.computeIfAbsent(d.waitStream(), s -> new ArrayList<>()).add(d);
         }
-        // walk from the beginning: predecessors before the window matter for kernels inside it
-        for (int i = 0; i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+        for (int i = 0; i < acts.size(); i++) {
             DeviceActivity a = acts.get(i);
             if (t.classOf(i) == ActivityClass.OTHER) {
                 continue;
             }
             long e = enqueueTime(a, calls);
             Long prevEnd = lastEndOnStream.put(a.stream(), a.endNs());
-            if (e != DeviceActivity.UNKNOWN) {
-                enqueuedByStream.computeIfAbsent(a.stream(), s -> new ArrayList<>()).add(new long[] {e, a.endNs()});
-            }
-            if (e == DeviceActivity.UNKNOWN || !WindowActivities.startsIn(a, w)) {
+            if (e == DeviceActivity.UNKNOWN) {
                 continue;
             }
+            enqueuedByStream.computeIfAbsent(a.stream(), s -> new ArrayList<>()).add(new long[] {e, a.endNs()});
             long p = prevEnd == null ? Long.MIN_VALUE : prevEnd;
             long x = crossDependencyEnd(waitsByStream.get(a.stream()), e, enqueuedByStream);
             long ready = Math.max(p, x);
             if (ready > e) {
-                long latency = Math.max(0, a.startNs() - ready);
-                (p >= x ? same : cross).add(latency);
+                latency[i] = Math.max(0, a.startNs() - ready);
+                kind[i] = p >= x ? SAME_STREAM : CROSS_STREAM;
             } else {
-                enqueue.add(Math.max(0, a.startNs() - e));
+                latency[i] = Math.max(0, a.startNs() - e);
+                kind[i] = FROM_ENQUEUE;
+            }
+        }
+        return new PerActivity(latency, kind);
+    }
+
+    public static DispatchLatency of(RankTimeline t, ClassIntervals unions, Window w, PerActivity values) {
+        LatencyStats.Samples same = new LatencyStats.Samples();
+        LatencyStats.Samples cross = new LatencyStats.Samples();
+        LatencyStats.Samples enqueue = new LatencyStats.Samples();
+        List<DeviceActivity> acts = t.activities();
+        for (int i = WindowActivities.first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+            if (!WindowActivities.startsIn(acts.get(i), w)) {
+                continue;
+            }
+            switch (values.kind()[i]) {
+                case SAME_STREAM -> same.add(values.latencyNs()[i]);
+                case CROSS_STREAM -> cross.add(values.latencyNs()[i]);
+                case FROM_ENQUEUE -> enqueue.add(values.latencyNs()[i]);
+                default -> {
+                    // no enqueue time known
+                }
             }
         }
         return new DispatchLatency(same.stats(), cross.stats(), enqueue.stats());

@@ -60,4 +60,29 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
         return new QueueLength(anyEnqueue ? "enqueue" : "running", max,
                 w.lengthNs() == 0 ? 0 : weighted / w.lengthNs(), points);
     }
+
+    /**
+     * The change points thinned to at most {@code maxPoints} for output: the window is cut into equal buckets and
+     * each keeps its largest queue length (so peaks survive), at the bucket's first change time.
+     */
+    public List<long[]> series(int maxPoints) {
+        if (changePoints.size() <= maxPoints) {
+            return changePoints;
+        }
+        long from = changePoints.get(0)[0];
+        long span = Math.max(1, changePoints.get(changePoints.size() - 1)[0] - from + 1);
+        List<long[]> out = new ArrayList<>();
+        long bucket = -1;
+        for (long[] p : changePoints) {
+            long b = (p[0] - from) * maxPoints / span;
+            if (b != bucket) {
+                out.add(new long[] {p[0], p[1]});
+                bucket = b;
+            } else {
+                long[] last = out.get(out.size() - 1);
+                last[1] = Math.max(last[1], p[1]);
+            }
+        }
+        return out;
+    }
 }

@@ -37,7 +37,7 @@ public record Stragglers(long step, int stragglerRank, long latenessNs, Map<Inte
                 }
                 List<Long> starts = new ArrayList<>();
                 List<DeviceActivity> acts = t.activities();
-                for (int i = 0; i < acts.size(); i++) {
+                for (int i = firstStartingAt(acts, m.startNs()); i < acts.size() && acts.get(i).startNs() < m.endNs(); i++) {
                     DeviceActivity a = acts.get(i);
                     if (t.classOf(i) == ActivityClass.COMMUNICATION && a.startNs() >= m.startNs() && a.startNs() < m.endNs()) {
                         starts.add(a.startNs() + o.offsetNs());
@@ -70,5 +70,20 @@ public record Stragglers(long step, int stragglerRank, long latenessNs, Map<Inte
             out.add(new Stragglers(step, worst, lateness.get(worst), lateness));
         });
         return out;
+    }
+
+    /** The first index of start-sorted activities starting at or after {@code t}. */
+    private static int firstStartingAt(List<DeviceActivity> acts, long t) {
+        int lo = 0;
+        int hi = acts.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (acts.get(mid).startNs() < t) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 }

@@ -9,12 +9,16 @@ import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.core.event.Marker;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,7 +28,9 @@ import java.util.regex.Pattern;
  *
  * <p>Mapping: {@code kernel} → KERNEL, {@code gpu_memcpy} → MEMCPY, {@code gpu_memset} → MEMSET (device records,
  * stream from {@code args.stream} given as a number or a (hex) string); {@code cuda_runtime}/{@code cuda_driver}
- * → API calls (their {@code args.correlation} links them to the device record they launched); host-side
+ * → API calls (their {@code args.correlation} links them to the device record they launched); {@code cuda_sync}
+ * "Stream Wait Event" records → dependencies (recorded when the {@code cudaEventRecord} call they name started,
+ * waited for when the {@code cudaStreamWaitEvent} call started); host-side
  * {@code ProfilerStep#N} ranges → ITERATION markers (step N); other {@code user_annotation} and
  * {@code gpu_user_annotation} ranges → RANGE markers. {@code ts}/{@code dur} are microseconds, integer or
  * decimal, converted exactly to nanoseconds in the {@code kineto-epoch-us} clock; {@code baseTimeNanoseconds}
@@ -52,6 +58,7 @@ public final class KinetoReader implements TraceReader {
     public void read(TraceSource source, TraceSink sink) throws IOException {
         long events = 0;
         boolean sawBase = false;
+        Links links = new Links();
         try (InputStream in = source.open(); JsonParser p = JSON.createParser(in)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new TraceFormatException(source.path() + ": expected a JSON object with \"traceEvents\"");
@@ -61,7 +68,7 @@ public final class KinetoReader implements TraceReader {
                 while ((field = p.nextFieldName()) != null) {
                     JsonToken value = p.nextToken();
                     switch (field) {
-                        case "traceEvents" -> events += readEvents(p, sink);
+                        case "traceEvents" -> events += readEvents(p, sink, links);
                         case "distributedInfo" -> readDistributedInfo(p, sink);
                         case "baseTimeNanoseconds" -> {
                             sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, p.getLongValue()));
@@ -80,6 +87,7 @@ public final class KinetoReader implements TraceReader {
                         + "); kept the " + events + " events before it");
             }
         }
+        links.emitDependencies(sink);
         if (!sawBase) {
             // without a base, Kineto timestamps are microseconds since the Unix epoch
             sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, 0));
@@ -105,7 +113,27 @@ public final class KinetoReader implements TraceReader {
         }
     }
 
-    private long readEvents(JsonParser p, TraceSink sink) throws IOException {
+    /**
+     * What links records across the trace: the host start of each runtime call by correlation id, and the
+     * stream-wait-event records, which become dependencies once the calls they refer to are known.
+     */
+    private static final class Links {
+        final Map<Long, Long> runtimeStartByCorrelation = new HashMap<>();
+        final List<long[]> waits = new ArrayList<>(); // {event, recordStream, recordCorrelation, waitStream, waitCorrelation, ts}
+
+        void emitDependencies(TraceSink sink) {
+            for (long[] w : waits) {
+                Long recordNs = runtimeStartByCorrelation.get(w[2]);
+                if (recordNs == null) {
+                    continue; // the cudaEventRecord fell outside the profiled window
+                }
+                long waitNs = runtimeStartByCorrelation.getOrDefault(w[4], w[5]);
+                sink.dependency(new Dependency(w[0], w[1], recordNs, w[3], waitNs, CLOCK));
+            }
+        }
+    }
+
+    private long readEvents(JsonParser p, TraceSink sink, Links links) throws IOException {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             p.skipChildren();
             return 0;
@@ -115,7 +143,7 @@ public final class KinetoReader implements TraceReader {
         while (p.nextToken() == JsonToken.START_OBJECT) {
             e.clear();
             readEvent(p, e);
-            emit(e, sink);
+            emit(e, sink, links);
             n++;
         }
         if (p.currentToken() != JsonToken.END_ARRAY) {
@@ -139,6 +167,10 @@ public final class KinetoReader implements TraceReader {
         long bytes;
         Dim3 grid = Dim3.NONE;
         Dim3 block = Dim3.NONE;
+        String syncKind;
+        long waitOnStream = -1;
+        long waitOnRecordCorrelation = -1;
+        long waitOnEvent = -1;
 
         void clear() {
             ph = null;
@@ -154,6 +186,10 @@ public final class KinetoReader implements TraceReader {
             bytes = 0;
             grid = Dim3.NONE;
             block = Dim3.NONE;
+            syncKind = null;
+            waitOnStream = -1;
+            waitOnRecordCorrelation = -1;
+            waitOnEvent = -1;
         }
     }
 
@@ -195,6 +231,10 @@ public final class KinetoReader implements TraceReader {
                 case "correlation" -> e.correlation = JsonNumbers.idValue(p, 0);
                 case "bytes" -> e.bytes = JsonNumbers.idValue(p, 0);
                 case "grid" -> e.grid = dim(p, v);
+                case "cuda_sync_kind" -> e.syncKind = p.getText();
+                case "wait_on_stream" -> e.waitOnStream = JsonNumbers.idValue(p, -1);
+                case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
+                case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
                 case "block" -> e.block = dim(p, v);
                 default -> {
                     if (v.isStructStart()) {
@@ -223,7 +263,7 @@ public final class KinetoReader implements TraceReader {
         return new Dim3(xyz[0], xyz[1], xyz[2]);
     }
 
-    private static void emit(Event e, TraceSink sink) {
+    private static void emit(Event e, TraceSink sink, Links links) {
         if (!"X".equals(e.ph) || e.cat == null || e.ts == Long.MIN_VALUE || e.dur < 0) {
             return;
         }
@@ -233,8 +273,18 @@ public final class KinetoReader implements TraceReader {
             case "kernel" -> sink.activity(device(ActivityKind.KERNEL, e, start, end));
             case "gpu_memcpy" -> sink.activity(device(ActivityKind.MEMCPY, e, start, end));
             case "gpu_memset" -> sink.activity(device(ActivityKind.MEMSET, e, start, end));
-            case "cuda_runtime", "cuda_driver" -> sink.api(new ApiCall(e.name, e.tid, Math.max(e.stream, 0),
-                    start, end, e.correlation, 0, Map.of(), CLOCK));
+            case "cuda_runtime", "cuda_driver" -> {
+                sink.api(new ApiCall(e.name, e.tid, Math.max(e.stream, 0), start, end, e.correlation, 0, Map.of(), CLOCK));
+                if (e.correlation != 0) {
+                    links.runtimeStartByCorrelation.put(e.correlation, start);
+                }
+            }
+            case "cuda_sync" -> {
+                if ("Stream Wait Event".equals(e.syncKind) && e.stream >= 0 && e.waitOnStream >= 0) {
+                    links.waits.add(new long[] {e.waitOnEvent, e.waitOnStream, e.waitOnRecordCorrelation, e.stream,
+                            e.correlation, start});
+                }
+            }
             case "user_annotation", "cpu_op" -> {
                 Matcher step = e.name == null ? null : PROFILER_STEP.matcher(e.name);
                 if (step != null && step.matches()) {

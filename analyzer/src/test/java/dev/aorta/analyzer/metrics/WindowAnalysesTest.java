@@ -86,12 +86,29 @@ class WindowAnalysesTest {
         assertThat(launch.latency().count()).isEqualTo(2);
         assertThat(launch.latency().minNs()).isEqualTo(5);
         assertThat(launch.latency().maxNs()).isEqualTo(21);
-        DispatchLatency d = DispatchLatency.of(t, u, all(t), calls);
+        DispatchLatency d = DispatchLatency.of(t, u, all(t), DispatchLatency.perActivity(t, calls));
         assertThat(d.sameStream().count()).isEqualTo(1);
         assertThat(d.sameStream().meanNs()).isEqualTo(3.0);
         assertThat(d.crossStream().count()).isZero();
         assertThat(d.fromEnqueue().count()).isEqualTo(1);
         assertThat(d.fromEnqueue().meanNs()).isEqualTo(5.0);
+    }
+
+    @Test
+    void aKernelWaitingOnAnEventOfAnotherStreamHasCrossStreamDispatchLatency() {
+        // k1 on stream 1 launched at 0, runs [0,100); event recorded on 1 at 5, waited on by stream 2 at 6;
+        // k2 on stream 2 launched at 10 starts at 130: ready at 100 (k1's end), so 30 ns cross-stream
+        TimelineBuilder b = new TimelineBuilder().launch(1, 0).launch(2, 10)
+                .activity(ActivityKind.KERNEL, "k1", 1, 0, 100, 1, DeviceActivity.UNKNOWN)
+                .activity(ActivityKind.KERNEL, "k2", 2, 130, 150, 2, DeviceActivity.UNKNOWN);
+        b.trace().dependencies().add(new dev.aorta.core.event.Dependency(77, 1, 5, 2, 6,
+                dev.aorta.core.event.ClockDomain.CUPTI));
+        RankTimeline t = b.timeline();
+        var calls = LaunchLatency.callsByCorrelation(t);
+        DispatchLatency d = DispatchLatency.of(t, new ClassIntervals(t), all(t), DispatchLatency.perActivity(t, calls));
+        assertThat(d.crossStream().count()).isEqualTo(1);
+        assertThat(d.crossStream().meanNs()).isEqualTo(30.0);
+        assertThat(d.sameStream().count()).isZero();
     }
 
     @Test

@@ -64,6 +64,14 @@ class KinetoReaderTest {
         assertThat(sgemm.block()).isEqualTo(new Dim3(128, 1, 1));
         assertThat(sgemm.correlationId()).isEqualTo(27);
         assertThat(r.activities()).extracting(DeviceActivity::stream).containsOnly(20L, 24L, 28L);
+        // "Stream Wait Event": stream 24 waits on an event recorded on 20 by the cudaEventRecord of correlation 1385
+        assertThat(r.dependencies()).singleElement().satisfies(d -> {
+            assertThat(d.recordStream()).isEqualTo(20);
+            assertThat(d.waitStream()).isEqualTo(24);
+            assertThat(d.event()).isEqualTo(19);
+            assertThat(d.recordNs()).isEqualTo(1712867402367666L * 1000);
+            assertThat(d.waitNs()).isEqualTo(1712867402367682L * 1000);
+        });
         // no baseTimeNanoseconds: timestamps are epoch microseconds
         assertThat(r.anchors()).containsExactly(new ClockAnchor(ClockDomain.KINETO_EPOCH_US, 0, ClockDomain.EPOCH, 0));
     }
