@@ -61,7 +61,7 @@ public final class JfrReader implements TraceReader {
                 RecordedEvent e;
                 try {
                     e = file.readEvent();
-                } catch (IOException ex) {
+                } catch (IOException | RuntimeException ex) {
                     sink.warning(source.path() + ": recording ends early after " + events + " events (" + ex.getMessage()
                             + "); kept what came before");
                     break;
@@ -97,7 +97,7 @@ public final class JfrReader implements TraceReader {
                     }
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             if (events == 0) {
                 throw new TraceFormatException(source.path() + ": not a readable JFR recording (" + e.getMessage() + ")");
             }

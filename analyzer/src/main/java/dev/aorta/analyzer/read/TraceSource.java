@@ -32,7 +32,7 @@ public final class TraceSource {
     /** Opens {@code path} and reads its first bytes; fails with a clear message when it cannot be read. */
     public static TraceSource of(Path path) throws IOException {
         if (!Files.isRegularFile(path)) {
-            throw new IOException(path + ": no such file");
+            throw new TraceFormatException(path + ": no such file");
         }
         boolean gzip;
         try (InputStream raw = Files.newInputStream(path)) {

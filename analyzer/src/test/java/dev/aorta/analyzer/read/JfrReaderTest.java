@@ -142,4 +142,17 @@ class JfrReaderTest {
         assertThat(analysis.windows().get(0).launch().latency().count()).isEqualTo(2);
         assertThat(analysis.windows().get(0).launch().latency().p50Ns()).isEqualTo(1_000);
     }
+
+    @Test
+    void aRecordingCutShortIsReadUpToTheCutOrRejectedWithOneClearMessage(@TempDir Path tmp) throws IOException {
+        Path full = record(tmp);
+        byte[] bytes = java.nio.file.Files.readAllBytes(full);
+        Path cut = java.nio.file.Files.write(tmp.resolve("cut.jfr"), java.util.Arrays.copyOf(bytes, bytes.length * 2 / 3));
+        try {
+            TraceSet set = TraceLoader.withInstalledReaders().load(List.of(cut));
+            assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("cut.jfr"));
+        } catch (TraceFormatException e) {
+            assertThat(e.getMessage()).contains("cut.jfr");
+        }
+    }
 }
