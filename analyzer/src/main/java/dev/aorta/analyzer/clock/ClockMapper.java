@@ -7,7 +7,6 @@ import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.OptionalLong;
 
 /**
  * Maps timestamps of one rank's clocks onto a reference clock through its {@link ClockAnchor} pairs, chaining them
@@ -15,11 +14,9 @@ import java.util.OptionalLong;
  * the same rate, so a mapping is an offset.
  */
 public final class ClockMapper {
-    private final ClockDomain reference;
     private final Map<ClockDomain, Long> offsetToReference = new EnumMap<>(ClockDomain.class);
 
     public ClockMapper(ClockDomain reference, Collection<ClockAnchor> anchors) {
-        this.reference = reference;
         offsetToReference.put(reference, 0L);
         ArrayDeque<ClockDomain> todo = new ArrayDeque<>();
         todo.add(reference);
@@ -40,18 +37,8 @@ public final class ClockMapper {
         }
     }
 
-    public ClockDomain reference() {
-        return reference;
-    }
-
     public boolean canMap(ClockDomain domain) {
         return offsetToReference.containsKey(domain);
-    }
-
-    /** {@code ns} of {@code domain} on the reference clock, or empty when no anchor chain connects them. */
-    public OptionalLong map(ClockDomain domain, long ns) {
-        Long offset = offsetToReference.get(domain);
-        return offset == null ? OptionalLong.empty() : OptionalLong.of(ns + offset);
     }
 
     /** The offset to add to a time of {@code domain} to get the reference clock; callers check {@link #canMap}. */

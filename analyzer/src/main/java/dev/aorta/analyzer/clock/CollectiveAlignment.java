@@ -5,7 +5,6 @@ import dev.aorta.core.event.DeviceActivity;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -84,12 +83,5 @@ public final class CollectiveAlignment {
         long[] a = values.stream().mapToLong(Long::longValue).toArray();
         Arrays.sort(a);
         return a[a.length / 2];
-    }
-
-    /** Convenience for callers that want offsets by rank with a default of 0. */
-    public static Map<Integer, Long> offsetsByRank(Map<Integer, Offset> offsets) {
-        Map<Integer, Long> out = new HashMap<>();
-        offsets.forEach((rank, o) -> out.put(rank, o.offsetNs()));
-        return out;
     }
 }

@@ -48,9 +48,5 @@ public record LatencyStats(long count, double meanNs, double p50Ns, double p95Ns
         public LatencyStats stats() {
             return of(values, n);
         }
-
-        public int size() {
-            return n;
-        }
     }
 }

@@ -16,10 +16,6 @@ public final class TraceReaders {
         return r;
     }
 
-    public List<TraceReader> all() {
-        return List.copyOf(readers);
-    }
-
     /** The reader for {@code source}, or an exception naming the file and the formats tried. */
     public TraceReader readerFor(TraceSource source) throws TraceFormatException {
         if (source.isEmpty()) {
@@ -36,10 +32,5 @@ public final class TraceReaders {
 
     private String formats() {
         return String.join(", ", readers.stream().map(TraceReader::format).toList());
-    }
-
-    /** Convenience for callers that only have a path. */
-    public TraceReader readerFor(java.nio.file.Path path) throws IOException {
-        return readerFor(TraceSource.of(path));
     }
 }

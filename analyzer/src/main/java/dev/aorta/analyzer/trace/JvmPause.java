@@ -9,8 +9,4 @@ import dev.aorta.core.event.ClockDomain;
  */
 public record JvmPause(Kind kind, String cause, long startNs, long endNs, ClockDomain clock) {
     public enum Kind { GC, SAFEPOINT }
-
-    public long durationNs() {
-        return endNs - startNs;
-    }
 }

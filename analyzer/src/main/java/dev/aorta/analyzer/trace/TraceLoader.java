@@ -6,6 +6,7 @@ import dev.aorta.analyzer.read.TraceReaders;
 import dev.aorta.analyzer.read.TraceSource;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Marker;
@@ -15,7 +16,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -166,35 +169,74 @@ public final class TraceLoader {
 
         void flushInto(TraceSet set, int fileRank) {
             set.warnings().addAll(warnings);
+            Map<ClockDomain, Long> shift = shiftsOntoExistingAnchors(set.rank(fileRank));
             // per-record ranks (agent JSONL, AORTA logs) win; records without one belong to the file's rank
             for (DeviceActivity a : activities) {
                 int r = a.rank() == UNKNOWN_RANK ? fileRank : a.rank();
-                RankTrace t = target(set, r);
-                t.activities().add(a.rank() == r ? a : withRank(a, r));
+                long d = shift.getOrDefault(a.clock(), 0L);
+                target(set, r).activities().add(a.rank() == r && d == 0 ? a : new DeviceActivity(a.kind(), a.name(), r,
+                        a.device(), a.stream(), a.startNs() + d, a.endNs() + d, a.correlationId(), plus(a.queuedNs(), d),
+                        plus(a.submittedNs(), d), a.grid(), a.block(), a.bytes(), a.clock()));
             }
             for (Marker m : markers) {
                 int r = m.rank() == UNKNOWN_RANK ? fileRank : m.rank();
-                target(set, r).markers().add(m.rank() == r ? m : new Marker(m.kind(), m.name(), r, m.step(),
-                        m.startNs(), m.endNs(), m.clock()));
+                long d = shift.getOrDefault(m.clock(), 0L);
+                target(set, r).markers().add(m.rank() == r && d == 0 ? m : new Marker(m.kind(), m.name(), r, m.step(),
+                        m.startNs() + d, m.endNs() + d, m.clock()));
             }
             RankTrace own = target(set, fileRank);
             own.worldSize(worldSize);
-            own.apiCalls().addAll(apiCalls);
+            for (ApiCall c : apiCalls) {
+                long d = shift.getOrDefault(c.clock(), 0L);
+                own.apiCalls().add(d == 0 ? c : new ApiCall(c.name(), c.thread(), c.stream(), c.startNs() + d,
+                        c.endNs() + d, c.correlationId(), c.result(), c.args(), c.clock()));
+            }
+            for (Dependency x : dependencies) {
+                long d = shift.getOrDefault(x.clock(), 0L);
+                own.dependencies().add(d == 0 ? x : new Dependency(x.event(), x.recordStream(), x.recordNs() + d,
+                        x.waitStream(), x.waitNs() + d, x.clock()));
+            }
+            for (JvmPause p : pauses) {
+                long d = shift.getOrDefault(p.clock(), 0L);
+                own.jvmPauses().add(d == 0 ? p : new JvmPause(p.kind(), p.cause(), p.startNs() + d, p.endNs() + d, p.clock()));
+            }
             own.streams().addAll(streams);
-            own.dependencies().addAll(dependencies);
-            own.anchors().addAll(anchors);
-            own.jvmPauses().addAll(pauses);
+            for (ClockAnchor a : anchors) {
+                if (!shift.containsKey(a.from())) {
+                    own.anchors().add(a);
+                }
+            }
+        }
+
+        /**
+         * Two files of one rank may use the same clock tag with different origins (two Kineto traces each
+         * relative to its own baseTimeNanoseconds). When this file anchors a clock differently from an anchor the
+         * rank already has, its records of that clock are shifted onto the existing origin, so one tag means one
+         * origin within a rank.
+         */
+        private Map<ClockDomain, Long> shiftsOntoExistingAnchors(RankTrace rank) {
+            Map<ClockDomain, Long> shift = new EnumMap<>(ClockDomain.class);
+            for (ClockAnchor mine : anchors) {
+                for (ClockAnchor theirs : rank.anchors()) {
+                    if (theirs.from() == mine.from() && theirs.to() == mine.to()) {
+                        long d = (mine.toNs() - mine.fromNs()) - (theirs.toNs() - theirs.fromNs());
+                        if (d != 0) {
+                            shift.putIfAbsent(mine.from(), d);
+                        }
+                    }
+                }
+            }
+            return shift;
+        }
+
+        private static long plus(long t, long d) {
+            return t == DeviceActivity.UNKNOWN ? t : t + d;
         }
 
         private RankTrace target(TraceSet set, int rank) {
             RankTrace t = set.rank(rank);
             t.addSource(file);
             return t;
-        }
-
-        private static DeviceActivity withRank(DeviceActivity a, int rank) {
-            return new DeviceActivity(a.kind(), a.name(), rank, a.device(), a.stream(), a.startNs(), a.endNs(),
-                    a.correlationId(), a.queuedNs(), a.submittedNs(), a.grid(), a.block(), a.bytes(), a.clock());
         }
     }
 }

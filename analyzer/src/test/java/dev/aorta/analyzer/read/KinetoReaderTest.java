@@ -115,4 +115,26 @@ class KinetoReaderTest {
         assertThat(JsonNumbers.parseId("0x7f", -1)).isEqualTo(127);
         assertThat(JsonNumbers.parseId("12", -1)).isEqualTo(12);
     }
+
+    private static String kineto(long baseTimeNs, String kernel) {
+        return "{\"distributedInfo\": {\"rank\": 2, \"world_size\": 4}, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\","
+                + " \"name\": \"" + kernel + "\", \"pid\": 0, \"tid\": 7, \"ts\": 10.5, \"dur\": 2,"
+                + " \"args\": {\"stream\": \"0x7\", \"device\": 0, \"correlation\": 1}}],"
+                + " \"baseTimeNanoseconds\": " + baseTimeNs + "}";
+    }
+
+    @Test
+    void twoTracesOfOneRankWithDifferentBaseTimesLandOnOneTimeline(@TempDir Path tmp) throws IOException {
+        Path first = Files.writeString(tmp.resolve("window1.json"), kineto(1_000_000_000L, "first"));
+        Path second = Files.writeString(tmp.resolve("window2.json"), kineto(3_000_000_000L, "second"));
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(first, second));
+        RankTrace r = set.ranks().iterator().next();
+        assertThat(r.rank()).isEqualTo(2);
+        assertThat(r.worldSize()).isEqualTo(4);
+        assertThat(r.activities()).extracting(DeviceActivity::stream).containsOnly(7L);
+        var t = new dev.aorta.analyzer.clock.RankTimeline(r, dev.aorta.analyzer.classify.ActivityClassifier.defaults());
+        assertThat(t.activities()).extracting(DeviceActivity::name).containsExactly("first", "second");
+        assertThat(t.activities().get(1).startNs() - t.activities().get(0).startNs()).isEqualTo(2_000_000_000L);
+        assertThat(t.activities().get(0).durationNs()).isEqualTo(2_000);
+    }
 }
