@@ -58,6 +58,15 @@ class AnalyzeCommandTest {
     }
 
     @Test
+    void rangesAreWindowsToo() throws IOException {
+        CliRun run = CliRun.of(new AnalyzeCommand(), "--format", "json", "--window", "ranges",
+                Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz").toString());
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("\"window\":\"## backward ##\"", "\"window\":\"nccl:all_reduce\"");
+        assertThat(run.out().lines()).allSatisfy(l -> assertThat(l).contains("\"window_ns\":"));
+    }
+
+    @Test
     void anEmptyFileIsOneClearErrorAndExitCode2(@TempDir Path tmp) throws IOException {
         Path empty = Files.createFile(tmp.resolve("rank_0_trace.json"));
         CliRun run = CliRun.of(new AnalyzeCommand(), empty.toString());
