@@ -65,6 +65,12 @@ public final class ReportCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--log-dir and --label must come in pairs: got " + logDirs.size()
                     + " directories and " + labels.size() + " labels");
         }
+        for (String label : labels) {
+            if (!label.matches("[A-Za-z0-9._-]+")) {
+                throw new IllegalArgumentException("--label '" + label + "': use letters, digits, '.', '_' or '-' only"
+                        + " (it names output files)");
+            }
+        }
         if (labels.stream().distinct().count() != labels.size()) {
             throw new IllegalArgumentException("--label: every label must be different, got " + labels);
         }

@@ -35,13 +35,12 @@ public final class PerfettoExporter {
         long origin = Long.MAX_VALUE;
         for (RankTimeline t : ranks) {
             long off = offset(offsets, t.rank());
-            for (DeviceActivity a : t.activities()) {
-                origin = Math.min(origin, a.startNs() + off);
-                break; // sorted by start
+            // activities and markers are sorted by start, so their first element is their earliest
+            if (!t.activities().isEmpty()) {
+                origin = Math.min(origin, t.activities().get(0).startNs() + off);
             }
-            for (Marker m : t.markers()) {
-                origin = Math.min(origin, m.startNs() + off);
-                break;
+            if (!t.markers().isEmpty()) {
+                origin = Math.min(origin, t.markers().get(0).startNs() + off);
             }
             for (ApiCall c : t.apiCalls()) {
                 origin = Math.min(origin, c.startNs() + off);

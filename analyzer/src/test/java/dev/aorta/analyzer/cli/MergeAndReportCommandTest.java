@@ -73,4 +73,12 @@ class MergeAndReportCommandTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("--log-dir and --label must come in pairs");
     }
+
+    @Test
+    void aLabelMustBeUsableAsAFileName(@TempDir Path tmp) {
+        CliRun run = CliRun.of(new ReportCommand(), "--log-dir", tmp.toString(), "--label", "../x", "--output",
+                tmp.resolve("o").toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--label '../x': use letters, digits");
+    }
 }
