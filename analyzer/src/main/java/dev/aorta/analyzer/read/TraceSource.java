@@ -42,8 +42,7 @@ public final class TraceSource {
         try (InputStream in = open(path, gzip)) {
             head = readUpTo(in, HEAD_BYTES);
         } catch (EOFException e) {
-            // a truncated gzip: detection works on what could be inflated, readers warn about the rest
-            head = headOfTruncatedGzip(path);
+            throw new TraceFormatException(path + ": the gzip stream ends inside its header; nothing can be read");
         }
         return new TraceSource(path, gzip, head);
     }
@@ -102,26 +101,17 @@ public final class TraceSource {
         return head.length >= magic.length && Arrays.equals(head, 0, magic.length, magic, 0, magic.length);
     }
 
+    /** Up to {@code max} bytes; a truncated gzip gives what could be inflated (readers warn about the rest). */
     private static byte[] readUpTo(InputStream in, int max) throws IOException {
         byte[] buf = new byte[max];
         int n = 0;
-        int r;
-        while (n < max && (r = in.read(buf, n, max - n)) > 0) {
-            n += r;
-        }
-        return Arrays.copyOf(buf, n);
-    }
-
-    private static byte[] headOfTruncatedGzip(Path path) throws IOException {
-        byte[] buf = new byte[HEAD_BYTES];
-        int n = 0;
-        try (InputStream in = open(path, true)) {
+        try {
             int r;
-            while (n < buf.length && (r = in.read(buf, n, buf.length - n)) > 0) {
+            while (n < max && (r = in.read(buf, n, max - n)) > 0) {
                 n += r;
             }
-        } catch (EOFException expected) {
-            // keep what was inflated before the end
+        } catch (EOFException truncated) {
+            // keep what came before the end
         }
         return Arrays.copyOf(buf, n);
     }

@@ -76,6 +76,14 @@ class AnalyzeCommandTest {
     }
 
     @Test
+    void aGzipCutInsideItsHeaderIsOneClearError(@TempDir Path tmp) throws IOException {
+        Path cut = Files.write(tmp.resolve("trace.json.gz"), new byte[] {0x1f, (byte) 0x8b, 8, 0});
+        CliRun run = CliRun.of(new AnalyzeCommand(), cut.toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("trace.json.gz: the gzip stream ends inside its header");
+    }
+
+    @Test
     void anUnknownFormatNamesTheFileAndTheFormatsTried(@TempDir Path tmp) throws IOException {
         Path text = Files.writeString(tmp.resolve("notes.txt"), "hello\n");
         CliRun run = CliRun.of(new AnalyzeCommand(), text.toString());
