@@ -4,6 +4,12 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.aorta.analyzer.Fixtures;
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
+import dev.aorta.core.event.Marker;
+import dev.aorta.core.jsonl.EventJsonlWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +70,31 @@ class AnalyzeCommandTest {
         assertThat(run.exitCode()).isZero();
         assertThat(run.out()).contains("\"window\":\"## backward ##\"", "\"window\":\"nccl:all_reduce\"");
         assertThat(run.out().lines()).allSatisfy(l -> assertThat(l).contains("\"window_ns\":"));
+    }
+
+    @Test
+    void severalRanksAreAlignedByTheirCollectivesAndTheStragglerIsNamed(@TempDir Path tmp) throws IOException {
+        // the agent writer of rank 1 runs its CUPTI clock 3 ms ahead of rank 0's; the collective ends together
+        for (int rank = 0; rank < 2; rank++) {
+            long skew = rank == 1 ? 3_000_000 : 0;
+            long computeEnd = rank == 1 ? 5_500_000 : 5_000_000;
+            try (var out = Files.newBufferedWriter(tmp.resolve("rank_" + rank + "_activity.jsonl"));
+                 var w = new EventJsonlWriter(out)) {
+                ClockDomain cupti = ClockDomain.CUPTI;
+                w.write(new Marker(Marker.Kind.ITERATION, "step", rank, 1,
+                        skew, 9_000_000 + skew, cupti));
+                w.write(new DeviceActivity(ActivityKind.KERNEL, "gemm", rank, 0,
+                        7, skew, computeEnd + skew, 1, -1, -1, Dim3.NONE,
+                        Dim3.NONE, 0, cupti));
+                w.write(new DeviceActivity(ActivityKind.COLLECTIVE,
+                        "ncclAllReduce", rank, 0, 13, computeEnd + skew, 8_000_000 + skew, 2, -1, -1,
+                        Dim3.NONE, Dim3.NONE, 1 << 20, cupti));
+            }
+        }
+        CliRun run = CliRun.of(new AnalyzeCommand(), tmp.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).contains("rank 0  step 1", "rank 1  step 1", "clock alignment by collectives",
+                "rank 1  offset -3.000 ms  matched 1 collectives", "step 1: straggler rank 1 (others waited 0.500 ms in total)");
     }
 
     @Test
