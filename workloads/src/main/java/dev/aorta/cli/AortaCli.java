@@ -2,6 +2,9 @@ package dev.aorta.cli;
 
 import dev.aorta.workloads.gpu.GpuSessionFactory;
 import dev.aorta.workloads.gpu.GpuSessions;
+import dev.aorta.analyzer.cli.AnalyzeCommand;
+import dev.aorta.analyzer.cli.MergeCommand;
+import dev.aorta.analyzer.cli.ReportCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,7 +12,8 @@ import picocli.CommandLine.Command;
 @Command(name = "aorta", mixinStandardHelpOptions = true, versionProvider = AortaCli.Version.class,
         description = "GPU performance toolkit for the JVM.",
         subcommands = {InfoCommand.class, CheckCommand.class, ListCommand.class, RunCommand.class, SweepCommand.class,
-                RunPriorityCommand.class, CompareCommand.class})
+                RunPriorityCommand.class, CompareCommand.class, AnalyzeCommand.class, ReportCommand.class,
+                MergeCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {

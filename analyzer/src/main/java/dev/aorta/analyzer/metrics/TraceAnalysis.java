@@ -1,0 +1,36 @@
+package dev.aorta.analyzer.metrics;
+
+import dev.aorta.analyzer.clock.CollectiveAlignment;
+import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.analyzer.trace.RankTrace;
+import dev.aorta.analyzer.trace.TraceSet;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The analysis of a whole run: per rank and window reports, the clock offsets estimated from collectives (when
+ * there are several ranks) and the straggler of each iteration.
+ */
+public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> windows,
+                            Map<Integer, CollectiveAlignment.Offset> offsets, List<Stragglers> stragglers,
+                            List<String> warnings) {
+
+    public static TraceAnalysis of(TraceSet set, AnalysisOptions options) {
+        List<String> warnings = new ArrayList<>(set.warnings());
+        List<RankTimeline> timelines = new ArrayList<>();
+        for (RankTrace r : set.ranks()) {
+            RankTimeline t = new RankTimeline(r, options.classifier());
+            warnings.addAll(t.warnings());
+            timelines.add(t);
+        }
+        List<WindowReport> windows = new ArrayList<>();
+        for (RankTimeline t : timelines) {
+            windows.addAll(RankAnalysis.analyze(t, options, warnings));
+        }
+        Map<Integer, CollectiveAlignment.Offset> offsets = CollectiveAlignment.align(timelines);
+        List<Stragglers> stragglers = timelines.size() > 1 ? Stragglers.of(timelines, offsets) : List.of();
+        return new TraceAnalysis(timelines, windows, offsets, stragglers, warnings);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.aorta.analyzer.metrics;
+
+import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.core.event.Marker;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The windows of a rank. WHOLE: from the start of its first device activity to the end of its last (§5).
+ * STEPS: one per ITERATION marker (a step seen twice, e.g. from two files of the same rank, counts once);
+ * RANGES: one per RANGE marker. A rank without the markers asked for gets the whole trace and a warning, so
+ * a partial trace still gives a result.
+ */
+public final class WindowPlanner {
+    private WindowPlanner() {
+    }
+
+    public static List<Window> windows(RankTimeline t, WindowMode mode, List<String> warnings) {
+        List<Window> out = new ArrayList<>();
+        if (mode != WindowMode.WHOLE) {
+            Marker.Kind wanted = mode == WindowMode.STEPS ? Marker.Kind.ITERATION : Marker.Kind.RANGE;
+            Set<String> seen = new HashSet<>();
+            for (Marker m : t.markers()) {
+                if (m.kind() != wanted || m.endNs() <= m.startNs()) {
+                    continue;
+                }
+                if (wanted == Marker.Kind.ITERATION) {
+                    if (seen.add("step " + m.step())) {
+                        out.add(new Window("step " + m.step(), Window.Kind.STEP, m.step(), m.startNs(), m.endNs()));
+                    }
+                } else {
+                    out.add(new Window(m.name(), Window.Kind.RANGE, -1, m.startNs(), m.endNs()));
+                }
+            }
+            if (out.isEmpty()) {
+                warnings.add("rank " + t.rank() + ": no " + (mode == WindowMode.STEPS ? "iteration" : "range")
+                        + " markers in " + t.source() + "; measured the whole trace instead");
+            }
+        }
+        if (out.isEmpty() && !t.activities().isEmpty()) {
+            out.add(whole(t));
+        }
+        return out;
+    }
+
+    public static Window whole(RankTimeline t) {
+        return new Window("whole", Window.Kind.WHOLE, -1, t.firstStart(), t.lastEnd());
+    }
+}

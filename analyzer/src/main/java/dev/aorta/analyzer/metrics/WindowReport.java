@@ -1,0 +1,18 @@
+package dev.aorta.analyzer.metrics;
+
+import java.util.List;
+
+/**
+ * Everything measured for one rank and one window.
+ *
+ * @param jvm null when the rank has no JFR pause records
+ */
+public record WindowReport(int rank, Window window, String source, OverlapMetrics overlap,
+                           List<StreamUtilization> streams, List<KernelBreakdown.Entry> kernels,
+                           QueueSwitchOverhead queueSwitch, DispatchLatency dispatch, LaunchLatency launch,
+                           QueueLength queueLength, JvmAttribution jvm) {
+
+    /** A rank's kernel breakdown over some window. */
+    public record RankKernels(int rank, List<KernelBreakdown.Entry> kernels) {
+    }
+}

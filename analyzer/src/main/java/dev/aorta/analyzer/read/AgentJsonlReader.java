@@ -1,0 +1,39 @@
+package dev.aorta.analyzer.read;
+
+import dev.aorta.analyzer.trace.TraceSink;
+import dev.aorta.core.jsonl.EventJsonl;
+import dev.aorta.core.jsonl.EventJsonlReader;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
+
+/**
+ * The agent's {@code rank_<r>_activity.jsonl} (schema in {@link EventJsonl}), read with the core codec. A line
+ * cut short by a killed run is reported with its line number and skipped; a truncated gzip keeps what came before.
+ */
+public final class AgentJsonlReader implements TraceReader {
+    private static final Pattern FIRST_RECORD =
+            Pattern.compile("^\\{\\s*\"type\"\\s*:\\s*\"(activity|api|stream|marker|dependency|anchor)\"");
+
+    @Override
+    public String format() {
+        return "aorta-agent-jsonl";
+    }
+
+    @Override
+    public boolean accepts(TraceSource source) {
+        return FIRST_RECORD.matcher(source.firstLine()).find();
+    }
+
+    @Override
+    public void read(TraceSource source, TraceSink sink) throws IOException {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(source.open(), StandardCharsets.UTF_8), 1 << 16)) {
+            new EventJsonlReader().read(in, sink);
+        } catch (java.io.EOFException e) {
+            sink.warning(source.path() + ": compressed stream ends early (" + e.getMessage() + "); kept the complete lines before it");
+        }
+    }
+}

@@ -1,0 +1,321 @@
+package dev.aorta.analyzer.read;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.aorta.analyzer.trace.TraceSink;
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
+import dev.aorta.core.event.Marker;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * PyTorch profiler (Kineto) JSON, plain or gzip, CUDA and ROCm flavours, streamed with Jackson.
+ *
+ * <p>Mapping: {@code kernel} → KERNEL, {@code gpu_memcpy} → MEMCPY, {@code gpu_memset} → MEMSET (device records,
+ * stream from {@code args.stream} given as a number or a (hex) string); {@code cuda_runtime}/{@code cuda_driver}
+ * → API calls (their {@code args.correlation} links them to the device record they launched); {@code cuda_sync}
+ * "Stream Wait Event" records → dependencies (recorded when the {@code cudaEventRecord} call they name started,
+ * waited for when the {@code cudaStreamWaitEvent} call started); host-side
+ * {@code ProfilerStep#N} ranges → ITERATION markers (step N); other {@code user_annotation} and
+ * {@code gpu_user_annotation} ranges → RANGE markers. {@code ts}/{@code dur} are microseconds, integer or
+ * decimal, converted exactly to nanoseconds in the {@code kineto-epoch-us} clock; {@code baseTimeNanoseconds}
+ * (when present) gives the anchor onto the epoch clock. {@code distributedInfo.rank} is the rank.
+ */
+public final class KinetoReader implements TraceReader {
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE).build();
+    private static final Pattern PROFILER_STEP = Pattern.compile("ProfilerStep#(\\d+)");
+    private static final ClockDomain CLOCK = ClockDomain.KINETO_EPOCH_US;
+
+    @Override
+    public String format() {
+        return "kineto";
+    }
+
+    @Override
+    public boolean accepts(TraceSource source) {
+        String head = source.headText();
+        return head.stripLeading().startsWith("{") && head.contains("\"traceEvents\"")
+                && !head.contains("\"rocprofiler-sdk-tool\"");
+    }
+
+    @Override
+    public void read(TraceSource source, TraceSink sink) throws IOException {
+        long events = 0;
+        boolean sawBase = false;
+        Links links = new Links();
+        try (InputStream in = source.open(); JsonParser p = JSON.createParser(in)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new TraceFormatException(source.path() + ": expected a JSON object with \"traceEvents\"");
+            }
+            try {
+                String field;
+                while ((field = p.nextFieldName()) != null) {
+                    JsonToken value = p.nextToken();
+                    switch (field) {
+                        case "traceEvents" -> events += readEvents(p, sink, links);
+                        case "distributedInfo" -> readDistributedInfo(p, sink);
+                        case "baseTimeNanoseconds" -> {
+                            sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, p.getLongValue()));
+                            sawBase = true;
+                        }
+                        default -> {
+                            if (value.isStructStart()) {
+                                p.skipChildren();
+                            }
+                        }
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                sink.warning(source.path() + ": trace ends early or is malformed at byte "
+                        + p.currentLocation().getByteOffset() + " of the content (" + firstLine(e)
+                        + "); kept the " + events + " events before it");
+            }
+        }
+        links.emitDependencies(sink);
+        if (!sawBase) {
+            // without a base, Kineto timestamps are microseconds since the Unix epoch
+            sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, 0));
+        }
+    }
+
+    private static void readDistributedInfo(JsonParser p, TraceSink sink) throws IOException {
+        int rank = TraceSink.UNKNOWN_RANK;
+        int worldSize = 0;
+        String field;
+        while ((field = p.nextFieldName()) != null) {
+            JsonToken v = p.nextToken();
+            if ("rank".equals(field) && v.isNumeric()) {
+                rank = p.getIntValue();
+            } else if ("world_size".equals(field) && v.isNumeric()) {
+                worldSize = p.getIntValue();
+            } else if (v.isStructStart()) {
+                p.skipChildren();
+            }
+        }
+        if (rank != TraceSink.UNKNOWN_RANK) {
+            sink.declaredRank(rank, worldSize);
+        }
+    }
+
+    /**
+     * What links records across the trace: the host start of each runtime call by correlation id, and the
+     * stream-wait-event records, which become dependencies once the calls they refer to are known.
+     */
+    private static final class Links {
+        final Map<Long, Long> runtimeStartByCorrelation = new HashMap<>();
+        final List<long[]> waits = new ArrayList<>(); // {event, recordStream, recordCorrelation, waitStream, waitCorrelation, ts}
+
+        void emitDependencies(TraceSink sink) {
+            for (long[] w : waits) {
+                Long recordNs = runtimeStartByCorrelation.get(w[2]);
+                if (recordNs == null) {
+                    continue; // the cudaEventRecord fell outside the profiled window
+                }
+                long waitNs = runtimeStartByCorrelation.getOrDefault(w[4], w[5]);
+                sink.dependency(new Dependency(w[0], w[1], recordNs, w[3], waitNs, CLOCK));
+            }
+        }
+    }
+
+    private long readEvents(JsonParser p, TraceSink sink, Links links) throws IOException {
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return 0;
+        }
+        Event e = new Event();
+        long n = 0;
+        while (p.nextToken() == JsonToken.START_OBJECT) {
+            e.clear();
+            readEvent(p, e);
+            emit(e, sink, links);
+            n++;
+        }
+        if (p.currentToken() != JsonToken.END_ARRAY) {
+            throw new IOException("\"traceEvents\" is not an array of objects");
+        }
+        return n;
+    }
+
+    /** The fields of one trace event that matter; reused for every event to keep parsing allocation-free. */
+    private static final class Event {
+        String ph;
+        String cat;
+        String name;
+        long pid;
+        long tid;
+        long ts = Long.MIN_VALUE;
+        long dur;
+        long stream = -1;
+        long device = -1;
+        long correlation;
+        long bytes;
+        Dim3 grid = Dim3.NONE;
+        Dim3 block = Dim3.NONE;
+        String syncKind;
+        long waitOnStream = -1;
+        long waitOnRecordCorrelation = -1;
+        long waitOnEvent = -1;
+
+        void clear() {
+            ph = null;
+            cat = null;
+            name = null;
+            pid = 0;
+            tid = 0;
+            ts = Long.MIN_VALUE;
+            dur = 0;
+            stream = -1;
+            device = -1;
+            correlation = 0;
+            bytes = 0;
+            grid = Dim3.NONE;
+            block = Dim3.NONE;
+            syncKind = null;
+            waitOnStream = -1;
+            waitOnRecordCorrelation = -1;
+            waitOnEvent = -1;
+        }
+    }
+
+    private static void readEvent(JsonParser p, Event e) throws IOException {
+        String field;
+        while ((field = p.nextFieldName()) != null) {
+            JsonToken v = p.nextToken();
+            switch (field) {
+                case "ph" -> e.ph = p.getText();
+                case "cat" -> e.cat = p.getText();
+                case "name" -> e.name = p.getText();
+                case "pid" -> e.pid = JsonNumbers.idValue(p, 0);
+                case "tid" -> e.tid = JsonNumbers.idValue(p, 0);
+                case "ts" -> e.ts = JsonNumbers.microsToNanos(p);
+                case "dur" -> e.dur = JsonNumbers.microsToNanos(p);
+                case "args" -> {
+                    if (v == JsonToken.START_OBJECT) {
+                        readArgs(p, e);
+                    } else if (v.isStructStart()) {
+                        p.skipChildren();
+                    }
+                }
+                default -> {
+                    if (v.isStructStart()) {
+                        p.skipChildren();
+                    }
+                }
+            }
+        }
+    }
+
+    private static void readArgs(JsonParser p, Event e) throws IOException {
+        String field;
+        while ((field = p.nextFieldName()) != null) {
+            JsonToken v = p.nextToken();
+            switch (field) {
+                case "stream" -> e.stream = JsonNumbers.idValue(p, -1);
+                case "device" -> e.device = JsonNumbers.idValue(p, -1);
+                case "correlation" -> e.correlation = JsonNumbers.idValue(p, 0);
+                case "bytes" -> e.bytes = JsonNumbers.idValue(p, 0);
+                case "grid" -> e.grid = dim(p, v);
+                case "cuda_sync_kind" -> e.syncKind = p.getText();
+                case "wait_on_stream" -> e.waitOnStream = JsonNumbers.idValue(p, -1);
+                case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
+                case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
+                case "block" -> e.block = dim(p, v);
+                default -> {
+                    if (v.isStructStart()) {
+                        p.skipChildren();
+                    }
+                }
+            }
+        }
+    }
+
+    private static Dim3 dim(JsonParser p, JsonToken v) throws IOException {
+        if (v != JsonToken.START_ARRAY) {
+            if (v.isStructStart()) {
+                p.skipChildren();
+            }
+            return Dim3.NONE;
+        }
+        int[] xyz = new int[3];
+        int i = 0;
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (i < 3 && p.currentToken().isNumeric()) {
+                xyz[i] = p.getIntValue();
+            }
+            i++;
+        }
+        return new Dim3(xyz[0], xyz[1], xyz[2]);
+    }
+
+    private static void emit(Event e, TraceSink sink, Links links) {
+        if (!"X".equals(e.ph) || e.cat == null || e.ts == Long.MIN_VALUE || e.dur < 0) {
+            return;
+        }
+        long start = e.ts;
+        long end = e.ts + e.dur;
+        switch (e.cat) {
+            case "kernel" -> sink.activity(device(ActivityKind.KERNEL, e, start, end));
+            case "gpu_memcpy" -> sink.activity(device(ActivityKind.MEMCPY, e, start, end));
+            case "gpu_memset" -> sink.activity(device(ActivityKind.MEMSET, e, start, end));
+            case "cuda_runtime", "cuda_driver" -> {
+                sink.api(new ApiCall(e.name, e.tid, Math.max(e.stream, 0), start, end, e.correlation, 0, Map.of(), CLOCK));
+                if (e.correlation != 0) {
+                    links.runtimeStartByCorrelation.put(e.correlation, start);
+                }
+            }
+            case "cuda_sync" -> {
+                if ("Stream Wait Event".equals(e.syncKind) && e.stream >= 0 && e.waitOnStream >= 0) {
+                    links.waits.add(new long[] {e.waitOnEvent, e.waitOnStream, e.waitOnRecordCorrelation, e.stream,
+                            e.correlation, start});
+                }
+            }
+            case "user_annotation", "cpu_op" -> {
+                Matcher step = e.name == null ? null : PROFILER_STEP.matcher(e.name);
+                if (step != null && step.matches()) {
+                    sink.marker(new Marker(Marker.Kind.ITERATION, e.name, TraceSink.UNKNOWN_RANK,
+                            Long.parseLong(step.group(1)), start, end, CLOCK));
+                } else if ("user_annotation".equals(e.cat)) {
+                    sink.marker(new Marker(Marker.Kind.RANGE, e.name, TraceSink.UNKNOWN_RANK, -1, start, end, CLOCK));
+                }
+            }
+            case "gpu_user_annotation" -> {
+                // the GPU-side copy of a ProfilerStep would duplicate the host-side iteration
+                if (e.name != null && !PROFILER_STEP.matcher(e.name).matches()) {
+                    sink.marker(new Marker(Marker.Kind.RANGE, e.name, TraceSink.UNKNOWN_RANK, -1, start, end, CLOCK));
+                }
+            }
+            default -> {
+                // cpu_op, python_function, flows, cuda_sync...: not part of the event model
+            }
+        }
+    }
+
+    private static DeviceActivity device(ActivityKind kind, Event e, long start, long end) {
+        int device = (int) (e.device >= 0 ? e.device : e.pid);
+        long stream = e.stream >= 0 ? e.stream : e.tid;
+        return new DeviceActivity(kind, e.name == null ? kind.name() : e.name, TraceSink.UNKNOWN_RANK, device, stream,
+                start, end, e.correlation, DeviceActivity.UNKNOWN, DeviceActivity.UNKNOWN, e.grid, e.block, e.bytes,
+                CLOCK);
+    }
+
+    private static String firstLine(Exception e) {
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return m.lines().findFirst().orElse(m);
+    }
+}

@@ -1,0 +1,155 @@
+package dev.aorta.analyzer.report;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.aorta.analyzer.clock.CollectiveAlignment;
+import dev.aorta.analyzer.metrics.KernelBreakdown;
+import dev.aorta.analyzer.metrics.Stragglers;
+import dev.aorta.analyzer.metrics.WindowReport;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The content of {@code aorta report}: per-label aggregates of the §5 metrics over iterations, and the comparison of
+ * each candidate label with the reference label. Written as {@code summary.json}:
+ * <pre>
+ * {"labels": {L: {"log_dir", "ranks", "iterations", "metrics": {name: {count, mean, median, std, min, max}},
+ *                  "clock_offsets": {rank: {offset_ns, matched_collectives, residual_ns, aligned}},
+ *                  "stragglers": [{step, rank, lateness_ns}], "top_kernels": [{rank, class, name, count, total_ns,
+ *                  share_of_class}], "warnings": [..]}},
+ *  "comparisons": [{"reference", "candidate", "metrics": {name: {reference_mean, candidate_mean, delta, ratio,
+ *                   welch_t_p, mann_whitney_p, significant}}}]}
+ * </pre>
+ */
+public record OverlapReport(List<LabelRun> runs, String reference, List<String> candidates) {
+
+    public Map<Metric, Aggregate> aggregates(LabelRun run) {
+        Map<Metric, Aggregate> out = new LinkedHashMap<>();
+        for (Metric m : Metric.values()) {
+            out.put(m, Aggregate.of(values(run, m)));
+        }
+        return out;
+    }
+
+    public List<Comparison> comparison(String candidate) {
+        LabelRun ref = run(reference);
+        LabelRun cand = run(candidate);
+        List<Comparison> out = new ArrayList<>();
+        for (Metric m : Metric.values()) {
+            out.add(Comparison.of(m, values(ref, m), values(cand, m)));
+        }
+        return out;
+    }
+
+    public LabelRun run(String label) {
+        return runs.stream().filter(r -> r.label().equals(label)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no --label " + label));
+    }
+
+    static double[] values(LabelRun run, Metric m) {
+        return run.iterations().stream().mapToDouble((WindowReport r) -> m.of(r.overlap())).toArray();
+    }
+
+    public void writeSummaryJson(OutputStream out) throws IOException {
+        try (JsonGenerator g = JsonFactory.builder().build().createGenerator(out)) {
+            g.useDefaultPrettyPrinter();
+            g.writeStartObject();
+            g.writeObjectFieldStart("labels");
+            for (LabelRun run : runs) {
+                g.writeObjectFieldStart(run.label());
+                g.writeStringField("log_dir", run.logDir().toString());
+                g.writeNumberField("ranks", run.analysis().timelines().size());
+                g.writeNumberField("iterations", run.iterations().size());
+                g.writeObjectFieldStart("metrics");
+                for (Map.Entry<Metric, Aggregate> e : aggregates(run).entrySet()) {
+                    Aggregate a = e.getValue();
+                    g.writeObjectFieldStart(e.getKey().key());
+                    g.writeNumberField("count", a.count());
+                    number(g, "mean", a.mean());
+                    number(g, "median", a.median());
+                    number(g, "std", a.std());
+                    number(g, "min", a.min());
+                    number(g, "max", a.max());
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+                g.writeObjectFieldStart("clock_offsets");
+                for (CollectiveAlignment.Offset o : run.analysis().offsets().values()) {
+                    g.writeObjectFieldStart(Integer.toString(o.rank()));
+                    g.writeNumberField("offset_ns", o.offsetNs());
+                    g.writeNumberField("matched_collectives", o.matchedCollectives());
+                    g.writeNumberField("residual_ns", o.residualNs());
+                    g.writeBooleanField("aligned", o.aligned());
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+                g.writeArrayFieldStart("stragglers");
+                for (Stragglers st : run.analysis().stragglers()) {
+                    g.writeStartObject();
+                    g.writeNumberField("step", st.step());
+                    g.writeNumberField("rank", st.stragglerRank());
+                    g.writeNumberField("lateness_ns", st.latenessNs());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeArrayFieldStart("top_kernels");
+                for (WindowReport.RankKernels rk : run.topKernels()) {
+                    for (KernelBreakdown.Entry k : rk.kernels()) {
+                        g.writeStartObject();
+                        g.writeNumberField("rank", rk.rank());
+                        g.writeStringField("class", k.activityClass().name().toLowerCase(java.util.Locale.ROOT));
+                        g.writeStringField("name", k.name());
+                        g.writeNumberField("count", k.count());
+                        g.writeNumberField("total_ns", k.totalNs());
+                        g.writeNumberField("share_of_class", k.shareOfClass());
+                        g.writeEndObject();
+                    }
+                }
+                g.writeEndArray();
+                g.writeArrayFieldStart("warnings");
+                for (String w : run.analysis().warnings()) {
+                    g.writeString(w);
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+            g.writeArrayFieldStart("comparisons");
+            for (String candidate : candidates) {
+                g.writeStartObject();
+                g.writeStringField("reference", reference);
+                g.writeStringField("candidate", candidate);
+                g.writeObjectFieldStart("metrics");
+                for (Comparison c : comparison(candidate)) {
+                    g.writeObjectFieldStart(c.metric().key());
+                    number(g, "reference_mean", c.referenceMean());
+                    number(g, "candidate_mean", c.candidateMean());
+                    number(g, "delta", c.delta());
+                    number(g, "ratio", c.ratio());
+                    number(g, "welch_t_p", c.welchP());
+                    number(g, "mann_whitney_p", c.mannWhitneyP());
+                    g.writeBooleanField("significant", c.significant());
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        }
+    }
+
+    /** JSON has no NaN: an undefined number is written as null. */
+    private static void number(JsonGenerator g, String field, double v) throws IOException {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            g.writeNullField(field);
+        } else {
+            g.writeNumberField(field, v);
+        }
+    }
+}

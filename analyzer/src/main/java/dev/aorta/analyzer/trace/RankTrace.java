@@ -1,0 +1,80 @@
+package dev.aorta.analyzer.trace;
+
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Marker;
+import dev.aorta.core.event.StreamInfo;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Everything read for one rank, from one or more files (agent records and device traces of the same run). */
+public final class RankTrace {
+    private final int rank;
+    private int worldSize;
+    private final Set<String> sources = new LinkedHashSet<>();
+    private final List<DeviceActivity> activities = new ArrayList<>();
+    private final List<ApiCall> apiCalls = new ArrayList<>();
+    private final List<Marker> markers = new ArrayList<>();
+    private final List<StreamInfo> streams = new ArrayList<>();
+    private final List<Dependency> dependencies = new ArrayList<>();
+    private final List<ClockAnchor> anchors = new ArrayList<>();
+    private final List<JvmPause> jvmPauses = new ArrayList<>();
+
+    public RankTrace(int rank) {
+        this.rank = rank;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int worldSize() {
+        return worldSize;
+    }
+
+    void worldSize(int worldSize) {
+        this.worldSize = Math.max(this.worldSize, worldSize);
+    }
+
+    /** The files this rank was read from, joined by commas. */
+    public String source() {
+        return String.join(",", sources);
+    }
+
+    void addSource(String source) {
+        sources.add(source);
+    }
+
+    public List<DeviceActivity> activities() {
+        return activities;
+    }
+
+    public List<ApiCall> apiCalls() {
+        return apiCalls;
+    }
+
+    public List<Marker> markers() {
+        return markers;
+    }
+
+    public List<StreamInfo> streams() {
+        return streams;
+    }
+
+    public List<Dependency> dependencies() {
+        return dependencies;
+    }
+
+    public List<ClockAnchor> anchors() {
+        return anchors;
+    }
+
+    public List<JvmPause> jvmPauses() {
+        return jvmPauses;
+    }
+}

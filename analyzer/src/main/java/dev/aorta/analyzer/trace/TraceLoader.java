@@ -1,0 +1,242 @@
+package dev.aorta.analyzer.trace;
+
+import dev.aorta.analyzer.read.TraceFormatException;
+import dev.aorta.analyzer.read.TraceReader;
+import dev.aorta.analyzer.read.TraceReaders;
+import dev.aorta.analyzer.read.TraceSource;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Marker;
+import dev.aorta.core.event.StreamInfo;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Reads trace files into a {@link TraceSet}, one {@link RankTrace} per rank. A file's rank is the one its content
+ * declares (Kineto's {@code distributedInfo.rank}, the rank field of agent or AORTA records); failing that a
+ * {@code rank_N}/{@code rankN} in its name; failing that 0. Files of the same rank are merged, so agent records
+ * and device traces of one run form one timeline.
+ *
+ * <p>Files that cannot be read at all (unknown format, empty, missing required column) are reported as
+ * warnings; {@link #load} fails only when no file gave anything.
+ */
+public final class TraceLoader {
+    private static final Pattern RANK_IN_NAME = Pattern.compile("rank[_-]?(\\d+)", Pattern.CASE_INSENSITIVE);
+    private final TraceReaders readers;
+
+    public TraceLoader(TraceReaders readers) {
+        this.readers = readers;
+    }
+
+    public static TraceLoader withInstalledReaders() {
+        return new TraceLoader(TraceReaders.installed());
+    }
+
+    /** Reads every path (a directory contributes the trace files directly inside it and its subfolders). */
+    public TraceSet load(List<Path> paths) throws IOException {
+        TraceSet set = new TraceSet();
+        List<String> errors = new ArrayList<>();
+        int filesRead = 0;
+        for (Path path : expand(paths)) {
+            try {
+                readInto(set, TraceSource.of(path));
+                filesRead++;
+            } catch (TraceFormatException e) {
+                errors.add(e.getMessage());
+            } catch (IOException e) {
+                errors.add(path + ": " + e.getMessage());
+            }
+        }
+        if (filesRead == 0 || set.isEmpty()) {
+            if (errors.isEmpty()) {
+                errors.add("no trace records found in " + paths);
+            }
+            throw new TraceFormatException(String.join("; ", errors));
+        }
+        set.warnings().addAll(0, errors);
+        return set;
+    }
+
+    /** Reads one file into {@code set}. */
+    public void readInto(TraceSet set, TraceSource source) throws IOException {
+        TraceReader reader = readers.readerFor(source);
+        FileRecords records = new FileRecords(source.name());
+        reader.read(source, records);
+        int rank = records.declaredRank != TraceSink.UNKNOWN_RANK ? records.declaredRank : rankFromName(source.name());
+        records.flushInto(set, rank);
+    }
+
+    static int rankFromName(String name) {
+        Matcher m = RANK_IN_NAME.matcher(name);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
+    }
+
+    private static List<Path> expand(List<Path> paths) throws IOException {
+        List<Path> files = new ArrayList<>();
+        for (Path p : paths) {
+            if (Files.isDirectory(p)) {
+                try (Stream<Path> walk = Files.walk(p)) {
+                    walk.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().startsWith("."))
+                            .sorted().forEach(files::add);
+                }
+            } else {
+                files.add(p);
+            }
+        }
+        return files;
+    }
+
+    /** The records of one file, held until the file's rank is known (a trace may declare it at its end). */
+    private static final class FileRecords implements TraceSink {
+        private final String file;
+        private int declaredRank = UNKNOWN_RANK;
+        private int worldSize;
+        private final List<DeviceActivity> activities = new ArrayList<>();
+        private final List<ApiCall> apiCalls = new ArrayList<>();
+        private final List<Marker> markers = new ArrayList<>();
+        private final List<StreamInfo> streams = new ArrayList<>();
+        private final List<Dependency> dependencies = new ArrayList<>();
+        private final List<ClockAnchor> anchors = new ArrayList<>();
+        private final List<JvmPause> pauses = new ArrayList<>();
+        private final List<String> warnings = new ArrayList<>();
+
+        FileRecords(String file) {
+            this.file = file;
+        }
+
+        @Override
+        public void declaredRank(int rank, int worldSize) {
+            this.declaredRank = rank;
+            this.worldSize = worldSize;
+        }
+
+        @Override
+        public void activity(DeviceActivity a) {
+            activities.add(a);
+        }
+
+        @Override
+        public void api(ApiCall c) {
+            apiCalls.add(c);
+        }
+
+        @Override
+        public void stream(StreamInfo s) {
+            streams.add(s);
+        }
+
+        @Override
+        public void marker(Marker m) {
+            markers.add(m);
+        }
+
+        @Override
+        public void dependency(Dependency d) {
+            dependencies.add(d);
+        }
+
+        @Override
+        public void anchor(ClockAnchor a) {
+            anchors.add(a);
+        }
+
+        @Override
+        public void jvmPause(JvmPause pause) {
+            pauses.add(pause);
+        }
+
+        @Override
+        public void warning(String message) {
+            warnings.add(message);
+        }
+
+        @Override
+        public void malformed(long lineNumber, String reason) {
+            warnings.add(file + ":" + lineNumber + ": skipped an incomplete or malformed record (" + reason + ")");
+        }
+
+        void flushInto(TraceSet set, int fileRank) {
+            set.warnings().addAll(warnings);
+            Map<ClockDomain, Long> shift = shiftsOntoExistingAnchors(set.rank(fileRank));
+            // per-record ranks (agent JSONL, AORTA logs) win; records without one belong to the file's rank
+            for (DeviceActivity a : activities) {
+                int r = a.rank() == UNKNOWN_RANK ? fileRank : a.rank();
+                long d = shift.getOrDefault(a.clock(), 0L);
+                target(set, r).activities().add(a.rank() == r && d == 0 ? a : new DeviceActivity(a.kind(), a.name(), r,
+                        a.device(), a.stream(), a.startNs() + d, a.endNs() + d, a.correlationId(), plus(a.queuedNs(), d),
+                        plus(a.submittedNs(), d), a.grid(), a.block(), a.bytes(), a.clock()));
+            }
+            for (Marker m : markers) {
+                int r = m.rank() == UNKNOWN_RANK ? fileRank : m.rank();
+                long d = shift.getOrDefault(m.clock(), 0L);
+                target(set, r).markers().add(m.rank() == r && d == 0 ? m : new Marker(m.kind(), m.name(), r, m.step(),
+                        m.startNs() + d, m.endNs() + d, m.clock()));
+            }
+            RankTrace own = target(set, fileRank);
+            own.worldSize(worldSize);
+            for (ApiCall c : apiCalls) {
+                long d = shift.getOrDefault(c.clock(), 0L);
+                own.apiCalls().add(d == 0 ? c : new ApiCall(c.name(), c.thread(), c.stream(), c.startNs() + d,
+                        c.endNs() + d, c.correlationId(), c.result(), c.args(), c.clock()));
+            }
+            for (Dependency x : dependencies) {
+                long d = shift.getOrDefault(x.clock(), 0L);
+                own.dependencies().add(d == 0 ? x : new Dependency(x.event(), x.recordStream(), x.recordNs() + d,
+                        x.waitStream(), x.waitNs() + d, x.clock()));
+            }
+            for (JvmPause p : pauses) {
+                long d = shift.getOrDefault(p.clock(), 0L);
+                own.jvmPauses().add(d == 0 ? p : new JvmPause(p.kind(), p.cause(), p.startNs() + d, p.endNs() + d, p.clock()));
+            }
+            own.streams().addAll(streams);
+            for (ClockAnchor a : anchors) {
+                if (!shift.containsKey(a.from())) {
+                    own.anchors().add(a);
+                }
+            }
+        }
+
+        /**
+         * Two files of one rank may use the same clock tag with different origins (two Kineto traces each
+         * relative to its own baseTimeNanoseconds). When this file anchors a clock differently from an anchor the
+         * rank already has, its records of that clock are shifted onto the existing origin, so one tag means one
+         * origin within a rank.
+         */
+        private Map<ClockDomain, Long> shiftsOntoExistingAnchors(RankTrace rank) {
+            Map<ClockDomain, Long> shift = new EnumMap<>(ClockDomain.class);
+            for (ClockAnchor mine : anchors) {
+                for (ClockAnchor theirs : rank.anchors()) {
+                    if (theirs.from() == mine.from() && theirs.to() == mine.to()) {
+                        long d = (mine.toNs() - mine.fromNs()) - (theirs.toNs() - theirs.fromNs());
+                        if (d != 0) {
+                            shift.putIfAbsent(mine.from(), d);
+                        }
+                    }
+                }
+            }
+            return shift;
+        }
+
+        private static long plus(long t, long d) {
+            return t == DeviceActivity.UNKNOWN ? t : t + d;
+        }
+
+        private RankTrace target(TraceSet set, int rank) {
+            RankTrace t = set.rank(rank);
+            t.addSource(file);
+            return t;
+        }
+    }
+}

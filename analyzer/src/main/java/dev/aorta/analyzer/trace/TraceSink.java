@@ -1,0 +1,23 @@
+package dev.aorta.analyzer.trace;
+
+import dev.aorta.core.jsonl.EventJsonlReader;
+
+/**
+ * Receives what a {@link dev.aorta.analyzer.read.TraceReader} reads: the event records of the core model
+ * plus what only traces know (the rank a trace declares, JVM pauses, problems met while reading).
+ * Records whose rank the reader does not know carry {@link #UNKNOWN_RANK}; the collector fills it in.
+ */
+public interface TraceSink extends EventJsonlReader.Sink {
+    int UNKNOWN_RANK = -1;
+
+    /** The rank (and world size, or 0 when unknown) the trace declares for itself. */
+    default void declaredRank(int rank, int worldSize) {
+    }
+
+    default void jvmPause(JvmPause pause) {
+    }
+
+    /** Something read partly or skipped; the message names where (offset, line, record). */
+    default void warning(String message) {
+    }
+}

@@ -1,0 +1,72 @@
+package dev.aorta.analyzer.clock;
+
+import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.analyzer.metrics.AnalysisOptions;
+import dev.aorta.analyzer.metrics.Stragglers;
+import dev.aorta.analyzer.metrics.TraceAnalysis;
+import dev.aorta.analyzer.trace.RankTrace;
+import dev.aorta.analyzer.trace.TraceSet;
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
+import dev.aorta.core.event.Marker;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two ranks whose clocks differ by 1 ms: each runs 3 iterations of compute then an all-reduce that ends at the same
+ * true instant on both. Rank 1 computes 200 µs longer in iteration 2, so rank 0 waits for it there.
+ */
+class CollectiveAlignmentTest {
+    private static final long RANK1_CLOCK_AHEAD = 1_000_000;
+
+    private static TraceSet twoRanks() {
+        TraceSet set = new TraceSet();
+        for (int rank = 0; rank < 2; rank++) {
+            RankTrace r = set.rank(rank);
+            long skew = rank == 1 ? RANK1_CLOCK_AHEAD : 0;
+            for (int step = 0; step < 3; step++) {
+                long base = step * 10_000_000L;
+                long compute = 5_000_000 + (rank == 1 && step == 2 ? 200_000 : 0);
+                long collectiveEnd = base + 8_000_000;
+                r.markers().add(new Marker(Marker.Kind.ITERATION, "step", rank, step, base + skew, base + 9_000_000 + skew,
+                        ClockDomain.CUPTI));
+                r.activities().add(activity(rank, "gemm", 7, base + skew, base + compute + skew));
+                r.activities().add(activity(rank, "ncclDevKernel_AllReduce_Sum_f32", 13, base + compute + skew,
+                        collectiveEnd + skew));
+            }
+        }
+        return set;
+    }
+
+    private static DeviceActivity activity(int rank, String name, long stream, long start, long end) {
+        return new DeviceActivity(ActivityKind.KERNEL, name, rank, 0, stream, start, end, 0, DeviceActivity.UNKNOWN,
+                DeviceActivity.UNKNOWN, Dim3.NONE, Dim3.NONE, 0, ClockDomain.CUPTI);
+    }
+
+    @Test
+    void matchingCollectiveEndsRecoversTheClockOffset() {
+        List<RankTimeline> ranks = twoRanks().ranks().stream()
+                .map(r -> new RankTimeline(r, ActivityClassifier.defaults())).toList();
+        var offsets = CollectiveAlignment.align(ranks);
+        assertThat(offsets.get(0).offsetNs()).isZero();
+        assertThat(offsets.get(1).offsetNs()).isEqualTo(-RANK1_CLOCK_AHEAD);
+        assertThat(offsets.get(1).matchedCollectives()).isEqualTo(3);
+        assertThat(offsets.get(1).residualNs()).isZero();
+        assertThat(offsets.get(1).aligned()).isTrue();
+    }
+
+    @Test
+    void theRankArrivingLastAtTheCollectiveIsTheStraggler() {
+        TraceAnalysis a = TraceAnalysis.of(twoRanks(), AnalysisOptions.defaults());
+        assertThat(a.stragglers()).extracting(Stragglers::step).containsExactly(0L, 1L, 2L);
+        Stragglers step2 = a.stragglers().get(2);
+        assertThat(step2.stragglerRank()).isEqualTo(1);
+        assertThat(step2.latenessNs()).isEqualTo(200_000);
+        assertThat(a.stragglers().get(0).latenessNs()).isZero();
+    }
+}

@@ -1,0 +1,146 @@
+package dev.aorta.analyzer.metrics;
+
+import dev.aorta.analyzer.classify.ActivityClass;
+import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.DeviceActivity;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** The per-window analyses on small timelines whose answers can be worked out by hand. */
+class WindowAnalysesTest {
+
+    private static Window all(RankTimeline t) {
+        return WindowPlanner.whole(t);
+    }
+
+    @Test
+    void overlapMetricsOfAComputeStreamAndACommStreamWithACopy() {
+        // compute [0,100) on 1; nccl [60,160) on 2; memcpy [150,200) on 3 → C=100, M=100, C∩M=40, Y−C−M=[160,200)=40
+        RankTimeline t = new TimelineBuilder().kernel("gemm", 1, 0, 100).kernel("ncclDevKernel_AllReduce", 2, 60, 160)
+                .activity(ActivityKind.MEMCPY, "Memcpy HtoD", 3, 150, 200, 0, DeviceActivity.UNKNOWN).timeline();
+        OverlapMetrics m = OverlapMetrics.of(new ClassIntervals(t), all(t));
+        assertThat(m).isEqualTo(new OverlapMetrics(200, 200, 0, 100, 100, 40, 60, 40, 40.0, 0.4));
+    }
+
+    @Test
+    void memsetAndCopyKernelsAreMemoryNeverCompute() {
+        RankTimeline t = new TimelineBuilder().kernel("__amd_rocclr_fillBufferAligned", 1, 0, 10)
+                .activity(ActivityKind.MEMSET, "Memset (Device)", 1, 10, 20, 0, DeviceActivity.UNKNOWN).timeline();
+        assertThat(t.classOf(0)).isEqualTo(ActivityClass.MEMORY);
+        assertThat(t.classOf(1)).isEqualTo(ActivityClass.MEMORY);
+        OverlapMetrics m = OverlapMetrics.of(new ClassIntervals(t), all(t));
+        assertThat(m.computeNs()).isZero();
+        assertThat(m.exposedMemcpyNs()).isEqualTo(20);
+    }
+
+    @Test
+    void perStreamUtilization() {
+        RankTimeline t = new TimelineBuilder().kernel("a", 1, 0, 50).kernel("b", 1, 25, 75).kernel("c", 2, 0, 100).timeline();
+        List<StreamUtilization> u = StreamUtilization.of(t, new ClassIntervals(t), all(t));
+        assertThat(u).extracting(StreamUtilization::stream).containsExactly(1L, 2L);
+        assertThat(u.get(0).busyNs()).isEqualTo(75);
+        assertThat(u.get(0).utilization()).isCloseTo(0.75, within(1e-12));
+        assertThat(u.get(1).utilization()).isCloseTo(1.0, within(1e-12));
+    }
+
+    @Test
+    void queueSwitchOverheadIsMeanInterMinusMeanIntraGap() {
+        // sorted by end: s1[0,10) s1[12,20) gap 2 intra; s2[30,40) gap 10 inter; s1[44,50) gap 4 inter
+        RankTimeline t = new TimelineBuilder().kernel("k", 1, 0, 10).kernel("k", 1, 12, 20).kernel("k", 2, 30, 40)
+                .kernel("k", 1, 44, 50).timeline();
+        QueueSwitchOverhead q = QueueSwitchOverhead.of(t, new ClassIntervals(t), all(t));
+        assertThat(q.intraGaps()).isEqualTo(1);
+        assertThat(q.meanIntraGapNs()).isEqualTo(2.0);
+        assertThat(q.interGaps()).isEqualTo(2);
+        assertThat(q.meanInterGapNs()).isEqualTo(7.0);
+        assertThat(q.estimatedSwitchOverheadNs()).isEqualTo(5.0);
+    }
+
+    @Test
+    void kernelBreakdownRanksNamesByTotalTimeWithinEachClass() {
+        RankTimeline t = new TimelineBuilder().kernel("small", 1, 0, 10).kernel("big", 1, 10, 40).kernel("small", 1, 40, 50)
+                .kernel("ncclKernel", 2, 0, 5).timeline();
+        List<KernelBreakdown.Entry> k = KernelBreakdown.of(t, new ClassIntervals(t), all(t), 1);
+        assertThat(k).extracting(KernelBreakdown.Entry::name).containsExactly("big", "ncclKernel");
+        KernelBreakdown.Entry big = k.get(0);
+        assertThat(big.activityClass()).isEqualTo(ActivityClass.COMPUTE);
+        assertThat(big.shareOfClass()).isCloseTo(0.6, within(1e-12));
+    }
+
+    @Test
+    void launchAndDispatchLatencyFromCorrelatedLaunchCalls() {
+        // k1 launched at 0, starts 5 (stream idle: from-enqueue 5); k2 launched at 2 while k1 runs until 20,
+        // starts 23 → same-stream dispatch latency 3; launch latencies 5 and 21
+        RankTimeline t = new TimelineBuilder().launch(1, 0).launch(2, 2)
+                .activity(ActivityKind.KERNEL, "k1", 1, 5, 20, 1, DeviceActivity.UNKNOWN)
+                .activity(ActivityKind.KERNEL, "k2", 1, 23, 30, 2, DeviceActivity.UNKNOWN).timeline();
+        ClassIntervals u = new ClassIntervals(t);
+        var calls = LaunchLatency.callsByCorrelation(t);
+        LaunchLatency launch = LaunchLatency.of(t, u, all(t), calls);
+        assertThat(launch.latency().count()).isEqualTo(2);
+        assertThat(launch.latency().minNs()).isEqualTo(5);
+        assertThat(launch.latency().maxNs()).isEqualTo(21);
+        DispatchLatency d = DispatchLatency.of(t, u, all(t), DispatchLatency.perActivity(t, calls));
+        assertThat(d.sameStream().count()).isEqualTo(1);
+        assertThat(d.sameStream().meanNs()).isEqualTo(3.0);
+        assertThat(d.crossStream().count()).isZero();
+        assertThat(d.fromEnqueue().count()).isEqualTo(1);
+        assertThat(d.fromEnqueue().meanNs()).isEqualTo(5.0);
+    }
+
+    @Test
+    void aKernelWaitingOnAnEventOfAnotherStreamHasCrossStreamDispatchLatency() {
+        // k1 on stream 1 launched at 0, runs [0,100); event recorded on 1 at 5, waited on by stream 2 at 6;
+        // k2 on stream 2 launched at 10 starts at 130: ready at 100 (k1's end), so 30 ns cross-stream
+        TimelineBuilder b = new TimelineBuilder().launch(1, 0).launch(2, 10)
+                .activity(ActivityKind.KERNEL, "k1", 1, 0, 100, 1, DeviceActivity.UNKNOWN)
+                .activity(ActivityKind.KERNEL, "k2", 2, 130, 150, 2, DeviceActivity.UNKNOWN);
+        b.trace().dependencies().add(new dev.aorta.core.event.Dependency(77, 1, 5, 2, 6,
+                dev.aorta.core.event.ClockDomain.CUPTI));
+        RankTimeline t = b.timeline();
+        var calls = LaunchLatency.callsByCorrelation(t);
+        DispatchLatency d = DispatchLatency.of(t, new ClassIntervals(t), all(t), DispatchLatency.perActivity(t, calls));
+        assertThat(d.crossStream().count()).isEqualTo(1);
+        assertThat(d.crossStream().meanNs()).isEqualTo(30.0);
+        assertThat(d.sameStream().count()).isZero();
+    }
+
+    @Test
+    void queueLengthCountsOperationsFromEnqueueToEnd() {
+        RankTimeline t = new TimelineBuilder().launch(1, 0).launch(2, 2)
+                .activity(ActivityKind.KERNEL, "k1", 1, 5, 20, 1, DeviceActivity.UNKNOWN)
+                .activity(ActivityKind.KERNEL, "k2", 1, 23, 30, 2, DeviceActivity.UNKNOWN).timeline();
+        Window w = new Window("w", Window.Kind.RANGE, -1, 0, 30);
+        QueueLength q = QueueLength.of(t, new ClassIntervals(t), w, LaunchLatency.callsByCorrelation(t));
+        assertThat(q.basis()).isEqualTo("enqueue");
+        assertThat(q.max()).isEqualTo(2);
+        // 1 on [0,2), 2 on [2,20), 1 on [20,30) → (2 + 36 + 10) / 30
+        assertThat(q.timeWeightedMean()).isCloseTo(48.0 / 30, within(1e-12));
+    }
+
+    @Test
+    void stepsAreWindowsAndATraceWithoutThemFallsBackToTheWholeTraceWithAWarning() {
+        RankTimeline withSteps = new TimelineBuilder().kernel("k", 1, 0, 10).step(1, 0, 5).step(2, 5, 10).step(2, 5, 10)
+                .timeline();
+        List<String> warnings = new ArrayList<>();
+        assertThat(WindowPlanner.windows(withSteps, WindowMode.STEPS, warnings)).extracting(Window::label)
+                .containsExactly("step 1", "step 2");
+        RankTimeline without = new TimelineBuilder().kernel("k", 1, 3, 10).timeline();
+        assertThat(WindowPlanner.windows(without, WindowMode.STEPS, warnings)).singleElement()
+                .satisfies(w -> assertThat(w).isEqualTo(new Window("whole", Window.Kind.WHOLE, -1, 3, 10)));
+        assertThat(warnings).singleElement().asString().contains("no iteration markers");
+    }
+
+    @Test
+    void percentilesInterpolateLinearlyLikeNumpy() {
+        long[] v = {1, 2, 3, 4};
+        assertThat(LatencyStats.percentile(v, 50)).isEqualTo(2.5);
+        assertThat(LatencyStats.percentile(v, 95)).isCloseTo(3.85, within(1e-12));
+    }
+}

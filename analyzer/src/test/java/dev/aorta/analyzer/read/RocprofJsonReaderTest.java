@@ -1,0 +1,92 @@
+package dev.aorta.analyzer.read;
+
+import dev.aorta.analyzer.Fixtures;
+import dev.aorta.analyzer.trace.RankTrace;
+import dev.aorta.analyzer.trace.TraceLoader;
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
+import dev.aorta.analyzer.trace.TraceSet;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.Marker;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import java.io.IOException;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RocprofJsonReaderTest {
+
+    @Test
+    void readsEveryDispatchOfTheMi350RunWithNamesFromTheKernelSymbols() throws IOException {
+        RankTrace r = TraceLoader.withInstalledReaders()
+                .load(List.of(Fixtures.file("rocprof/mi350_rocprofv3_results.json.gz"))).ranks().iterator().next();
+        assertThat(r.activities()).hasSize(43915).allMatch(a -> a.kind() == ActivityKind.KERNEL
+                && a.clock() == ClockDomain.BOOTTIME);
+        DeviceActivity first = r.activities().get(0);
+        // {"correlation_id":{"internal":1},"start_timestamp":63857982592000,"end_timestamp":63857982594840,
+        //  agent 37946 = gpu_index 0, workgroup 512, grid 512 work-items = 1 block, stream handle 0 → queue 16}
+        assertThat(first.startNs()).isEqualTo(63857982592000L);
+        assertThat(first.endNs()).isEqualTo(63857982594840L);
+        assertThat(first.correlationId()).isEqualTo(1);
+        assertThat(first.device()).isZero();
+        assertThat(first.block()).isEqualTo(new Dim3(512, 1, 1));
+        assertThat(first.grid()).isEqualTo(new Dim3(1, 1, 1));
+        assertThat(first.stream()).isEqualTo(16);
+        assertThat(r.activities()).filteredOn(a -> a.name().startsWith("ncclDevKernel_Generic")).isNotEmpty();
+        assertThat(r.activities()).noneMatch(a -> a.name().startsWith("kernel#"));
+    }
+
+    /** A small results.json with the record kinds the mi350 run lacks (API, marker and copy records). */
+    private static final String SMALL = """
+            {"rocprofiler-sdk-tool":[{"metadata":{"pid":1},
+             "agents":[{"id":{"handle":10},"type":1,"node_id":0,"gpu_index":-1},
+                       {"id":{"handle":11},"type":2,"node_id":1,"gpu_index":0}],
+             "strings":{"buffer_records":[{"kind":"NONE","operations":[]},
+                                          {"kind":"HIP_RUNTIME_API","operations":["hipNone","hipLaunchKernel"]}],
+                        "marker_api":[{"key":7,"value":"train_step"}]},
+             "buffer_records":{
+               "hip_api":[{"kind":1,"operation":1,"thread_id":5,"correlation_id":{"internal":3,"external":0},
+                           "start_timestamp":100,"end_timestamp":150}],
+               "marker_api":[{"kind":2,"operation":1,"correlation_id":{"internal":7,"external":0},
+                              "start_timestamp":50,"end_timestamp":900}],
+               "memory_copy":[{"kind":3,"operation":1,"correlation_id":{"internal":4,"external":0},
+                               "start_timestamp":300,"end_timestamp":400,"dst_agent_id":{"handle":11},
+                               "src_agent_id":{"handle":10},"bytes":4096}],
+               "kernel_dispatch":[{"kind":11,"operation":2,"correlation_id":{"internal":3,"external":0},
+                                   "start_timestamp":200,"end_timestamp":280,"stream_id":{"handle":9},
+                                   "dispatch_info":{"agent_id":{"handle":11},"queue_id":{"handle":2},"kernel_id":1,
+                                   "workgroup_size":{"x":64,"y":1,"z":1},"grid_size":{"x":128,"y":1,"z":1}}}]},
+             "kernel_symbols":[{"kernel_id":1,"kernel_name":"k.kd","formatted_kernel_name":"k"}]}]}
+            """;
+
+    @Test
+    void apiMarkerAndCopyRecordsWithNamesFromTheStringTablesEvenWhenSymbolsComeLast(@TempDir Path tmp) throws IOException {
+        Path file = Files.writeString(tmp.resolve("x_results.json"), SMALL);
+        RankTrace r = TraceLoader.withInstalledReaders().load(List.of(file)).ranks().iterator().next();
+        assertThat(r.activities()).extracting(DeviceActivity::name).containsExactlyInAnyOrder("k", "MEMORY_COPY");
+        DeviceActivity k = r.activities().stream().filter(a -> a.name().equals("k")).findFirst().orElseThrow();
+        assertThat(k.stream()).isEqualTo(9);
+        assertThat(k.device()).isZero();
+        assertThat(k.grid()).isEqualTo(new Dim3(2, 1, 1));
+        assertThat(r.apiCalls()).extracting(ApiCall::name).containsExactly("hipLaunchKernel");
+        assertThat(r.apiCalls().get(0).correlationId()).isEqualTo(3);
+        assertThat(r.markers()).extracting(Marker::name).containsExactly("train_step");
+        assertThat(r.activities()).filteredOn(a -> a.kind() == ActivityKind.MEMCPY).singleElement()
+                .satisfies(c -> assertThat(c.bytes()).isEqualTo(4096));
+    }
+
+    @Test
+    void aTruncatedDocumentKeepsTheRecordsReadAndWarnsWithTheOffset(@TempDir Path tmp) throws IOException {
+        Path file = Files.writeString(tmp.resolve("cut_results.json"), SMALL.substring(0, SMALL.indexOf("\"kernel_dispatch\"")));
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(file));
+        assertThat(set.ranks().iterator().next().activities()).extracting(DeviceActivity::name).containsExactly("MEMORY_COPY");
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("cut_results.json").contains("at byte"));
+    }
+}
