@@ -1,10 +1,10 @@
 package dev.aorta.cli;
 
-import dev.aorta.workloads.gpu.GpuSessionFactory;
-import dev.aorta.workloads.gpu.GpuSessions;
 import dev.aorta.analyzer.cli.AnalyzeCommand;
 import dev.aorta.analyzer.cli.MergeCommand;
 import dev.aorta.analyzer.cli.ReportCommand;
+import dev.aorta.workloads.gpu.GpuSessionFactory;
+import dev.aorta.workloads.gpu.GpuSessions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
