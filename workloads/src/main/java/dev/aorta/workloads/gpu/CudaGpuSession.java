@@ -10,6 +10,11 @@ import dev.aorta.gpu.cuda.Kernel;
 import dev.aorta.gpu.cuda.KernelLaunch;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.gpu.cupti.CuptiTracer;
+import dev.aorta.gpu.nccl.Nccl;
+import dev.aorta.gpu.nccl.NcclComm;
+import dev.aorta.gpu.nccl.NcclDataType;
+import dev.aorta.gpu.nccl.NcclRedOp;
+import dev.aorta.gpu.nccl.NcclUniqueId;
 import dev.aorta.gpu.nvrtc.Nvrtc;
 
 import java.util.ArrayDeque;
@@ -20,6 +25,8 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The real {@link GpuSession}: the {@code gpu} module's CUDA device (JCuda driver API on the primary context),
@@ -192,6 +199,130 @@ public final class CudaGpuSession implements GpuSession {
         }
         synchronized (captured) {
             return List.copyOf(captured);
+        }
+    }
+
+    @Override
+    public CommunicatorId newCommunicatorId() {
+        return new CommunicatorId(Nccl.get().newUniqueId().bytes());
+    }
+
+    @Override
+    public Communicator openCommunicator(CommunicatorId id, int size, int rank) {
+        device.makeCurrent();  // NCCL binds the communicator to the device current on the calling thread
+        NcclCommunicator c = new NcclCommunicator(Nccl.get().initRank(new NcclUniqueId(id.bytes()), size, rank));
+        owned.push(c);
+        return c;
+    }
+
+    /**
+     * An NCCL communicator. {@link #abort()} may come from a watchdog thread while the owner is blocked on the
+     * device: the flag makes exactly one of abort/close free the native communicator, and makes later calls of
+     * the owner fail clearly instead of passing NCCL a freed handle.
+     */
+    private final class NcclCommunicator implements Communicator {
+        private final NcclComm comm;
+        private final AtomicBoolean released = new AtomicBoolean();
+
+        NcclCommunicator(NcclComm comm) {
+            this.comm = comm;
+        }
+
+        @Override
+        public int rank() {
+            return comm.rank();
+        }
+
+        @Override
+        public int size() {
+            return comm.size();
+        }
+
+        @Override
+        public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, CommDType type, GpuStream stream) {
+            requireOpen();
+            comm.allReduce(send.address(), recv.address(), count, nccl(type), NcclRedOp.SUM, cuda(stream).stream);
+        }
+
+        @Override
+        public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, CommDType type, GpuStream stream) {
+            requireOpen();
+            comm.allGather(send.address(), recv.address(), sendCount, nccl(type), cuda(stream).stream);
+        }
+
+        @Override
+        public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, CommDType type,
+                                  GpuStream stream) {
+            requireOpen();
+            comm.reduceScatter(send.address(), recv.address(), recvCount, nccl(type), NcclRedOp.SUM,
+                    cuda(stream).stream);
+        }
+
+        @Override
+        public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, CommDType type, int root,
+                              GpuStream stream) {
+            requireOpen();
+            comm.broadcast(send.address(), recv.address(), count, nccl(type), root, cuda(stream).stream);
+        }
+
+        @Override
+        public void allToAll(DeviceBuffer send, DeviceBuffer recv, long countPerPeer, CommDType type,
+                             GpuStream stream) {
+            requireOpen();
+            Stream s = cuda(stream).stream;
+            long blockBytes = countPerPeer * type.bytes();
+            Nccl nccl = Nccl.get();
+            nccl.groupStart();
+            try {
+                for (int peer = 0; peer < comm.size(); peer++) {
+                    comm.send(send.address() + peer * blockBytes, countPerPeer, nccl(type), peer, s);
+                    comm.recv(recv.address() + peer * blockBytes, countPerPeer, nccl(type), peer, s);
+                }
+            } finally {
+                nccl.groupEnd();
+            }
+        }
+
+        @Override
+        public Communicator split(int color, int key) {
+            requireOpen();
+            NcclCommunicator c = new NcclCommunicator(comm.split(color, key));
+            owned.push(c);
+            return c;
+        }
+
+        @Override
+        public Optional<String> asyncError() {
+            return released.get() ? Optional.empty() : comm.asyncError();
+        }
+
+        @Override
+        public void abort() {
+            if (released.compareAndSet(false, true)) {
+                comm.abort();
+            }
+        }
+
+        @Override
+        public void close() {
+            if (released.compareAndSet(false, true)) {
+                comm.close();
+            }
+        }
+
+        private void requireOpen() {
+            if (released.get()) {
+                throw new IllegalStateException("the NCCL communicator (rank " + comm.rank() + " of " + comm.size()
+                        + ") was aborted or closed");
+            }
+        }
+
+        private static NcclDataType nccl(CommDType type) {
+            return switch (type) {
+                case FP32 -> NcclDataType.FLOAT32;
+                case BF16 -> NcclDataType.BFLOAT16;
+                case FP16 -> NcclDataType.FLOAT16;
+            };
         }
     }
 

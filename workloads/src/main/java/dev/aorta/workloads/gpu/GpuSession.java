@@ -71,6 +71,18 @@ public interface GpuSession extends AutoCloseable {
      */
     float[] readFloats(DeviceBuffer buffer, int count);
 
+    /**
+     * A new id for a communicator: rank 0 makes it and hands it to the other ranks (see
+     * {@link #openCommunicator}); needs no device work.
+     */
+    CommunicatorId newCommunicatorId();
+
+    /**
+     * Joins communicator {@code id} as {@code rank} of {@code size} on this session's device; blocks until
+     * every rank has joined. The session closes it when it closes, if the caller has not.
+     */
+    Communicator openCommunicator(CommunicatorId id, int size, int rank);
+
     /** The runtime's own accounting of device memory. */
     MemoryStats memoryStats();
 

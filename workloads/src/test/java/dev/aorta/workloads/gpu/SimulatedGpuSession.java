@@ -6,9 +6,14 @@ import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,6 +38,15 @@ public final class SimulatedGpuSession implements GpuSession {
     public String captureUnavailable;
     /** A kernel name the simulated device computes wrongly (x + 1), to see correctness checks fail. */
     public String miscomputed;
+
+    /** Device bytes per ns of a simulated collective (200 GB/s). */
+    public double commBytesPerNs = 200;
+    /** Reported by every communicator of this session as its asynchronous error (a peer died...). */
+    public volatile String commAsyncError;
+    /** Collectives never finish: the next device wait blocks until a communicator is aborted, then fails. */
+    public volatile boolean collectivesHang;
+    public volatile int communicatorAborts;
+    public final List<String> collectivesIssued = new ArrayList<>();
 
     public int hostWaits;
     public int launches;
@@ -115,6 +129,7 @@ public final class SimulatedGpuSession implements GpuSession {
 
         @Override
         public void synchronize() {
+            awaitHungCollectives();
             hostWaits++;
             hostNs = Math.max(hostNs, timeNs);
         }
@@ -229,7 +244,9 @@ public final class SimulatedGpuSession implements GpuSession {
                     throw new IllegalStateException(function + " gets a freed buffer");
                 }
             }
-            long duration = function.startsWith("fill_") ? 1_000 + grid.volume() * 10 : smallKernelNs;
+            long duration = function.equals("simulated_collective_copy")
+                    ? Math.max(1, Math.round(((KernelArg.Int64) args[2]).value() * 16 / commBytesPerNs))
+                    : function.startsWith("fill_") ? 1_000 + grid.volume() * 10 : smallKernelNs;
             return () -> {
                 compute(function, args);
                 enqueue(function, (SimStream) stream, duration, grid, block);
@@ -263,6 +280,13 @@ public final class SimulatedGpuSession implements GpuSession {
                 for (int i = 0; i < count; i++) {
                     x[i] = uniform(i, seed);
                 }
+            }
+            case "fill_value_f32" -> Arrays.fill(x, 0, (int) ((KernelArg.Int64) args[1]).value(),
+                    ((KernelArg.Float32) args[2]).value());
+            case "simulated_collective_copy" -> {
+                float[] src = ((SimBuffer) ((KernelArg.Pointer) args[1]).buffer()).data;
+                int floats = (int) (((KernelArg.Int64) args[2]).value() * 4);
+                System.arraycopy(src, 0, x, 0, Math.min(floats, Math.min(src.length, x.length)));
             }
             case "vec_add" -> apply(x, n, i -> x[i] + y[i], wrong);
             case "vec_mul" -> apply(x, n, i -> x[i] * y[i], wrong);
@@ -358,9 +382,163 @@ public final class SimulatedGpuSession implements GpuSession {
 
     @Override
     public void synchronize() {
+        awaitHungCollectives();
         hostWaits++;
         for (SimStream s : streams) {
             hostNs = Math.max(hostNs, s.tailNs);
+        }
+    }
+
+    private final CountDownLatch abortedWhileHung = new CountDownLatch(1);
+    private volatile boolean hungCollectiveIssued;
+
+    /** Like a device stuck in a collective whose peer is gone: only an abort releases the host, with an error. */
+    private void awaitHungCollectives() {
+        if (!hungCollectiveIssued) {
+            return;
+        }
+        try {
+            if (!abortedWhileHung.await(SimulatedFabric.TIMEOUT_S, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("simulated hang: nobody aborted the communicator");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("CUDA_ERROR_LAUNCH_FAILED (simulated: the collective's kernel was aborted)");
+    }
+
+    @Override
+    public CommunicatorId newCommunicatorId() {
+        byte[] id = new byte[16];
+        ThreadLocalRandom.current().nextBytes(id);
+        return new CommunicatorId(id);
+    }
+
+    @Override
+    public Communicator openCommunicator(CommunicatorId id, int size, int rank) {
+        if (rank < 0 || rank >= size) {
+            throw new IllegalArgumentException("rank " + rank + " outside 0.." + (size - 1));
+        }
+        SimulatedFabric fabric = SimulatedFabric.join(id, size);
+        fabric.exchange(rank, null);  // like ncclCommInitRank: returns once every rank has joined
+        return new SimComm(fabric, rank);
+    }
+
+    /** A member of a {@link SimulatedFabric}: collectives computed on fp32 data, timed as one kernel each. */
+    private final class SimComm implements Communicator {
+        final SimulatedFabric fabric;
+        final int rank;
+        volatile boolean released;
+
+        SimComm(SimulatedFabric fabric, int rank) {
+            this.fabric = fabric;
+            this.rank = rank;
+        }
+
+        @Override
+        public int rank() {
+            return rank;
+        }
+
+        @Override
+        public int size() {
+            return fabric.size;
+        }
+
+        private float[] data(DeviceBuffer b, CommDType type) {
+            return type == CommDType.FP32 ? ((SimBuffer) b).data : null;
+        }
+
+        /** Exchanges the send data, lets {@code result} fill recv from all ranks' data, and times the collective. */
+        private void collective(String name, DeviceBuffer send, DeviceBuffer recv, long bytes, CommDType type,
+                                GpuStream stream, java.util.function.BiConsumer<Object[], float[]> result) {
+            if (released) {
+                throw new IllegalStateException("the simulated communicator was aborted or closed");
+            }
+            collectivesIssued.add(name);
+            Object[] all = fabric.exchange(rank, SimulatedFabric.copy(data(send, type)));
+            float[] out = data(recv, type);
+            if (out != null && Arrays.stream(all).allMatch(a -> a != null)) {
+                result.accept(all, out);
+                if (name.equals(miscomputed)) {
+                    out[0] += 1;
+                }
+            }
+            if (collectivesHang) {
+                hungCollectiveIssued = true;
+            }
+            enqueue("ncclDevKernel_" + name + "_" + type.label() + " (simulated)", (SimStream) stream,
+                    Math.max(1, Math.round(bytes / commBytesPerNs)), new Dim3(32, 1, 1), new Dim3(512, 1, 1));
+        }
+
+        @Override
+        public void allReduce(DeviceBuffer send, DeviceBuffer recv, long count, CommDType type, GpuStream stream) {
+            collective("AllReduce_Sum", send, recv, count * type.bytes(), type, stream,
+                    (all, out) -> System.arraycopy(SimulatedFabric.sum(all, 0, (int) count), 0, out, 0, (int) count));
+        }
+
+        @Override
+        public void allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, CommDType type, GpuStream stream) {
+            collective("AllGather", send, recv, sendCount * type.bytes() * size(), type, stream, (all, out) -> {
+                for (int r = 0; r < all.length; r++) {
+                    System.arraycopy((float[]) all[r], 0, out, (int) (r * sendCount), (int) sendCount);
+                }
+            });
+        }
+
+        @Override
+        public void reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, CommDType type,
+                                  GpuStream stream) {
+            collective("ReduceScatter_Sum", send, recv, recvCount * type.bytes() * size(), type, stream,
+                    (all, out) -> System.arraycopy(SimulatedFabric.sum(all, (int) (rank * recvCount), (int) recvCount),
+                            0, out, 0, (int) recvCount));
+        }
+
+        @Override
+        public void broadcast(DeviceBuffer send, DeviceBuffer recv, long count, CommDType type, int root,
+                              GpuStream stream) {
+            collective("Broadcast", send, recv, count * type.bytes(), type, stream,
+                    (all, out) -> System.arraycopy((float[]) all[root], 0, out, 0, (int) count));
+        }
+
+        @Override
+        public void allToAll(DeviceBuffer send, DeviceBuffer recv, long countPerPeer, CommDType type,
+                             GpuStream stream) {
+            collective("SendRecv", send, recv, countPerPeer * type.bytes() * size(), type, stream, (all, out) -> {
+                for (int p = 0; p < all.length; p++) {
+                    System.arraycopy((float[]) all[p], (int) (rank * countPerPeer), out, (int) (p * countPerPeer),
+                            (int) countPerPeer);
+                }
+            });
+        }
+
+        @Override
+        public Communicator split(int color, int key) {
+            Object[] pairs = fabric.exchange(rank, new int[] {color, key});
+            List<Integer> members = SimulatedFabric.members(pairs, color);
+            SimulatedFabric child = SimulatedFabric.join(fabric.childId(color), members.size());
+            int childRank = members.indexOf(rank);
+            child.exchange(childRank, null);
+            return new SimComm(child, childRank);
+        }
+
+        @Override
+        public Optional<String> asyncError() {
+            return Optional.ofNullable(commAsyncError);
+        }
+
+        @Override
+        public void abort() {
+            if (!released) {
+                released = true;
+                communicatorAborts++;
+                abortedWhileHung.countDown();
+            }
+        }
+
+        @Override
+        public void close() {
+            released = true;
         }
     }
 

@@ -1,0 +1,281 @@
+package dev.aorta.workloads.comm;
+
+import dev.aorta.workloads.dist.CommWatchdog;
+import dev.aorta.workloads.gpu.CommDType;
+import dev.aorta.workloads.gpu.Communicator;
+import dev.aorta.workloads.gpu.DType;
+import dev.aorta.workloads.gpu.DeviceBuffer;
+import dev.aorta.core.event.Dim3;
+import dev.aorta.workloads.gpu.GpuEvent;
+import dev.aorta.workloads.gpu.GpuSession;
+import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.gpu.KernelArg;
+import dev.aorta.workloads.spi.Op;
+import dev.aorta.workloads.spi.Priority;
+import dev.aorta.workloads.spi.StreamRange;
+import dev.aorta.workloads.spi.SwitchLatencySensitivity;
+import dev.aorta.workloads.spi.Throughput;
+import dev.aorta.workloads.spi.Workload;
+import dev.aorta.workloads.spi.WorkloadContext;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * AORTA's comms_compute_overlap: stream 0 carries the collectives, every other stream GEMMs. An iteration
+ * issues its collectives first (like a trainer's gradient all-reduce) and then the GEMMs, so with
+ * {@code asyncOp} the GEMMs run while the collectives do; without it the host waits for each collective
+ * before going on, as a blocking collective call does. Without a communicator, a device copy of the same
+ * size stands in for each collective (a single process has no peers).
+ */
+public final class CommsComputeOverlap implements Workload {
+    public static final String NAME = "comms_compute_overlap";
+    /** Activities that are communication: NCCL's kernels, and the copy that stands in for them. */
+    public static final Pattern COMMUNICATION = Pattern.compile("(?i)nccl|rccl|simulated_collective_copy");
+    static final String COMM_ROLE = "comm";
+    static final String COMPUTE_ROLE = "compute";
+    private static final int BLOCK = 256;
+    private static final int CHECK_ELEMENTS_PER_RANK = 256;
+
+    private final OverlapConfig config;
+    private final Communicator communicator;
+    private final List<Integer> members;
+    private final int worldRank;
+    private final CommWatchdog watchdog;
+
+    private final List<Op> gemms = new ArrayList<>();
+    private final List<Op> collectives = new ArrayList<>();
+    private WorkloadContext context;
+    private GpuStream commStream;
+    private GpuEvent collectiveDone;
+
+    /**
+     * @param communicator the group's communicator; null: collectives are simulated by copies
+     * @param members      the world ranks of the group (group rank i = members[i])
+     * @param watchdog     told about every iteration's progress; null without a communicator
+     */
+    public CommsComputeOverlap(OverlapConfig config, Communicator communicator, List<Integer> members, int worldRank,
+                               CommWatchdog watchdog) {
+        this.config = config;
+        this.communicator = communicator;
+        this.members = List.copyOf(members);
+        this.worldRank = worldRank;
+        this.watchdog = watchdog;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "Collectives on stream 0 while GEMMs run on the compute streams; measures how much communication "
+                + "the compute hides and what it costs the compute";
+    }
+
+    @Override
+    public String category() {
+        return "comms";
+    }
+
+    /** AORTA gives it no tier; it is made by {@code aorta overlap}, not the registry, so run-priority never picks it. */
+    @Override
+    public Priority priority() {
+        return Priority.P3;
+    }
+
+    /** Stream 0 for communication and the compute streams; compute_only leaves the communication stream out. */
+    public int streamCount() {
+        return switch (config.mode()) {
+            case COMMS_COMPUTE -> 1 + config.computeStreams();
+            case COMPUTE_ONLY -> config.computeStreams();
+            case COMMS_ONLY -> 1;
+        };
+    }
+
+    @Override
+    public StreamRange streamRange() {
+        return new StreamRange(streamCount(), streamCount());
+    }
+
+    @Override
+    public int recommendedStreams() {
+        return streamCount();
+    }
+
+    @Override
+    public SwitchLatencySensitivity switchLatencySensitivity() {
+        return SwitchLatencySensitivity.MEDIUM;
+    }
+
+    @Override
+    public boolean usesDtype() {
+        return true;
+    }
+
+    @Override
+    public String streamRole(int streamIndex, int streamCount) {
+        return config.mode().communicates() && streamIndex == 0 ? COMM_ROLE : COMPUTE_ROLE;
+    }
+
+    @Override
+    public void setup(WorkloadContext ctx) {
+        this.context = ctx;
+        List<GpuStream> streams = ctx.streams();
+        int firstCompute = config.mode().communicates() ? 1 : 0;
+        if (config.mode().computes()) {
+            for (int s = firstCompute; s < streams.size(); s++) {
+                Op gemm = ctx.gemm("gemm " + config.gemm().describe(), config.gemm(), streams.get(s), 100 + 2 * s);
+                for (int g = 0; g < config.gemmsPerStream(); g++) {
+                    gemms.add(gemm);
+                }
+            }
+        }
+        if (config.mode().communicates()) {
+            commStream = streams.getFirst();
+            collectiveDone = ctx.gpu().createEvent();
+            int n = groupSize();
+            long s = config.commBytes();
+            DeviceBuffer send = ctx.allocate(config.collective().sendBytes(s, n));
+            DeviceBuffer recv = ctx.allocate(config.collective().recvBytes(s, n));
+            zero(ctx, send);
+            String label = (communicator == null ? "simulated " : "nccl ") + config.collective().label() + " "
+                    + config.commDtype().label() + " " + OverlapConfig.bytesText(s);
+            for (int c = 0; c < config.collectives(); c++) {
+                collectives.add(ctx.op(label, commStream, communicator == null
+                        ? copyLaunch(ctx, recv, send, s)
+                        : () -> config.collective().issue(communicator, send, recv, s, config.commDtype(), commStream)));
+            }
+        }
+    }
+
+    /** Defined inputs (zeros) so that reductions never meet NaN or Inf patterns of uninitialized memory. */
+    private static void zero(WorkloadContext ctx, DeviceBuffer b) {
+        long floats = b.bytes() / 4;
+        ctx.kernels("comm.cu").prepare("fill_value_f32", grid(floats), new Dim3(BLOCK, 1, 1), 0, ctx.streams().getFirst(),
+                KernelArg.pointer(b), KernelArg.i64(floats), KernelArg.f32(0f)).launch();
+    }
+
+    private static dev.aorta.workloads.gpu.PreparedLaunch copyLaunch(WorkloadContext ctx, DeviceBuffer dst,
+                                                                     DeviceBuffer src, long bytes) {
+        long units = bytes / 16;
+        if (units * 16 != bytes) {
+            throw new IllegalArgumentException("--comm-size " + bytes + " bytes: the simulated collective copies "
+                    + "16-byte units; choose a multiple of 16");
+        }
+        return ctx.kernels("comm.cu").prepare("simulated_collective_copy", grid(units), new Dim3(BLOCK, 1, 1), 0,
+                ctx.streams().getFirst(), KernelArg.pointer(dst), KernelArg.pointer(src), KernelArg.i64(units));
+    }
+
+    private static Dim3 grid(long elements) {
+        return new Dim3((int) Math.max(1, Math.min(4096, (elements + BLOCK - 1) / BLOCK)), 1, 1);
+    }
+
+    int groupSize() {
+        return communicator == null ? 1 : communicator.size();
+    }
+
+    /** Collectives first, then the GEMMs; without --async-op the host waits for each collective. */
+    @Override
+    public void runIteration(int iteration) {
+        if (watchdog != null) {
+            watchdog.progress();
+        }
+        for (Op c : collectives) {
+            c.run();
+            if (!config.asyncOp()) {
+                collectiveDone.record(commStream);
+                collectiveDone.synchronize();
+                if (watchdog != null) {
+                    watchdog.progress();
+                }
+            }
+        }
+        for (Op g : gemms) {
+            g.run();
+        }
+    }
+
+    @Override
+    public long launchesPerIteration() {
+        return gemms.size() + collectives.size();
+    }
+
+    /** TFLOP/s of the GEMMs over device time, or in comms_only the collectives' algbw in GB/s. */
+    @Override
+    public Throughput throughput(int iterations, double totalTimeMs) {
+        double seconds = totalTimeMs / 1e3;
+        if (!config.mode().computes()) {
+            return new Throughput((double) config.commBytes() * config.collectives() * iterations / seconds / 1e9,
+                    "GB/s (algbw)");
+        }
+        return new Throughput(config.flopsPerIteration() * iterations / seconds / 1e12, "TFLOP/s");
+    }
+
+    @Override
+    public boolean hasCorrectnessCheck() {
+        return config.mode().communicates();
+    }
+
+    /**
+     * Every rank fills a small fp32 send buffer with (its world rank + 1) and runs the collective once; the
+     * receive buffer must then hold the group's sums, blocks or root value exactly (small integers are exact).
+     */
+    @Override
+    public Optional<String> correctnessProblem() {
+        if (!hasCorrectnessCheck()) {
+            return Optional.empty();
+        }
+        GpuSession gpu = context.gpu();
+        int n = groupSize();
+        int total = CHECK_ELEMENTS_PER_RANK * n;
+        long bytes = (long) total * 4;
+        Collective kind = config.collective();
+        try (DeviceBuffer send = gpu.allocate(kind.sendBytes(bytes, n)); DeviceBuffer recv = gpu.allocate(kind.recvBytes(bytes, n))) {
+            long sendFloats = send.bytes() / 4;
+            context.kernels("comm.cu").prepare("fill_value_f32", grid(sendFloats), new Dim3(BLOCK, 1, 1), 0, commStream,
+                    KernelArg.pointer(send), KernelArg.i64(sendFloats), KernelArg.f32(worldRank + 1)).launch();
+            if (communicator == null) {
+                copyLaunch(context, recv, send, bytes).launch();
+            } else {
+                kind.issue(communicator, send, recv, bytes, CommDType.FP32, commStream);
+            }
+            int recvFloats = (int) (recv.bytes() / 4);
+            float[] got = gpu.readFloats(recv, recvFloats);
+            int groupRank = members.indexOf(worldRank);
+            for (int i = 0; i < recvFloats; i++) {
+                float want = communicator == null ? worldRank + 1 : kind.expected(i, recvFloats, members, groupRank);
+                if (got[i] != want) {
+                    return Optional.of((communicator == null ? "simulated " : "") + kind.label() + " of (rank + 1) in group "
+                            + members + ": element " + i + " is " + got[i] + ", expected " + want);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** What the correctness check expects, in words, for the report. */
+    public String correctnessRule() {
+        if (communicator == null) {
+            return "the copy of (rank + 1) arrives unchanged";
+        }
+        return switch (config.collective()) {
+            case ALL_REDUCE, REDUCE_SCATTER -> "every element = sum of (rank + 1) over group " + members;
+            case BROADCAST -> "every element = group root's rank + 1 (" + (members.getFirst() + 1) + ")";
+            case ALL_GATHER, ALL_TO_ALL -> "block i = (rank + 1) of group member i, group " + members;
+        };
+    }
+
+    @Override
+    public void cleanup() {
+        gemms.clear();
+        collectives.clear();
+        if (collectiveDone != null) {
+            collectiveDone.close();
+            collectiveDone = null;
+        }
+    }
+}
