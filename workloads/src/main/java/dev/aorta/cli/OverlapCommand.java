@@ -15,6 +15,7 @@ import dev.aorta.workloads.gpu.Communicator;
 import dev.aorta.workloads.gpu.DType;
 import dev.aorta.workloads.gpu.GpuSession;
 import dev.aorta.workloads.gpu.GpuSessionFactory;
+import dev.aorta.workloads.gpu.NativeEnvironment;
 import dev.aorta.workloads.harness.Harness;
 import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.KernelTimingMode;
@@ -38,6 +39,7 @@ import java.util.concurrent.Callable;
                 + "reports TFLOP/s, algbw/busbw, overlap %, exposed communication and compute slowdown. "
                 + "Multi-GPU under aorta launch, torchrun --no-python or srun.")
 final class OverlapCommand implements Callable<Integer> {
+    static final String NVLS = "NCCL_NVLS_ENABLE";
     private final GpuSessionFactory gpu;
 
     @Option(names = "--mode", defaultValue = "comms_compute", paramLabel = "MODE",
@@ -179,6 +181,7 @@ final class OverlapCommand implements Callable<Integer> {
         Path out = output == null ? null : rankFile(output, env);
 
         System.out.println(CommsComputeOverlap.NAME + ": " + env.describe() + ", device " + dev);
+        keepNvlinkMulticastOff();
         OverlapOutcome outcome;
         try (GpuSession session = gpu.open(dev)) {
             outcome = measure(session, config, options, env, groups);
@@ -279,6 +282,20 @@ final class OverlapCommand implements Callable<Integer> {
         } finally {
             if (watchdog != null) {
                 watchdog.disarm();
+            }
+        }
+    }
+
+    /**
+     * NCCL reads NCCL_NVLS_ENABLE when a communicator is made: under torchrun or srun nobody may have set it,
+     * and NVLink multicast must stay off on the shared hosts (DESIGN.md §3).
+     */
+    private static void keepNvlinkMulticastOff() {
+        String now = NativeEnvironment.get(NVLS);
+        if (!"0".equals(now)) {
+            NativeEnvironment.set(NVLS, "0");
+            if (now != null) {
+                System.out.println("note: " + NVLS + "=" + now + " replaced by 0 (NVLink multicast stays off)");
             }
         }
     }

@@ -69,8 +69,10 @@ public final class RankLauncher {
             this.process = process;
         }
 
+        /** "its last error line: ...", the last output line when it wrote no errors. */
         String lastLine() {
-            return lastErrorLine != null ? lastErrorLine : lastOutputLine != null ? lastOutputLine : "(no output)";
+            return lastErrorLine != null ? "its last error line: " + lastErrorLine
+                    : lastOutputLine != null ? "its last output line: " + lastOutputLine : "it wrote nothing";
         }
     }
 
@@ -128,7 +130,7 @@ public final class RankLauncher {
                 awaitPumps(failed);
                 List<Integer> stopped = stopAll();
                 err.println("aorta launch: rank " + failed.rank + " (pid " + failed.process.pid() + ") failed: "
-                        + describeExit(failed.process.exitValue()) + "; its last error line: " + failed.lastLine());
+                        + describeExit(failed.process.exitValue()) + "; " + failed.lastLine());
                 if (!stopped.isEmpty()) {
                     err.println("aorta launch: stopped rank" + (stopped.size() == 1 ? " " : "s ") + join(stopped)
                             + " (SIGTERM, SIGKILL after " + GRACE.toSeconds() + " s)");
@@ -150,7 +152,7 @@ public final class RankLauncher {
                 Rank first = snapshot().stream().filter(r -> running.contains(r.rank)).findFirst().orElseThrow();
                 err.println("aorta launch: rank" + (running.size() == 1 ? " " : "s ") + join(running)
                         + " still running after --timeout " + spec.timeout().toSeconds() + " s: stopped; rank "
-                        + first.rank + "'s last error line: " + first.lastLine());
+                        + first.rank + ": " + first.lastLine());
                 return TIMED_OUT;
             }
             sleep(POLL_MS);
