@@ -36,7 +36,7 @@ import java.util.concurrent.Callable;
 
 @Command(name = "overlap", aliases = CommsComputeOverlap.NAME, mixinStandardHelpOptions = true,
         description = "comms_compute_overlap: collectives on stream 0 while GEMMs run on the compute streams; "
-                + "reports TFLOP/s, algbw/busbw, overlap %, exposed communication and compute slowdown. "
+                + "reports TFLOP/s, algbw/busbw, overlap %%, exposed communication and compute slowdown. "
                 + "Multi-GPU under aorta launch, torchrun --no-python or srun.")
 final class OverlapCommand implements Callable<Integer> {
     static final String NVLS = "NCCL_NVLS_ENABLE";
@@ -93,10 +93,10 @@ final class OverlapCommand implements Callable<Integer> {
             description = "Disjoint groups of world ranks, e.g. \"[0,1],[2,3]\"; each rank's collectives run in its group.")
     String processGroups;
 
-    @Option(names = {"-i", "--iterations"}, defaultValue = "100", description = "Measured iterations (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-i", "--iterations"}, defaultValue = "100", paramLabel = "N", description = "Measured iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = {"-w", "--warmup"}, defaultValue = "10", description = "Warmup iterations (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-w", "--warmup"}, defaultValue = "10", paramLabel = "N", description = "Warmup iterations (default: ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(names = "--sync-mode", defaultValue = "per_iteration", paramLabel = "MODE",
@@ -110,7 +110,7 @@ final class OverlapCommand implements Callable<Integer> {
             description = "auto, cupti or event-pairs, as in aorta run (default: ${DEFAULT-VALUE}).")
     String kernelTiming;
 
-    @Option(names = "--timing-samples", defaultValue = "5", description = "Iterations timed by event pairs without CUPTI (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timing-samples", defaultValue = "5", paramLabel = "N", description = "Iterations timed by event pairs without CUPTI (default: ${DEFAULT-VALUE}).")
     int timingSamples;
 
     @Option(names = "--no-references",
