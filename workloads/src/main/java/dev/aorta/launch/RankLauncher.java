@@ -97,7 +97,6 @@ public final class RankLauncher {
         long start = System.nanoTime();
         for (int local = 0; local < spec.nprocPerNode(); local++) {
             ProcessBuilder pb = new ProcessBuilder(spec.command());
-            pb.environment().remove("TORCHELASTIC_USE_AGENT_STORE");  // nobody else listens on MASTER_PORT here
             pb.environment().putAll(environment(local));
             Rank r;
             try {

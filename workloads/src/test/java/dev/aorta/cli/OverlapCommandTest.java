@@ -118,6 +118,21 @@ class OverlapCommandTest {
     }
 
     @Test
+    void withEventPairsInsteadOfCuptiCommunicationIsStillTellTheGemmsApart() throws Exception {
+        for (String real : List.of("--real-collectives", "--async-op")) {
+            Path out = dir.resolve("pairs" + real + ".json");
+            CliRunner.Outcome o = aorta(OverlapCommandTest::parallel, args("--kernel-timing", "event-pairs", real,
+                    "--no-references", "-o", out.toString()));
+            assertThat(o.exitCode()).as(o.err()).isZero();
+            JsonNode r = ResultJson.read(out);
+            assertThat(r.path("runs").path("comms_compute").path("timing_source").asText()).isEqualTo("event_pairs_sampled");
+            assertThat(r.path("overlap").path("comm_ns").asLong()).as(real).isPositive();
+            assertThat(r.path("overlap").path("compute_ns").asLong()).as(real).isPositive();
+            assertThat(r.path("overlap").path("iterations").asInt()).isEqualTo(5);
+        }
+    }
+
+    @Test
     void aWrongCollectiveResultFailsTheRun() {
         CliRunner.Outcome o = aorta(s -> s.miscomputed = "AllReduce_Sum", args("--real-collectives", "--no-references"));
         assertThat(o.exitCode()).isEqualTo(1);

@@ -142,7 +142,8 @@ public final class CommsComputeOverlap implements Workload {
             DeviceBuffer send = ctx.allocate(config.collective().sendBytes(s, n));
             DeviceBuffer recv = ctx.allocate(config.collective().recvBytes(s, n));
             zero(ctx, send);
-            String label = (communicator == null ? "simulated " : "nccl ") + config.collective().label() + " "
+            // the label names event-pair samples: it must be classified as communication like the kernels are
+            String label = (communicator == null ? "simulated_collective_copy for " : "nccl ") + config.collective().label() + " "
                     + config.commDtype().label() + " " + OverlapConfig.bytesText(s);
             for (int c = 0; c < config.collectives(); c++) {
                 collectives.add(ctx.op(label, commStream, communicator == null

@@ -10,14 +10,15 @@ import java.util.Map;
  * {@code SLURM_JOB_NODELIST}). Without either, a single process of a world of one.
  *
  * @param rendezvousPort the port rank 0 serves the communicator id on: {@code MASTER_PORT}, except under
- *                       torchrun, whose agent already listens there with its own store (then MASTER_PORT + 1)
+ *                       torchrun, whose agent may already listen there with its own TCP store
+ *                       ({@code TORCHELASTIC_USE_AGENT_STORE}): then MASTER_PORT + 1
  */
 public record DistributedEnvironment(Launcher launcher, int rank, int worldSize, int localRank, int localWorldSize,
                                      String masterAddr, int masterPort, int rendezvousPort) {
 
     /** Who started the process. */
     public enum Launcher {
-        SINGLE("single process"), AORTA("aorta launch"), TORCHRUN("torchrun"), SLURM("Slurm");
+        SINGLE("single process"), AORTA("aorta launch"), TORCHRUN("torchrun (RANK/WORLD_SIZE)"), SLURM("Slurm");
 
         private final String label;
 
@@ -32,8 +33,6 @@ public record DistributedEnvironment(Launcher launcher, int rank, int worldSize,
 
     /** Set by {@code aorta launch} in every child's environment, to tell it apart from torchrun. */
     public static final String LAUNCHER_VARIABLE = "AORTA_LAUNCHER";
-    /** torchrun sets it when its agent hosts a TCP store on MASTER_PORT. */
-    static final String TORCH_AGENT_STORE = "TORCHELASTIC_USE_AGENT_STORE";
     static final int DEFAULT_PORT = 29500;
 
     public DistributedEnvironment {
@@ -67,9 +66,9 @@ public record DistributedEnvironment(Launcher launcher, int rank, int worldSize,
             int local = integer(env, "LOCAL_RANK", rank % localWorld);
             String addr = master(env, world, null);
             int port = integer(env, "MASTER_PORT", world > 1 ? null : DEFAULT_PORT);
-            boolean agentStore = "true".equalsIgnoreCase(env.getOrDefault(TORCH_AGENT_STORE, ""));
+            // torchrun's agent store listens on MASTER_PORT (not always announced): stay beside it, never on it
             return new DistributedEnvironment(launcher, rank, world, local, localWorld, addr, port,
-                    launcher == Launcher.TORCHRUN && agentStore ? port + 1 : port);
+                    launcher == Launcher.TORCHRUN ? port + 1 : port);
         }
         if (env.containsKey("SLURM_PROCID")) {
             int world = integer(env, "SLURM_NTASKS", null);

@@ -29,7 +29,7 @@ class DistributedEnvironmentTest {
     }
 
     @Test
-    void underTorchrunTheRendezvousMovesBesideTheAgentsStore() {
+    void underTorchrunTheRendezvousStaysBesideTheAgentsStoreOnMasterPort() {
         DistributedEnvironment e = DistributedEnvironment.from(Map.of("RANK", "1", "LOCAL_RANK", "1", "WORLD_SIZE", "2",
                 "LOCAL_WORLD_SIZE", "2", "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "29500",
                 "TORCHELASTIC_USE_AGENT_STORE", "True"));
