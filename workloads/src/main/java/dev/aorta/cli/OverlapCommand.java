@@ -191,10 +191,12 @@ final class OverlapCommand implements Callable<Integer> {
             ResultJson.write(out, OverlapReport.toJson(outcome));
             System.out.println("result: " + out);
         }
-        String problem = outcome.main().correctness().problem();
-        if (problem != null) {
-            System.err.println("aorta overlap: rank " + env.rank() + " computed a wrong result: " + problem);
-            return 1;
+        for (RunResult run : java.util.Arrays.asList(outcome.main(), outcome.computeReference(), outcome.commReference())) {
+            String problem = run == null ? null : run.correctness().problem();
+            if (problem != null) {
+                System.err.println("aorta overlap: rank " + env.rank() + " computed a wrong result: " + problem);
+                return 1;
+            }
         }
         return 0;
     }
