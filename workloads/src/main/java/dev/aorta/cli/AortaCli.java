@@ -3,6 +3,7 @@ package dev.aorta.cli;
 import dev.aorta.analyzer.cli.AnalyzeCommand;
 import dev.aorta.analyzer.cli.MergeCommand;
 import dev.aorta.analyzer.cli.ReportCommand;
+import dev.aorta.launch.LauncherWatch;
 import dev.aorta.workloads.gpu.GpuSessionFactory;
 import dev.aorta.workloads.gpu.GpuSessions;
 import picocli.CommandLine;
@@ -17,6 +18,7 @@ import picocli.CommandLine.Command;
 public final class AortaCli {
 
     public static void main(String[] args) {
+        LauncherWatch.startIfLaunched();
         System.exit(run(args));
     }
 

@@ -87,6 +87,7 @@ public final class RankLauncher {
         env.put("MASTER_ADDR", spec.masterAddr());
         env.put("MASTER_PORT", Integer.toString(spec.masterPort()));
         env.put("AORTA_LAUNCHER", "aorta");
+        env.put(LauncherWatch.VARIABLE, Long.toString(ProcessHandle.current().pid()));
         env.put("NCCL_NVLS_ENABLE", "0");  // never NVLink multicast on the shared hosts (DESIGN.md §3)
         env.putAll(spec.extraEnv());
         return env;

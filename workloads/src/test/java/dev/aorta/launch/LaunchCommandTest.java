@@ -161,6 +161,19 @@ class LaunchCommandTest {
     }
 
     @Test
+    void ranksStopByThemselvesWhenTheLauncherIsKilled() throws Exception {
+        Process p = launch("--nproc-per-node", "2", "--master-port", Integer.toString(freePort()), "--",
+                "launch-probe", "--hold-seconds", "120");
+        awaitLines("probe: holding", 2, Duration.ofSeconds(60));
+        p.destroyForcibly();  // SIGKILL: no shutdown hook can stop the ranks
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (anyRankAlive() && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertThat(anyRankAlive()).as("orphaned ranks gone within 10 s").isFalse();
+    }
+
+    @Test
     void aJobPastItsTimeoutIsStoppedWithExitCode124() throws Exception {
         Process p = launch("--nproc-per-node", "2", "--master-port", Integer.toString(freePort()), "--timeout", "4",
                 "--", "launch-probe", "--hold-seconds", "120");
