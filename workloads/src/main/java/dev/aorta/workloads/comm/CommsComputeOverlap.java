@@ -3,7 +3,6 @@ package dev.aorta.workloads.comm;
 import dev.aorta.workloads.dist.CommWatchdog;
 import dev.aorta.workloads.gpu.CommDType;
 import dev.aorta.workloads.gpu.Communicator;
-import dev.aorta.workloads.gpu.DType;
 import dev.aorta.workloads.gpu.DeviceBuffer;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.workloads.gpu.GpuEvent;
