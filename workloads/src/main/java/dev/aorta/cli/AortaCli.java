@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 @Command(name = "aorta", mixinStandardHelpOptions = true, versionProvider = AortaCli.Version.class,
         description = "GPU performance toolkit for the JVM.",
         subcommands = {InfoCommand.class, CheckCommand.class, ListCommand.class, RunCommand.class, SweepCommand.class,
-                RunPriorityCommand.class, CompareCommand.class, LaunchOverheadCommand.class, AnalyzeCommand.class, ReportCommand.class,
+                RunPriorityCommand.class, CompareCommand.class, LaunchOverheadCommand.class, OverheadCommand.class, AnalyzeCommand.class, ReportCommand.class,
                 MergeCommand.class})
 public final class AortaCli {
 
