@@ -94,7 +94,7 @@ if l:
     for name in ("all_reduce", "combined"):
         p = rank0.get(name)
         if p:
-            row(name + " on 1 GPU", "skipped: " + p.get("skip_reason", "?")[:48], "skipped", p["status"] == "skipped")
+            row(name + " on 1 GPU", "skipped: " + p.get("skip_reason", "?").split(";")[0], "skipped", p["status"] == "skipped")
     c = l["correctness"]
     row("balanced K=8192: exactly 1 point per centroid", "PASS" if c["balanced_full_size_problem"] is None else "FAIL",
         "PASS", c["balanced_full_size_problem"] is None)

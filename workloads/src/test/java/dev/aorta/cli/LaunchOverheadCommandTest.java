@@ -34,6 +34,11 @@ class LaunchOverheadCommandTest {
     }
 
     @Test
+    void aortaRunPointsToItsOwnCommand() {
+        assertThat(aorta("run", "launch_overhead").err()).contains("launch_overhead runs with 'aorta launch-overhead'");
+    }
+
+    @Test
     void withoutAGpuTheErrorSaysWhy() {
         CliRunner.Outcome o = aorta("launch-overhead", "--patterns", "argmin");
         assertThat(o.exitCode()).isEqualTo(2);
