@@ -19,7 +19,7 @@ import java.util.concurrent.Callable;
 @Command(name = "overhead", mixinStandardHelpOptions = true,
         description = {"What an interposer costs: runs an aorta command without (A) and with (B) our agent and/or an "
                 + "LD_PRELOAD library, alternating A B A B, and compares the times in their result files: medians, "
-                + "B/A with a 95% confidence interval, and a verdict against --threshold.",
+                + "B/A with a 95%% confidence interval, and a verdict against --threshold.",
                 "Example: aorta overhead --agent device-activity=none --runs 5 -- launch-overhead --patterns balanced --seconds 10",
                 "Exit code 0: every metric within the threshold; 1: one exceeds it; 3: none exceeds, one is inconclusive."})
 final class OverheadCommand implements Callable<Integer> {
@@ -43,7 +43,7 @@ final class OverheadCommand implements Callable<Integer> {
     int runs;
 
     @Option(names = "--threshold", defaultValue = "0.01",
-            description = "Tolerated slowdown of B as a fraction, e.g. 0.01 = 1% (default: ${DEFAULT-VALUE}).")
+            description = "Tolerated slowdown of B as a fraction, e.g. 0.01 = 1%% (default: ${DEFAULT-VALUE}).")
     double threshold;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the comparison as JSON (atomically).")

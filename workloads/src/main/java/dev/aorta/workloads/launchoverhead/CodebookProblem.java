@@ -28,11 +28,6 @@ public record CodebookProblem(CodebookShape shape, float[] batch, float[][] code
         return values;
     }
 
-    /** Coordinate j of point i. */
-    public float point(int i, int j) {
-        return batch[i * shape.dim() + j];
-    }
-
     /** Coordinate j of centroid k of a stage's codebook. */
     public float centroid(int stage, int k, int j) {
         return codebooks[stage][j * shape.centroids() + k];

@@ -16,6 +16,9 @@ public final class LaunchOverheadReport {
                 o.shape().describe(), o.shape().rowsPerCentroid());
         out.printf(Locale.ROOT, "device %d: %s; world size %d; %s s per pattern after %d warmup step(s)%n",
                 o.device(), r.device().name(), r.worldSize(), o.seconds(), o.warmupSteps());
+        for (Pattern p : o.patterns()) {
+            out.printf(Locale.ROOT, "  %-10s %s%n", p.label(), p.description());
+        }
         printCorrectness(r, out);
         for (LaunchOverheadResult.RankResult rank : r.ranks()) {
             for (PatternResult p : rank.patterns()) {
