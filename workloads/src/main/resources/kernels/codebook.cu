@@ -4,7 +4,7 @@
 //   codebook c: K x D, coordinate j of centroid k:              c[j*K + k]
 //   dots     g = c·x: K x N, point i's K dot products contiguous: g[i*K + k] = c_k · x_i
 // distances_from_dots turns g into squared distances in place. Ties always go to the lowest index,
-// so the host model (LaunchOverhead's HostCodebookDevice) computes the same choices.
+// so the host model of the tests (launchoverhead/HostCodebookDevice) computes the same choices.
 
 #define INF_F __int_as_float(0x7f800000)
 

@@ -3,7 +3,7 @@ package dev.aorta.workloads.launchoverhead;
 /**
  * The operations of the codebook assignment, each one kernel launch (or one GEMM) of kernels/codebook.cu
  * unless said otherwise, in the order of one stream. {@link CodebookSteps} composes them into the patterns;
- * {@link CudaCodebookDevice} issues them on a GPU and {@link HostCodebookDevice} computes the same on the CPU.
+ * {@link CudaCodebookDevice} issues them on a GPU; the tests' HostCodebookDevice computes the same on the CPU.
  * Implementations count launches and syncs in {@link #counters()} as they issue them.
  */
 public interface CodebookDevice extends AutoCloseable {
