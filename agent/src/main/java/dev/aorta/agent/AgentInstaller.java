@@ -1,0 +1,259 @@
+package dev.aorta.agent;
+
+import dev.aorta.agent.advice.CallId;
+import dev.aorta.agent.advice.LastLongArgument;
+import dev.aorta.agent.bind.BinderListener;
+import dev.aorta.agent.bind.CollectiveBinder;
+import dev.aorta.agent.bind.JCudaStreamOps;
+import dev.aorta.agent.config.AgentOptions;
+import dev.aorta.agent.config.OptionsException;
+import dev.aorta.agent.device.CuptiActivitySource;
+import dev.aorta.agent.device.DeviceActivitySource;
+import dev.aorta.agent.pipeline.Drainer;
+import dev.aorta.agent.pipeline.Pipeline;
+import dev.aorta.agent.plugins.IterationMarkerPlugin;
+import dev.aorta.agent.recorder.CallTable;
+import dev.aorta.agent.recorder.NativeAddress;
+import dev.aorta.agent.recorder.Recorder;
+import dev.aorta.agent.spi.Interception;
+import dev.aorta.agent.spi.InterceptionPlugin;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.StreamInfo;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.method.ParameterDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.Nexus;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.utility.JavaModule;
+
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static net.bytebuddy.matcher.ElementMatchers.is;
+import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+/** Reads the options, starts the pipeline and the device source, and weaves every plugin's advice. */
+public final class AgentInstaller {
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+
+    private AgentInstaller() {
+    }
+
+    static void install(String args, Instrumentation inst, boolean lateAttach) {
+        AgentOptions options;
+        try {
+            options = AgentOptions.resolve(args, System.getenv());
+        } catch (OptionsException e) {
+            AgentLog.error(e.getMessage());
+            AgentLog.info("valid options (key, default, meaning):\n" + AgentOptions.describe());
+            AgentLog.info("agent not started; the application runs unprofiled");
+            if (lateAttach) {
+                throw e;
+            }
+            return;
+        }
+        if (!STARTED.compareAndSet(false, true)) {
+            AgentLog.info("agent already active in this JVM; ignoring the second start (" + options + ")");
+            return;
+        }
+        AgentLog.setVerbose(options.verbose());
+        Recorder.configure(options.bufferRecords());
+        Pipeline pipeline = Pipeline.start(options, System.getenv());
+        Drainer drainer = pipeline.drainer();
+        drainer.deviceSource(startDeviceSource(options, drainer));
+
+        List<InterceptionPlugin> plugins = new ArrayList<>();
+        ServiceLoader.load(InterceptionPlugin.class, AgentInstaller.class.getClassLoader()).forEach(plugins::add);
+        plugins.add(new IterationMarkerPlugin(options.iterationMethod()));
+        if (options.bindCollectives()) {
+            installBinder(options, drainer);
+        }
+        weave(plugins, options, inst, lateAttach);
+    }
+
+    private static DeviceActivitySource startDeviceSource(AgentOptions options, Drainer drainer) {
+        switch (options.deviceSource()) {
+            case NONE -> {
+                AgentLog.info("device activity: none (device-activity=none); host-side API timing only");
+                return DeviceActivitySource.NONE;
+            }
+            case AUTO, CUPTI -> {
+                DeviceActivitySource s = CuptiActivitySource.tryStart(ClassLoader.getSystemClassLoader(),
+                        drainer::submit, drainer::submit, options.deviceSource() == AgentOptions.DeviceSource.CUPTI);
+                return s == null ? DeviceActivitySource.NONE : s;
+            }
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    private static void installBinder(AgentOptions options, Drainer drainer) {
+        try {
+            CollectiveBinder.install(new JCudaStreamOps(), options.join(), options.commStreamPriority(), new BinderListener() {
+                @Override
+                public void commStreamCreated(long stream, int device, int priority, int flags) {
+                    drainer.submit(new StreamInfo(stream, device, priority, flags, "comm"));
+                }
+
+                @Override
+                public void dependencyAdded(long event, long recordStream, long waitStream, long atNs) {
+                    drainer.submit(new Dependency(event, recordStream, atNs, waitStream, atNs, ClockDomain.HOST_MONOTONIC));
+                }
+            });
+            AgentLog.info("bind-collectives: collectives move to a comm stream per device (priority "
+                    + options.commStreamPriority() + ", join " + options.join().option() + ")");
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            AgentLog.error("bind-collectives needs JCuda's driver API on the class path (" + e
+                    + "); collectives stay on the application's streams");
+        }
+    }
+
+    private static void weave(List<InterceptionPlugin> plugins, AgentOptions options, Instrumentation inst,
+                              boolean lateAttach) {
+        // advice is inlined, so no initializer needs injecting; without this, building the AgentBuilder
+        // touches sun.misc.Unsafe and JDK 24+ prints warnings into the application's stderr
+        System.setProperty(Nexus.PROPERTY, "true");
+        AgentBuilder builder = new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new ErrorListener())
+                .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
+        List<String> present = new ArrayList<>();
+        List<String> absent = new ArrayList<>();
+        boolean everything = options.bindCollectives();
+        for (InterceptionPlugin plugin : plugins) {
+            Map<String, List<Interception>> byType = new LinkedHashMap<>();
+            for (Interception i : plugin.interceptions()) {
+                // with bind-collectives every sync is a possible join point, recorded or not
+                if (everything || i.kind().isIterationMarker() || options.categories().contains(i.kind().category())) {
+                    byType.computeIfAbsent(i.type(), t -> new ArrayList<>()).add(i);
+                }
+            }
+            for (Map.Entry<String, List<Interception>> e : byType.entrySet()) {
+                builder = builder.type(named(e.getKey())).transform(new PluginTransformer(plugin, e.getValue()));
+            }
+            boolean found = ClassLoader.getSystemResource(plugin.probeClass().replace('.', '/') + ".class") != null;
+            (found ? present : absent).add(plugin.name());
+            if (found && lateAttach && plugin.needsLoadTimeTransformation()) {
+                AgentLog.info(plugin.name() + ": attached late, classes already loaded cannot be wrapped (needs -javaagent)");
+            }
+        }
+        builder.installOn(inst);
+        AgentLog.info("agent " + version() + " active (" + options + "); libraries found: "
+                + (present.isEmpty() ? "none" : String.join(", ", present))
+                + (absent.isEmpty() ? "" : "; not on the class path (idle): " + String.join(", ", absent)));
+    }
+
+    private static String version() {
+        String v = AgentInstaller.class.getPackage().getImplementationVersion();
+        return v == null ? "(development build)" : v;
+    }
+
+    /** Weaves one plugin's advice into one type, after checking that the type is a version the plugin knows. */
+    private static final class PluginTransformer implements AgentBuilder.Transformer {
+        private final InterceptionPlugin plugin;
+        private final List<Interception> interceptions;
+
+        PluginTransformer(InterceptionPlugin plugin, List<Interception> interceptions) {
+            this.plugin = plugin;
+            this.interceptions = interceptions;
+        }
+
+        @Override
+        public DynamicType.Builder<?> transform(DynamicType.Builder<?> builder, TypeDescription type,
+                                                ClassLoader loader, JavaModule module,
+                                                java.security.ProtectionDomain domain) {
+            List<String> missing = missing(type);
+            if (!missing.isEmpty()) {
+                AgentLog.once("unsupported-" + type.getName(), plugin.name() + ": unsupported version of " + type.getName()
+                        + " (missing " + String.join(", ", missing) + "); left uninstrumented");
+                return builder;
+            }
+            if (type.getName().startsWith("jcuda.")) {
+                NativeAddress.jcudaFoundIn(loader);
+            }
+            int methods = 0;
+            for (Interception i : interceptions) {
+                int id = CallTable.register(i);
+                ElementMatcher.Junction<MethodDescription> matcher = named(i.method());
+                if (i.arity() >= 0) {
+                    matcher = matcher.and(takesArguments(i.arity()));
+                }
+                if (usesLastLongArgument(i.advice())) {
+                    for (MethodDescription.InDefinedShape m : type.getDeclaredMethods().filter(matcher)) {
+                        ParameterDescription stream = lastLong(m);
+                        if (stream != null) {
+                            builder = builder.visit(Advice.withCustomMapping().bind(CallId.class, id)
+                                    .bind(LastLongArgument.class, stream).to(i.advice()).on(is(m)));
+                            methods++;
+                        }
+                    }
+                } else {
+                    methods += type.getDeclaredMethods().filter(matcher).size();
+                    builder = builder.visit(Advice.withCustomMapping().bind(CallId.class, id).to(i.advice()).on(matcher));
+                }
+            }
+            AgentLog.debug(plugin.name() + ": instrumented " + methods + " methods of " + type.getName());
+            return builder;
+        }
+
+        private List<String> missing(TypeDescription type) {
+            List<String> missing = new ArrayList<>();
+            for (String r : plugin.requiredMethods()) {
+                String[] nameArity = r.split("/");
+                if (type.getDeclaredMethods().filter(named(nameArity[0])
+                        .and(takesArguments(Integer.parseInt(nameArity[1])))).isEmpty()) {
+                    missing.add(nameArity[0] + "(" + nameArity[1] + " args)");
+                }
+            }
+            for (String f : plugin.requiredFields(type.getName())) {
+                if (type.getDeclaredFields().filter(named(f)).isEmpty()) {
+                    missing.add("field " + f);
+                }
+            }
+            return missing;
+        }
+
+        private static ParameterDescription lastLong(MethodDescription m) {
+            ParameterDescription last = null;
+            for (ParameterDescription p : m.getParameters()) {
+                if (p.getType().represents(long.class)) {
+                    last = p;
+                }
+            }
+            return last;
+        }
+
+        private static boolean usesLastLongArgument(Class<?> advice) {
+            for (Method m : advice.getDeclaredMethods()) {
+                for (Parameter p : m.getParameters()) {
+                    if (p.isAnnotationPresent(LastLongArgument.class)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    /** A type that cannot be instrumented costs one line, and the application goes on. */
+    private static final class ErrorListener extends AgentBuilder.Listener.Adapter {
+        @Override
+        public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable t) {
+            AgentLog.once("error-" + typeName, "cannot instrument " + typeName + " (" + t + "); it runs unprofiled");
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.aorta.agent.device;
+
+/** Where device timestamps come from. The drain thread asks it to flush at iteration ends and at exit. */
+public interface DeviceActivitySource {
+    /** "cupti", or "none" when no device timestamps are recorded. */
+    String name();
+
+    /** Delivers what the device has finished so far. */
+    void flush();
+
+    void stop();
+
+    DeviceActivitySource NONE = new DeviceActivitySource() {
+        @Override
+        public String name() {
+            return "none";
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void stop() {
+        }
+    };
+}

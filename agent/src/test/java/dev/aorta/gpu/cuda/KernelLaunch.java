@@ -1,0 +1,29 @@
+package dev.aorta.gpu.cuda;
+
+import example.fakegpu.FakeGpu;
+
+/** Test double of the aorta-gpu FFM launch path: a prepared launch whose shape is in its fields. */
+public final class KernelLaunch {
+    private final String name;
+    private final long function;
+    private final int gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMemBytes;
+    private final long stream;
+
+    public KernelLaunch(String name, long function, int gridX, int blockX, int sharedMemBytes, long stream) {
+        this.name = name;
+        this.function = function;
+        this.gridX = gridX;
+        this.gridY = 1;
+        this.gridZ = 1;
+        this.blockX = blockX;
+        this.blockY = 1;
+        this.blockZ = 1;
+        this.sharedMemBytes = sharedMemBytes;
+        this.stream = stream;
+    }
+
+    /** Runs gridX microseconds on the fake device. */
+    public void launch() {
+        FakeGpu.run("KERNEL", name, stream, gridX * 1000L, 0, gridX, blockX);
+    }
+}

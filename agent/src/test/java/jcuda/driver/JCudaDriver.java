@@ -1,0 +1,188 @@
+package jcuda.driver;
+
+import example.fakegpu.FakeGpu;
+import jcuda.Handles;
+import jcuda.NativePointerObject;
+import jcuda.Pointer;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Test double of JCuda's driver API with the real signatures and the real shape: each public method is
+ * {@code checkResult(xNative(...))}; the "natives" here drive {@link FakeGpu} instead of a GPU. A kernel
+ * runs gridX microseconds.
+ */
+public final class JCudaDriver {
+    private static final Map<Long, String> FUNCTION_NAMES = new HashMap<>();
+
+    private JCudaDriver() {
+    }
+
+    private static int checkResult(int result) {
+        return result;
+    }
+
+    private static long handle(NativePointerObject o) {
+        return Handles.address(o);
+    }
+
+    private static int assign(NativePointerObject o) {
+        Handles.assign(o, FakeGpu.newHandle());
+        return 0;
+    }
+
+    public static int cuModuleGetFunction(CUfunction function, CUmodule module, String name) {
+        int r = assign(function);
+        synchronized (FUNCTION_NAMES) {
+            FUNCTION_NAMES.put(handle(function), name);
+        }
+        return checkResult(r);
+    }
+
+    public static int cuLaunchKernel(CUfunction f, int gridDimX, int gridDimY, int gridDimZ, int blockDimX,
+                                     int blockDimY, int blockDimZ, int sharedMemBytes, CUstream hStream,
+                                     Pointer kernelParams, Pointer extra) {
+        return checkResult(cuLaunchKernelNative(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                sharedMemBytes, hStream, kernelParams, extra));
+    }
+
+    private static int cuLaunchKernelNative(CUfunction f, int gridDimX, int gridDimY, int gridDimZ, int blockDimX,
+                                            int blockDimY, int blockDimZ, int sharedMemBytes, CUstream hStream,
+                                            Pointer kernelParams, Pointer extra) {
+        String name;
+        synchronized (FUNCTION_NAMES) {
+            name = FUNCTION_NAMES.getOrDefault(handle(f), "kernel");
+        }
+        FakeGpu.run("KERNEL", name, handle(hStream), gridDimX * 1000L, 0, gridDimX, blockDimX);
+        return 0;
+    }
+
+    public static int cuLaunchCooperativeKernel(CUfunction f, int gridDimX, int gridDimY, int gridDimZ,
+                                                int blockDimX, int blockDimY, int blockDimZ, int sharedMemBytes,
+                                                CUstream hStream, Pointer kernelParams) {
+        return checkResult(cuLaunchKernelNative(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                sharedMemBytes, hStream, kernelParams, null));
+    }
+
+    public static int cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
+        FakeGpu.run("KERNEL", "graph", handle(hStream), 50_000, 0, 1, 1);
+        return checkResult(0);
+    }
+
+    public static int cuMemAlloc(CUdeviceptr dptr, long bytesize) {
+        return checkResult(assign(dptr));
+    }
+
+    public static int cuMemFree(CUdeviceptr dptr) {
+        return checkResult(0);
+    }
+
+    public static int cuMemcpyHtoDAsync(CUdeviceptr dst, Pointer src, long byteCount, CUstream hStream) {
+        FakeGpu.run("MEMCPY", "memcpyHtoD", handle(hStream), 20_000, byteCount, 0, 0);
+        return checkResult(0);
+    }
+
+    public static int cuMemcpyDtoHAsync(Pointer dst, CUdeviceptr src, long byteCount, CUstream hStream) {
+        FakeGpu.run("MEMCPY", "memcpyDtoH", handle(hStream), 20_000, byteCount, 0, 0);
+        return checkResult(0);
+    }
+
+    public static int cuMemcpyDtoH(Pointer dst, CUdeviceptr src, long byteCount) {
+        FakeGpu.synchronize(0);
+        return checkResult(0);
+    }
+
+    public static int cuMemcpyHtoD(CUdeviceptr dst, Pointer src, long byteCount) {
+        FakeGpu.synchronize(0);
+        return checkResult(0);
+    }
+
+    public static int cuMemsetD32Async(CUdeviceptr dstDevice, int ui, long n, CUstream hStream) {
+        FakeGpu.run("MEMSET", "memset", handle(hStream), 10_000, n * 4, 0, 0);
+        return checkResult(0);
+    }
+
+    public static int cuMemsetD8(CUdeviceptr dstDevice, byte uc, long n) {
+        FakeGpu.synchronize(0);
+        return checkResult(0);
+    }
+
+    public static int cuStreamCreate(CUstream phStream, int flags) {
+        return checkResult(assign(phStream));
+    }
+
+    public static int cuStreamCreateWithPriority(CUstream phStream, int flags, int priority) {
+        return checkResult(cuStreamCreateWithPriorityNative(phStream, flags, priority));
+    }
+
+    private static int cuStreamCreateWithPriorityNative(CUstream phStream, int flags, int priority) {
+        return assign(phStream);
+    }
+
+    public static int cuStreamDestroy(CUstream hStream) {
+        return checkResult(0);
+    }
+
+    public static int cuStreamSynchronize(CUstream hStream) {
+        FakeGpu.synchronize(handle(hStream));
+        return checkResult(0);
+    }
+
+    public static int cuCtxSynchronize() {
+        FakeGpu.synchronize(0);
+        return checkResult(0);
+    }
+
+    public static int cuCtxGetDevice(CUdevice device) {
+        return checkResult(cuCtxGetDeviceNative(device));
+    }
+
+    private static int cuCtxGetDeviceNative(CUdevice device) {
+        Handles.assign(device, 0);
+        return 0;
+    }
+
+    public static int cuEventCreate(CUevent phEvent, int flags) {
+        return checkResult(cuEventCreateNative(phEvent, flags));
+    }
+
+    private static int cuEventCreateNative(CUevent phEvent, int flags) {
+        return assign(phEvent);
+    }
+
+    public static int cuEventDestroy(CUevent hEvent) {
+        return checkResult(cuEventDestroyNative(hEvent));
+    }
+
+    private static int cuEventDestroyNative(CUevent hEvent) {
+        return 0;
+    }
+
+    public static int cuEventRecord(CUevent hEvent, CUstream hStream) {
+        return checkResult(cuEventRecordNative(hEvent, hStream));
+    }
+
+    private static int cuEventRecordNative(CUevent hEvent, CUstream hStream) {
+        FakeGpu.eventRecord(handle(hEvent), handle(hStream));
+        return 0;
+    }
+
+    public static int cuEventSynchronize(CUevent hEvent) {
+        FakeGpu.eventSynchronize(handle(hEvent));
+        return checkResult(0);
+    }
+
+    public static int cuEventQuery(CUevent hEvent) {
+        return checkResult(0);
+    }
+
+    public static int cuStreamWaitEvent(CUstream hStream, CUevent hEvent, int flags) {
+        return checkResult(cuStreamWaitEventNative(hStream, hEvent, flags));
+    }
+
+    private static int cuStreamWaitEventNative(CUstream hStream, CUevent hEvent, int flags) {
+        FakeGpu.streamWait(handle(hStream), handle(hEvent));
+        return 0;
+    }
+}
