@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** Entry point of the {@code aorta} command: one subcommand per job. */
 @Command(name = "aorta", mixinStandardHelpOptions = true, versionProvider = AortaCli.Version.class,
         description = "GPU performance toolkit for the JVM.",
-        subcommands = {InfoCommand.class})
+        subcommands = {InfoCommand.class, AttachCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {
