@@ -32,6 +32,10 @@ public final class FakeGpu {
     private FakeGpu() {
     }
 
+    public static boolean simulating() {
+        return simulating;
+    }
+
     public static void stopSimulating() {
         simulating = false;
     }

@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
  * options are checked first, by the agent's own option parser loaded from the agent jar in a class
  * loader of its own, so that a typo is reported here rather than in the target's stderr.
  */
-@Command(name = "attach", description = {
+@Command(name = "attach", mixinStandardHelpOptions = true, description = {
         "Attach the profiling agent to a running JVM (same user, Java 17+).",
         "Classes already loaded are retransformed; JavaCPP-style native methods need -javaagent instead."})
 final class AttachCommand implements Callable<Integer> {
