@@ -15,10 +15,12 @@ import java.util.List;
  */
 public final class JCublas2Plugin implements InterceptionPlugin {
     static final String CUBLAS = "jcuda.jcublas.JCublas2";
-    static final List<String> GEMMS = List.of("cublasSgemm", "cublasDgemm", "cublasHgemm", "cublasCgemm",
-            "cublasZgemm", "cublasGemmEx", "cublasSgemmStridedBatched", "cublasDgemmStridedBatched",
-            "cublasHgemmStridedBatched", "cublasGemmStridedBatchedEx", "cublasSgemmBatched", "cublasDgemmBatched",
-            "cublasGemmBatchedEx");
+    /** JCublas2 12.0.0's GEMM family (all start with handle, transa, transb, m, n, k). */
+    static final List<String> GEMMS = List.of("cublasSgemm", "cublasDgemm", "cublasCgemm", "cublasZgemm",
+            "cublasSgemmEx", "cublasCgemmEx", "cublasGemmEx", "cublasSgemmBatched", "cublasDgemmBatched",
+            "cublasCgemmBatched", "cublasZgemmBatched", "cublasGemmBatchedEx", "cublasSgemmStridedBatched",
+            "cublasDgemmStridedBatched", "cublasCgemmStridedBatched", "cublasZgemmStridedBatched",
+            "cublasGemmStridedBatchedEx");
 
     @Override
     public String name() {
