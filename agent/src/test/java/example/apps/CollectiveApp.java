@@ -3,32 +3,30 @@ package example.apps;
 import dev.aorta.api.Aorta;
 import dev.aorta.gpu.blas.Cublas;
 import dev.aorta.gpu.cuda.KernelLaunch;
+import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.gpu.nccl.NcclComm;
+import dev.aorta.gpu.nccl.NcclDataType;
+import dev.aorta.gpu.nccl.NcclRedOp;
 import example.fakegpu.FakeGpu;
-import jcuda.Handles;
-import jcuda.driver.CUstream;
-
-import static jcuda.driver.JCudaDriver.cuStreamCreate;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 /**
- * The overlap scenario of issue 4 on the fake device: per iteration a GEMM, an all-reduce issued on the
- * same compute stream, then more GEMMs that do not read the all-reduce's result, then a stream
- * synchronize. Uses the aorta-gpu bindings (KernelLaunch, Cublas, NcclComm) for the work and JCuda for the
- * stream. Argument: {@code api} (Aorta.stepBegin/End markers) or {@code method} (no markers: the test
- * names {@link #trainStep} as the iteration method). Prints the device log and a RESULT line.
+ * The overlap scenario of issue 4 on the fake device, written against the aorta-gpu binding's shapes
+ * (Stream, KernelLaunch, Cublas, NcclComm): per iteration a GEMM, an all-reduce issued on the same compute
+ * stream, then more GEMMs that do not read the all-reduce's result, then a stream synchronize. Argument:
+ * {@code api} (Aorta.stepBegin/End markers) or {@code method} (no markers: the test names
+ * {@link #trainStep} as the iteration method). Prints the device log and a RESULT line.
  */
 public final class CollectiveApp {
     public static void main(String[] args) {
         boolean apiMarkers = args.length == 0 || args[0].equals("api");
-        CUstream compute = new CUstream();
-        cuStreamCreate(compute, 1);
-        long stream = Handles.address(compute);
-        System.out.println("STREAM compute " + stream);
+        Stream compute = Stream.create(0, true);
+        System.out.println("STREAM compute " + compute.address());
         float[] gradients = new float[1000];
         float[] reduced = new float[1000];
         NcclComm comm = new NcclComm(gradients, reduced);
-        Cublas cublas = new Cublas();
+        Cublas cublas = new Cublas(compute);
+        KernelLaunch forward = new KernelLaunch("gemm_forward", 1, 2000, 256, 0, compute);
+        KernelLaunch next = new KernelLaunch("gemm_next_layer", 2, 2000, 256, 0, compute);
         double checksum = 0;
         for (int step = 0; step < 4; step++) {
             for (int i = 0; i < gradients.length; i++) {
@@ -37,7 +35,7 @@ public final class CollectiveApp {
             if (apiMarkers) {
                 Aorta.stepBegin();
             }
-            trainStep(compute, stream, comm, cublas);
+            trainStep(compute, forward, next, comm, cublas);
             if (apiMarkers) {
                 Aorta.stepEnd();
             }
@@ -48,15 +46,16 @@ public final class CollectiveApp {
         for (String line : FakeGpu.log()) {
             System.out.println("LOG " + line);
         }
+        System.out.println("REGISTERED " + FakeGpu.registeredStreams().size());
         System.out.println("RESULT checksum=" + checksum);
     }
 
     /** One iteration: 2 ms GEMM, 3 ms all-reduce, 2 ms + 1 ms independent GEMMs, synchronize. */
-    static void trainStep(CUstream compute, long stream, NcclComm comm, Cublas cublas) {
-        new KernelLaunch("gemm_forward", 1, 2000, 256, 0, stream).launch();
-        comm.allReduce(0, 1, 3_000_000, 7, 0, stream);
-        new KernelLaunch("gemm_next_layer", 2, 2000, 256, 0, stream).launch();
-        cublas.sgemm(1000, 1000, 1000, 0, 0, 0, stream);
-        cuStreamSynchronize(compute);
+    static void trainStep(Stream compute, KernelLaunch forward, KernelLaunch next, NcclComm comm, Cublas cublas) {
+        forward.launch();
+        comm.allReduce(0, 1, 3_000_000, NcclDataType.FLOAT32, NcclRedOp.SUM, compute);
+        next.launch();
+        cublas.gemm(null, 1000, 1000, 1000, 0, 0, 0);
+        compute.synchronize();
     }
 }

@@ -17,8 +17,12 @@ public final class FakeGpu {
     /** The fake CUPTI clock runs this far ahead of System.nanoTime(), so that anchoring is exercised. */
     public static final long CUPTI_OFFSET = 5_000_000_000L;
 
-    /** One unit of device work. */
-    public record Work(String kind, String name, long stream, long start, long end, long bytes, int gridX, int blockX) {
+    /**
+     * One unit of device work, and the driver API call that enqueued it (name, thread, host times,
+     * correlation id), as CUPTI would report both.
+     */
+    public record Work(String kind, String name, long stream, long start, long end, long bytes, int gridX, int blockX,
+                       String api, long thread, long apiStart, long apiEnd, long correlation) {
     }
 
     /** Off for benchmarks: the doubles then do nothing, like an empty native call. */
@@ -28,6 +32,8 @@ public final class FakeGpu {
     private static final Map<Long, Long> eventTime = new HashMap<>();
     private static final List<String> log = new ArrayList<>();
     private static final List<Work> finished = new ArrayList<>();
+    private static final List<Long> registered = new ArrayList<>();
+    private static long correlation;
 
     private FakeGpu() {
     }
@@ -46,19 +52,32 @@ public final class FakeGpu {
     }
 
     /** Enqueues work on a stream; it starts when the stream is free and runs for {@code durationNs}. */
-    public static void run(String kind, String name, long stream, long durationNs, long bytes, int gridX, int blockX) {
+    /** Enqueues work on a stream through the driver call {@code api}; it runs for {@code durationNs}. */
+    public static void run(String kind, String name, long stream, long durationNs, long bytes, int gridX, int blockX,
+                           String api) {
         if (simulating) {
-            enqueue(kind, name, stream, durationNs, bytes, gridX, blockX);
+            long apiStart = System.nanoTime();
+            enqueue(kind, name, stream, durationNs, bytes, gridX, blockX, api, apiStart);
         }
     }
 
     private static synchronized void enqueue(String kind, String name, long stream, long durationNs, long bytes,
-                                             int gridX, int blockX) {
+                                             int gridX, int blockX, String api, long apiStart) {
         long start = Math.max(System.nanoTime(), streamReady.getOrDefault(stream, 0L));
         long end = start + durationNs;
         streamReady.put(stream, end);
-        finished.add(new Work(kind, name, stream, start, end, bytes, gridX, blockX));
+        finished.add(new Work(kind, name, stream, start, end, bytes, gridX, blockX, api,
+                Thread.currentThread().getId(), apiStart, System.nanoTime(), ++correlation));
         log.add(name + "@" + stream);
+    }
+
+    /** CUPTI was told this stream's address (the fake keeps addresses anyway; tests look at the count). */
+    public static synchronized void streamRegistered(long stream) {
+        registered.add(stream);
+    }
+
+    public static synchronized List<Long> registeredStreams() {
+        return new ArrayList<>(registered);
     }
 
     public static synchronized void eventRecord(long event, long stream) {

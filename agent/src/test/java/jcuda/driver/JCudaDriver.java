@@ -57,7 +57,7 @@ public final class JCudaDriver {
         synchronized (FUNCTION_NAMES) {
             name = FUNCTION_NAMES.getOrDefault(handle(f), "kernel");
         }
-        FakeGpu.run("KERNEL", name, handle(hStream), gridDimX * 1000L, 0, gridDimX, blockDimX);
+        FakeGpu.run("KERNEL", name, handle(hStream), gridDimX * 1000L, 0, gridDimX, blockDimX, "cuLaunchKernel");
         return 0;
     }
 
@@ -69,7 +69,7 @@ public final class JCudaDriver {
     }
 
     public static int cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
-        FakeGpu.run("KERNEL", "graph", handle(hStream), 50_000, 0, 1, 1);
+        FakeGpu.run("KERNEL", "graph", handle(hStream), 50_000, 0, 1, 1, "cuGraphLaunch");
         return checkResult(0);
     }
 
@@ -82,12 +82,12 @@ public final class JCudaDriver {
     }
 
     public static int cuMemcpyHtoDAsync(CUdeviceptr dst, Pointer src, long byteCount, CUstream hStream) {
-        FakeGpu.run("MEMCPY", "memcpyHtoD", handle(hStream), 20_000, byteCount, 0, 0);
+        FakeGpu.run("MEMCPY", "memcpyHtoD", handle(hStream), 20_000, byteCount, 0, 0, "cuMemcpyHtoDAsync_v2");
         return checkResult(0);
     }
 
     public static int cuMemcpyDtoHAsync(Pointer dst, CUdeviceptr src, long byteCount, CUstream hStream) {
-        FakeGpu.run("MEMCPY", "memcpyDtoH", handle(hStream), 20_000, byteCount, 0, 0);
+        FakeGpu.run("MEMCPY", "memcpyDtoH", handle(hStream), 20_000, byteCount, 0, 0, "cuMemcpyDtoHAsync_v2");
         return checkResult(0);
     }
 
@@ -102,7 +102,7 @@ public final class JCudaDriver {
     }
 
     public static int cuMemsetD32Async(CUdeviceptr dstDevice, int ui, long n, CUstream hStream) {
-        FakeGpu.run("MEMSET", "memset", handle(hStream), 10_000, n * 4, 0, 0);
+        FakeGpu.run("MEMSET", "memset", handle(hStream), 10_000, n * 4, 0, 0, "cuMemsetD32Async");
         return checkResult(0);
     }
 
@@ -143,6 +143,15 @@ public final class JCudaDriver {
 
     private static int cuCtxGetDeviceNative(CUdevice device) {
         Handles.assign(device, 0);
+        return 0;
+    }
+
+    public static int cuStreamGetCtx(CUstream hStream, CUcontext pctx) {
+        return checkResult(cuStreamGetCtxNative(hStream, pctx));
+    }
+
+    private static int cuStreamGetCtxNative(CUstream hStream, CUcontext pctx) {
+        Handles.assign(pctx, 0xC7C7L);
         return 0;
     }
 

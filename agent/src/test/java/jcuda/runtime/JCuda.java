@@ -24,7 +24,7 @@ public final class JCuda {
     }
 
     public static int cudaMemcpyAsync(Pointer dst, Pointer src, long count, int cudaMemcpyKind_kind, cudaStream_t stream) {
-        FakeGpu.run("MEMCPY", "cudaMemcpyAsync", Handles.address(stream), 20_000, count, 0, 0);
+        FakeGpu.run("MEMCPY", "cudaMemcpyAsync", Handles.address(stream), 20_000, count, 0, 0, "cuMemcpyAsync");
         return checkResult(0);
     }
 

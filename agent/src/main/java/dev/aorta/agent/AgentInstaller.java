@@ -1,10 +1,10 @@
 package dev.aorta.agent;
 
 import dev.aorta.agent.advice.CallId;
-import dev.aorta.agent.advice.LastLongArgument;
 import dev.aorta.agent.bind.BinderListener;
 import dev.aorta.agent.bind.CollectiveBinder;
 import dev.aorta.agent.bind.JCudaStreamOps;
+import dev.aorta.agent.bind.OwnStreams;
 import dev.aorta.agent.config.AgentOptions;
 import dev.aorta.agent.config.OptionsException;
 import dev.aorta.agent.device.CuptiActivitySource;
@@ -17,13 +17,15 @@ import dev.aorta.agent.recorder.NativeAddress;
 import dev.aorta.agent.recorder.Recorder;
 import dev.aorta.agent.spi.Interception;
 import dev.aorta.agent.spi.InterceptionPlugin;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.StreamInfo;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
-import net.bytebuddy.description.method.ParameterDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.dynamic.Nexus;
@@ -31,8 +33,6 @@ import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
 
 import java.lang.instrument.Instrumentation;
-import java.lang.reflect.Method;
-import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,7 +74,7 @@ public final class AgentInstaller {
         Recorder.configure(options.bufferRecords());
         Pipeline pipeline = Pipeline.start(options, System.getenv());
         Drainer drainer = pipeline.drainer();
-        drainer.deviceSource(startDeviceSource(options, drainer));
+        drainer.deviceSource(startDeviceSource(options, drainer, pipeline.rank()));
 
         List<InterceptionPlugin> plugins = new ArrayList<>();
         ServiceLoader.load(InterceptionPlugin.class, AgentInstaller.class.getClassLoader()).forEach(plugins::add);
@@ -85,19 +85,29 @@ public final class AgentInstaller {
         weave(plugins, options, inst, lateAttach);
     }
 
-    private static DeviceActivitySource startDeviceSource(AgentOptions options, Drainer drainer) {
-        switch (options.deviceSource()) {
-            case NONE -> {
-                AgentLog.info("device activity: none (device-activity=none); host-side API timing only");
-                return DeviceActivitySource.NONE;
-            }
-            case AUTO, CUPTI -> {
-                DeviceActivitySource s = CuptiActivitySource.tryStart(ClassLoader.getSystemClassLoader(),
-                        drainer::submit, drainer::submit, options.deviceSource() == AgentOptions.DeviceSource.CUPTI);
-                return s == null ? DeviceActivitySource.NONE : s;
-            }
-            default -> throw new IllegalStateException();
+    private static DeviceActivitySource startDeviceSource(AgentOptions options, Drainer drainer, int rank) {
+        if (options.deviceSource() == AgentOptions.DeviceSource.NONE) {
+            AgentLog.info("device activity: none (device-activity=none); host-side API timing only");
+            return DeviceActivitySource.NONE;
         }
+        DeviceActivitySource s = CuptiActivitySource.tryStart(ClassLoader.getSystemClassLoader(), rank,
+                options.correlate(), new CuptiActivitySource.Sink() {
+                    @Override
+                    public void activity(DeviceActivity activity) {
+                        drainer.submit(activity);
+                    }
+
+                    @Override
+                    public void driverCall(ApiCall call) {
+                        drainer.submit(new Drainer.DriverCall(call));
+                    }
+
+                    @Override
+                    public void anchor(ClockAnchor anchor) {
+                        drainer.submit(anchor);
+                    }
+                });
+        return s == null ? DeviceActivitySource.NONE : s;
     }
 
     private static void installBinder(AgentOptions options, Drainer drainer) {
@@ -184,6 +194,8 @@ public final class AgentInstaller {
             }
             if (type.getName().startsWith("jcuda.")) {
                 NativeAddress.jcudaFoundIn(loader);
+            } else if (type.getName().startsWith("dev.aorta.gpu.")) {
+                OwnStreams.foundIn(loader);
             }
             int methods = 0;
             for (Interception i : interceptions) {
@@ -192,19 +204,8 @@ public final class AgentInstaller {
                 if (i.arity() >= 0) {
                     matcher = matcher.and(takesArguments(i.arity()));
                 }
-                if (usesLastLongArgument(i.advice())) {
-                    for (MethodDescription.InDefinedShape m : type.getDeclaredMethods().filter(matcher)) {
-                        ParameterDescription stream = lastLong(m);
-                        if (stream != null) {
-                            builder = builder.visit(Advice.withCustomMapping().bind(CallId.class, id)
-                                    .bind(LastLongArgument.class, stream).to(i.advice()).on(is(m)));
-                            methods++;
-                        }
-                    }
-                } else {
-                    methods += type.getDeclaredMethods().filter(matcher).size();
-                    builder = builder.visit(Advice.withCustomMapping().bind(CallId.class, id).to(i.advice()).on(matcher));
-                }
+                methods += type.getDeclaredMethods().filter(matcher).size();
+                builder = builder.visit(Advice.withCustomMapping().bind(CallId.class, id).to(i.advice()).on(matcher));
             }
             AgentLog.debug(plugin.name() + ": instrumented " + methods + " methods of " + type.getName());
             return builder;
@@ -227,26 +228,6 @@ public final class AgentInstaller {
             return missing;
         }
 
-        private static ParameterDescription lastLong(MethodDescription m) {
-            ParameterDescription last = null;
-            for (ParameterDescription p : m.getParameters()) {
-                if (p.getType().represents(long.class)) {
-                    last = p;
-                }
-            }
-            return last;
-        }
-
-        private static boolean usesLastLongArgument(Class<?> advice) {
-            for (Method m : advice.getDeclaredMethods()) {
-                for (Parameter p : m.getParameters()) {
-                    if (p.isAnnotationPresent(LastLongArgument.class)) {
-                        return true;
-                    }
-                }
-            }
-            return false;
-        }
     }
 
     /** A type that cannot be instrumented costs one line, and the application goes on. */

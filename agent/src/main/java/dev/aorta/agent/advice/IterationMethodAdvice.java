@@ -1,6 +1,7 @@
 package dev.aorta.agent.advice;
 
 import dev.aorta.agent.bind.CollectiveBinder;
+import dev.aorta.agent.pipeline.Drainer;
 import dev.aorta.agent.recorder.Recorder;
 import net.bytebuddy.asm.Advice;
 
@@ -20,5 +21,6 @@ public final class IterationMethodAdvice {
             CollectiveBinder.atIterationMarker();
         }
         Recorder.record(id, start, 0, thrown == null ? 0 : Results.THREW);
+        Drainer.wake();
     }
 }

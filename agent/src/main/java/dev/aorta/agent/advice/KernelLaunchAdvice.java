@@ -22,7 +22,7 @@ public final class KernelLaunchAdvice {
                      @Advice.FieldValue("gridX") int gridX, @Advice.FieldValue("gridY") int gridY,
                      @Advice.FieldValue("gridZ") int gridZ, @Advice.FieldValue("blockX") int blockX,
                      @Advice.FieldValue("blockY") int blockY, @Advice.FieldValue("blockZ") int blockZ,
-                     @Advice.FieldValue("sharedMemBytes") int sharedMem, @Advice.FieldValue("stream") long stream) {
+                     @Advice.FieldValue("sharedBytes") int sharedMem, @Advice.FieldValue("stream") long stream) {
         Recorder.record(id, start, stream, thrown == null ? 0 : Results.THREW, gridX, gridY, gridZ, blockX, blockY,
                 blockZ, sharedMem, function);
     }

@@ -1,6 +1,7 @@
 package dev.aorta.agent.advice;
 
 import dev.aorta.agent.bind.CollectiveBinder;
+import dev.aorta.agent.pipeline.Drainer;
 import dev.aorta.agent.recorder.Recorder;
 import net.bytebuddy.asm.Advice;
 
@@ -16,5 +17,6 @@ public final class StepAdvice {
         }
         long now = Recorder.now();
         Recorder.record(id, now, 0, 0, step, 0);
+        Drainer.wake();
     }
 }

@@ -49,8 +49,13 @@ public final class JCudaStreamOps implements StreamOps {
         return (int) NativeAddress.of(device);
     }
 
+    /** An aorta-gpu Stream when that binding is there (its collectives take Stream objects), else a driver stream. */
     @Override
     public long createStream(int flags, int priority) {
+        long own = OwnStreams.tryCreate(priority);
+        if (own != 0) {
+            return own;
+        }
         Object stream = newHandle(streamType, 0);
         check("cuStreamCreateWithPriority", invoke(streamCreateWithPriority, stream, flags, priority));
         return NativeAddress.of(stream);

@@ -35,7 +35,8 @@ public final class AgentOptions {
         RECORD("record", "all", "what to record: all, or a list of launch,copy,memset,stream,sync,event,collective,memory,blas (separated by '+' or ';')"),
         SINKS("sinks", "jsonl+metrics+jfr", "where records go: jsonl, metrics, jfr (separated by '+' or ';')"),
         JFR("jfr", "", "file: the agent starts its own JFR recording and writes it there at exit; empty = events only go to recordings the application starts"),
-        DEVICE_ACTIVITY("device-activity", "auto", "device timestamps: auto (CUPTI on JVM >= 22 when dev.aorta.gpu.cupti is present), cupti, none"),
+        DEVICE_ACTIVITY("device-activity", "auto", "device timestamps: auto or cupti (CUPTI through aorta-gpu on JVM >= 22, else none), none"),
+        CORRELATE("correlate", "true", "with CUPTI, also trace driver API calls to join API records to device activity (cupti_correlation)"),
         ITERATION_METHOD("iteration-method", "", "class#method whose every call is one iteration (besides dev.aorta.api.Aorta markers)"),
         BIND_COLLECTIVES("bind-collectives", "false", "run intercepted collectives on a dedicated communication stream per device"),
         COMM_STREAM_PRIORITY("comm-stream-priority", "-1", "CUDA priority of that communication stream (lower = more urgent)"),
@@ -213,6 +214,7 @@ public final class AgentOptions {
         iterationMethod();
         bool(Option.BIND_COLLECTIVES);
         bool(Option.VERBOSE);
+        bool(Option.CORRELATE);
         commStreamPriority();
         join();
         int records = bufferRecords();
@@ -333,6 +335,10 @@ public final class AgentOptions {
 
     public int maxRanges() {
         return integer(Option.MAX_RANGES, get(Option.MAX_RANGES));
+    }
+
+    public boolean correlate() {
+        return bool(Option.CORRELATE);
     }
 
     public boolean verbose() {

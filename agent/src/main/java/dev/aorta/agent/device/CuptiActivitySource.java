@@ -1,7 +1,9 @@
 package dev.aorta.agent.device;
 
 import dev.aorta.agent.AgentLog;
+import dev.aorta.agent.recorder.NativeAddress;
 import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
@@ -14,36 +16,48 @@ import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
  * Device activity from CUPTI through the project's FFM binding {@code dev.aorta.gpu.cupti.CuptiTracer}
- * (JVM 22 or newer; loaded reflectively because the agent itself is built for Java 17).
+ * (JVM 22 or newer; reached reflectively because the agent itself is built for Java 17): kernels, copies
+ * and memsets with queued/submitted latency timestamps, and optionally CUPTI's driver API records, whose
+ * correlation ids join the agent's API records to the device activity.
  *
- * <p>The tracer hands over the application's own {@code dev.aorta.core.event.DeviceActivity} records
- * (the agent carries a relocated copy of core, so they are a different class here) and this source
- * converts them field by field. An anchor pair (cuptiGetTimestamp, System.nanoTime) read at start lets
- * consumers map CUPTI times onto the host clock.
+ * <p>The tracer hands over the application's own {@code dev.aorta.core.event} records (the agent carries a
+ * relocated copy of core, so they are other classes here); they are copied field by field.
  */
 public final class CuptiActivitySource implements DeviceActivitySource {
     static final String TRACER = "dev.aorta.gpu.cupti.CuptiTracer";
 
+    /** Where the source delivers, on CUPTI's thread. */
+    public interface Sink {
+        void activity(DeviceActivity activity);
+
+        void driverCall(ApiCall call);
+
+        void anchor(ClockAnchor anchor);
+    }
+
     private final Object tracer;
     private final MethodHandle flush;
     private final MethodHandle stop;
+    private final MethodHandle registerStream;
 
-    private CuptiActivitySource(Object tracer, MethodHandle flush, MethodHandle stop) {
+    private CuptiActivitySource(Object tracer, MethodHandle flush, MethodHandle stop, MethodHandle registerStream) {
         this.tracer = tracer;
         this.flush = flush;
         this.stop = stop;
+        this.registerStream = registerStream;
     }
 
     /**
-     * Starts CUPTI tracing into {@code activities} (first {@code anchors} gets the clock anchor); returns
-     * null, having said why in one line, when CUPTI cannot be used here.
+     * Starts CUPTI tracing; returns null, having said why in one line, when CUPTI cannot be used here.
+     *
+     * @param correlate also record CUPTI's driver API calls, to join API records to device activity
      */
-    public static DeviceActivitySource tryStart(ClassLoader loader, Consumer<DeviceActivity> activities,
-                                                Consumer<ClockAnchor> anchors, boolean required) {
+    public static DeviceActivitySource tryStart(ClassLoader loader, int rank, boolean correlate, Sink sink) {
         int feature = Runtime.version().feature();
         String why;
         if (feature < 22) {
@@ -52,26 +66,26 @@ public final class CuptiActivitySource implements DeviceActivitySource {
             try {
                 Class<?> type = Class.forName(TRACER, true, loader);
                 MethodHandles.Lookup l = MethodHandles.publicLookup();
-                MethodHandle timestamp = l.findStatic(type, "timestampNs", MethodType.methodType(long.class));
                 Converter converter = new Converter();
-                Consumer<Object> deliver = o -> activities.accept(converter.convert(o));
-                Object tracer = type.getConstructor(Consumer.class).newInstance(deliver);
-                MethodHandle start = l.findVirtual(type, "start", MethodType.methodType(void.class));
-                MethodHandle flush = l.findVirtual(type, "flush", MethodType.methodType(void.class));
-                MethodHandle stop = l.findVirtual(type, "stop", MethodType.methodType(void.class));
-                start.invoke(tracer);
-                long cupti = (long) timestamp.invoke();
-                long host = System.nanoTime();
-                anchors.accept(new ClockAnchor(ClockDomain.CUPTI, cupti, ClockDomain.HOST_MONOTONIC, host));
-                AgentLog.info("device activity: CUPTI (kernels, copies, memsets; correlation ids are CUPTI's)");
-                return new CuptiActivitySource(tracer, flush, stop);
+                Consumer<Object> activities = o -> sink.activity(converter.activity(o));
+                Consumer<Object> calls = o -> sink.driverCall(converter.call(o));
+                Object tracer = l.findStatic(type, "start", MethodType.methodType(type, Consumer.class, Consumer.class,
+                        int.class, boolean.class)).invoke(activities, correlate ? calls : null, rank, true);
+                // anchor() returns the application's ClockAnchor class: called reflectively, by name
+                sink.anchor(converter.anchor(type.getMethod("anchor").invoke(null)));
+                AgentLog.info("device activity: CUPTI (kernels, copies, memsets"
+                        + (correlate ? "; API records carry cupti_correlation" : "") + ")");
+                return new CuptiActivitySource(tracer,
+                        l.findVirtual(type, "flush", MethodType.methodType(void.class)),
+                        l.findVirtual(type, "stop", MethodType.methodType(void.class)),
+                        l.findVirtual(type, "registerStream", MethodType.methodType(void.class, long.class, long.class)));
             } catch (ClassNotFoundException e) {
                 why = TRACER + " is not on the class path";
             } catch (Throwable t) {
                 why = "CUPTI could not start: " + t;
             }
         }
-        AgentLog.info("device activity: none (" + why + (required ? "" : "; host-side API timing only") + ")");
+        AgentLog.info("device activity: none (" + why + "; host-side API timing only)");
         return null;
     }
 
@@ -98,16 +112,57 @@ public final class CuptiActivitySource implements DeviceActivitySource {
         }
     }
 
+    /** Tells CUPTI the stream's address (its records then carry it instead of CUPTI's own stream id). */
+    @Override
+    public void streamCreated(long stream) {
+        try {
+            registerStream.invoke(tracer, StreamContexts.contextOf(stream), stream);
+        } catch (Throwable t) {
+            AgentLog.once("cupti-register", "cannot register streams with CUPTI (" + t
+                    + "); device records carry CUPTI stream ids, not addresses");
+        }
+    }
+
+    /** cuStreamGetCtx through JCuda's native method, for {@link #streamCreated}. */
+    static final class StreamContexts {
+        private static final MethodHandle GET_CTX;
+        private static final Class<?> STREAM;
+        private static final Class<?> CONTEXT;
+
+        static {
+            try {
+                Class<?> driver = NativeAddress.jcudaClass("jcuda.driver.JCudaDriver");
+                STREAM = NativeAddress.jcudaClass("jcuda.driver.CUstream");
+                CONTEXT = NativeAddress.jcudaClass("jcuda.driver.CUcontext");
+                GET_CTX = MethodHandles.privateLookupIn(driver, MethodHandles.lookup()).findStatic(driver,
+                        "cuStreamGetCtxNative", MethodType.methodType(int.class, STREAM, CONTEXT));
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        static long contextOf(long stream) throws Throwable {
+            Object s = STREAM.getConstructor().newInstance();
+            NativeAddress.set(s, stream);
+            Object c = CONTEXT.getConstructor().newInstance();
+            int rc = (int) GET_CTX.invoke(s, c);
+            if (rc != 0) {
+                throw new IllegalStateException("cuStreamGetCtx returned CUDA error " + rc);
+            }
+            return NativeAddress.of(c);
+        }
+    }
+
     /**
-     * Copies a record of the application's {@code DeviceActivity} class (same components, other class
-     * loader or package) into the agent's own. Accessors are looked up once per class.
+     * Copies records of the application's {@code dev.aorta.core.event} classes (same components, other
+     * class) into the agent's own. Accessors are looked up once per class.
      */
     static final class Converter {
-        private final Map<Class<?>, Map<String, Method>> accessors = new HashMap<>();
+        private final Map<Class<?>, Map<String, Method>> accessors = new ConcurrentHashMap<>();
 
-        DeviceActivity convert(Object o) {
-            Map<String, Method> m = accessors.computeIfAbsent(o.getClass(), Converter::accessorsOf);
+        DeviceActivity activity(Object o) {
             try {
+                Map<String, Method> m = of(o);
                 return new DeviceActivity(
                         ActivityKind.valueOf(((Enum<?>) m.get("kind").invoke(o)).name()),
                         (String) m.get("name").invoke(o),
@@ -116,19 +171,44 @@ public final class CuptiActivitySource implements DeviceActivitySource {
                         (long) m.get("endNs").invoke(o), (long) m.get("correlationId").invoke(o),
                         (long) m.get("queuedNs").invoke(o), (long) m.get("submittedNs").invoke(o),
                         dim(m.get("grid").invoke(o)), dim(m.get("block").invoke(o)),
-                        (long) m.get("bytes").invoke(o),
-                        ClockDomain.valueOf(((Enum<?>) m.get("clock").invoke(o)).name()));
+                        (long) m.get("bytes").invoke(o), clock(m.get("clock").invoke(o)));
             } catch (ReflectiveOperationException e) {
                 throw new IllegalArgumentException("cannot read " + o.getClass().getName() + ": " + e, e);
             }
+        }
+
+        ApiCall call(Object o) {
+            try {
+                Map<String, Method> m = of(o);
+                return new ApiCall((String) m.get("name").invoke(o), (long) m.get("thread").invoke(o),
+                        (long) m.get("stream").invoke(o), (long) m.get("startNs").invoke(o),
+                        (long) m.get("endNs").invoke(o), (long) m.get("correlationId").invoke(o),
+                        (int) m.get("result").invoke(o), Map.of(), clock(m.get("clock").invoke(o)));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalArgumentException("cannot read " + o.getClass().getName() + ": " + e, e);
+            }
+        }
+
+        ClockAnchor anchor(Object o) throws ReflectiveOperationException {
+            Map<String, Method> m = of(o);
+            return new ClockAnchor(clock(m.get("from").invoke(o)), (long) m.get("fromNs").invoke(o),
+                    clock(m.get("to").invoke(o)), (long) m.get("toNs").invoke(o));
+        }
+
+        private static ClockDomain clock(Object e) {
+            return ClockDomain.valueOf(((Enum<?>) e).name());
         }
 
         private Dim3 dim(Object d) throws ReflectiveOperationException {
             if (d == null) {
                 return Dim3.NONE;
             }
-            Map<String, Method> m = accessors.computeIfAbsent(d.getClass(), Converter::accessorsOf);
+            Map<String, Method> m = of(d);
             return new Dim3((int) m.get("x").invoke(d), (int) m.get("y").invoke(d), (int) m.get("z").invoke(d));
+        }
+
+        private Map<String, Method> of(Object o) {
+            return accessors.computeIfAbsent(o.getClass(), Converter::accessorsOf);
         }
 
         private static Map<String, Method> accessorsOf(Class<?> type) {

@@ -10,6 +10,10 @@ public interface DeviceActivitySource {
 
     void stop();
 
+    /** A stream the application created: its device records should carry this native address. */
+    default void streamCreated(long stream) {
+    }
+
     DeviceActivitySource NONE = new DeviceActivitySource() {
         @Override
         public String name() {

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongConsumer;
 
 /**
  * Turns raw records into the event model, on the drain thread: API calls with their arguments by name,
@@ -27,7 +28,14 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
     private static final int[] NCCL_DTYPE_BYTES = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
     private static final String[] NCCL_OPS = {"sum", "prod", "max", "min", "avg"};
 
+    /** Where decoded API calls go (through the correlation join). */
+    public interface ApiSink {
+        void api(ApiCall call, CallKind kind);
+    }
+
     private final Fanout sink;
+    private final ApiSink apis;
+    private final LongConsumer streamCreated;
     private final IterationTracker iterations;
     private final Set<Category> categories;
     private final Map<Long, StreamInfo> streams = new HashMap<>();
@@ -35,8 +43,15 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
     private final Map<Long, Long> handleStreams = new HashMap<>();
     private long decoded;
 
-    public CallDecoder(Fanout sink, IterationTracker iterations, Set<Category> categories) {
+    /**
+     * @param apis          receives the API calls
+     * @param streamCreated told each stream the application creates (CUPTI registration)
+     */
+    public CallDecoder(Fanout sink, ApiSink apis, LongConsumer streamCreated, IterationTracker iterations,
+                       Set<Category> categories) {
         this.sink = sink;
+        this.apis = apis;
+        this.streamCreated = streamCreated;
         this.iterations = iterations;
         this.categories = categories;
     }
@@ -89,6 +104,7 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
                 args.put("flags", flags);
                 args.put("priority", priority);
                 streamCreated(new StreamInfo(stream, 0, priority, flags, null));
+                streamCreated.accept(stream);
             }
             case STREAM_DESTROY, SYNC -> {
                 // the stream is the whole story
@@ -153,7 +169,7 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
         decoded++;
         ApiCall call = new ApiCall(ic.method(), buffer.threadId(), stream, start, end,
                 buffer.correlationId(sequence), (int) r[o + CallBuffer.RESULT], args, ClockDomain.HOST_MONOTONIC);
-        sink.api(call, kind);
+        apis.api(call, kind);
     }
 
     /** A stream someone else (the binder) created: registered like the application's. */

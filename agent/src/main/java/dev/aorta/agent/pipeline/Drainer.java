@@ -4,13 +4,17 @@ import dev.aorta.agent.AgentLog;
 import dev.aorta.agent.device.DeviceActivitySource;
 import dev.aorta.agent.recorder.CallBuffer;
 import dev.aorta.agent.recorder.Recorder;
+import dev.aorta.agent.config.AgentOptions.Category;
+import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.StreamInfo;
 
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The background thread: every few milliseconds it empties each thread's {@link CallBuffer}, decodes the
@@ -27,19 +31,40 @@ public final class Drainer implements Runnable {
     private volatile DeviceActivitySource device = DeviceActivitySource.NONE;
     private volatile boolean running = true;
     private final Thread thread;
+    /** The running drain thread, for {@link #wake()}. */
+    private static volatile Thread current;
     private long droppedReported;
 
-    public Drainer(Fanout sinks, CallDecoder decoder, IterationTracker iterations, long intervalMs) {
+    private final CorrelationJoin join;
+
+    /** A CUPTI driver API record, queued for the correlation join (never written itself). */
+    public record DriverCall(ApiCall call) {
+    }
+
+    public Drainer(Fanout sinks, Set<Category> categories, int rank, long intervalMs) {
         this.sinks = sinks;
-        this.decoder = decoder;
-        this.iterations = iterations;
+        this.join = new CorrelationJoin(sinks);
+        this.iterations = new IterationTracker(sinks, rank);
+        this.decoder = new CallDecoder(sinks, join::api, s -> device.streamCreated(s), iterations, categories);
         this.intervalMs = intervalMs;
         this.thread = new Thread(this, "aorta-drain");
         thread.setDaemon(true);
     }
 
     public void start() {
+        current = thread;
         thread.start();
+    }
+
+    /**
+     * Drains now instead of at the next interval: called at iteration markers (rare), so that an
+     * iteration's records reach the files, and the JFR events the JVM may write at exit, promptly.
+     */
+    public static void wake() {
+        Thread t = current;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
     }
 
     public void deviceSource(DeviceActivitySource source) {
@@ -59,10 +84,11 @@ public final class Drainer implements Runnable {
     public void run() {
         while (running) {
             try {
-                Thread.sleep(intervalMs);
+                LockSupport.parkNanos(intervalMs * 1_000_000L);
+                if (Thread.interrupted()) {
+                    return;
+                }
                 cycle();
-            } catch (InterruptedException e) {
-                return;
             } catch (Throwable t) {
                 // a decoding bug must not kill the thread that keeps the buffers from overflowing
                 AgentLog.once("drain-" + t.getClass().getName(), "drain cycle failed (" + t + "); continuing");
@@ -78,6 +104,7 @@ public final class Drainer implements Runnable {
             device.flush();
         }
         n += drainQueued();
+        join.release(false);
         if (n > 0) {
             sinks.flush();
         }
@@ -108,6 +135,9 @@ public final class Drainer implements Runnable {
                 decoder.dependency(d);
             } else if (o instanceof ClockAnchor a) {
                 sinks.anchor(a);
+                join.anchor(a);
+            } else if (o instanceof DriverCall c) {
+                join.driverCall(c.call());
             }
         }
         return n;
@@ -135,12 +165,14 @@ public final class Drainer implements Runnable {
         device.flush();
         device.stop();
         cycle();
+        join.release(true);
         long dropped = dropped();
         if (dropped > droppedReported) {
             AgentLog.info(dropped + " call records were dropped because a thread's buffer was full (raise buffer-records)");
             droppedReported = dropped;
         }
-        AgentLog.debug(decoder.decodedCalls() + " calls recorded, " + iterations.completed() + " iterations");
+        AgentLog.debug(decoder.decodedCalls() + " calls recorded, " + join.joined() + " joined to CUPTI, "
+                + iterations.completed() + " iterations");
         sinks.close();
     }
 }

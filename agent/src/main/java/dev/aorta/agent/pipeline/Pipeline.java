@@ -39,10 +39,7 @@ public final class Pipeline {
         }
         String jfr = options.jfrFile();
         open(sinks, "jfr", () -> new JfrSink(jfr.isEmpty() ? null : Path.of(jfr)), wanted.contains(Sink.JFR));
-        Fanout fanout = new Fanout(sinks);
-        IterationTracker iterations = new IterationTracker(fanout, rank);
-        CallDecoder decoder = new CallDecoder(fanout, iterations, options.categories());
-        drainer[0] = new Drainer(fanout, decoder, iterations, options.drainIntervalMs());
+        drainer[0] = new Drainer(new Fanout(sinks), options.categories(), rank, options.drainIntervalMs());
         drainer[0].submit(new StreamInfo(0, 0, 0, 0, "default"));
         drainer[0].start();
         Runtime.getRuntime().addShutdownHook(new Thread(drainer[0]::shutdown, "aorta-shutdown"));

@@ -1,9 +1,10 @@
 package dev.aorta.agent.plugins;
 
 import dev.aorta.agent.advice.CollectiveAdvice;
+import dev.aorta.agent.advice.CublasGemmAdvice;
+import dev.aorta.agent.advice.CublasStridedGemmAdvice;
 import dev.aorta.agent.advice.GatherAdvice;
 import dev.aorta.agent.advice.KernelLaunchAdvice;
-import dev.aorta.agent.advice.StreamArgumentGemmAdvice;
 import dev.aorta.agent.spi.CallKind;
 import dev.aorta.agent.spi.Interception;
 import dev.aorta.agent.spi.InterceptionPlugin;
@@ -12,15 +13,14 @@ import java.util.List;
 
 /**
  * The project's own FFM bindings ({@code dev.aorta.gpu}, the aorta-gpu module), so that our workloads are
- * visible too: the hot launch path, cuBLAS GEMMs (stream = last {@code long} argument) and NCCL
- * collectives (which {@code bind-collectives} can move to the comm stream).
+ * visible too: the hot launch path {@code KernelLaunch#launch()}, cuBLAS GEMMs (on the handle's stream)
+ * and NCCL collectives (which {@code bind-collectives} can move to the comm stream). Their streams and
+ * shapes are read from the binding's fields, whose presence is checked before instrumenting.
  */
 public final class AortaGpuPlugin implements InterceptionPlugin {
     static final String LAUNCH = "dev.aorta.gpu.cuda.KernelLaunch";
     static final String CUBLAS = "dev.aorta.gpu.blas.Cublas";
     static final String NCCL = "dev.aorta.gpu.nccl.NcclComm";
-    static final List<String> LAUNCH_FIELDS = List.of("function", "gridX", "gridY", "gridZ", "blockX", "blockY",
-            "blockZ", "sharedMemBytes", "stream");
 
     @Override
     public String name() {
@@ -34,17 +34,22 @@ public final class AortaGpuPlugin implements InterceptionPlugin {
 
     @Override
     public List<String> requiredFields(String type) {
-        return type.equals(LAUNCH) ? LAUNCH_FIELDS : List.of();
+        return switch (type) {
+            case LAUNCH -> List.of("function", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "sharedBytes",
+                    "stream");
+            case CUBLAS -> List.of("stream");
+            case NCCL -> List.of("comm");
+            default -> List.of();
+        };
     }
 
     @Override
     public List<Interception> interceptions() {
         return List.of(
                 Interception.of(LAUNCH, "launch", 0, CallKind.LAUNCH, KernelLaunchAdvice.class),
-                Interception.of(CUBLAS, "sgemm", -1, CallKind.GEMM, StreamArgumentGemmAdvice.class),
-                Interception.of(CUBLAS, "dgemm", -1, CallKind.GEMM, StreamArgumentGemmAdvice.class),
-                Interception.of(CUBLAS, "hgemm", -1, CallKind.GEMM, StreamArgumentGemmAdvice.class),
-                Interception.of(CUBLAS, "gemmEx", -1, CallKind.GEMM, StreamArgumentGemmAdvice.class),
+                // the 14-argument gemm; the 7-argument convenience overload calls it (recorded once)
+                Interception.of(CUBLAS, "gemm", 14, CallKind.GEMM, CublasGemmAdvice.class),
+                Interception.of(CUBLAS, "gemmStridedBatched", 11, CallKind.GEMM, CublasStridedGemmAdvice.class),
                 Interception.of(NCCL, "allReduce", 6, CallKind.COLLECTIVE, CollectiveAdvice.class),
                 Interception.of(NCCL, "reduceScatter", 6, CallKind.COLLECTIVE, CollectiveAdvice.class),
                 Interception.of(NCCL, "allGather", 5, CallKind.COLLECTIVE, GatherAdvice.class));

@@ -128,15 +128,38 @@ class AgentEndToEndIT {
         });
         assertThat(out.activities).isNotEmpty().allSatisfy(a -> assertThat(a.clock()).isEqualTo(ClockDomain.CUPTI));
         assertThat(out.activities).extracting(DeviceActivity::name).contains("gemm_forward",
-                "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ampere_sgemm");
+                "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "sm90_xmma_gemm_f32f32");
         assertThat(out.activities).anySatisfy(a -> assertThat(a.queuedNs()).isNotEqualTo(DeviceActivity.UNKNOWN));
-        // the own bindings: KernelLaunch#launch, Cublas#sgemm (stream = last long), NcclComm#allReduce
+        // the own bindings: KernelLaunch#launch, Cublas#gemm (the handle's stream), NcclComm#allReduce
         long compute = run.address("compute");
-        assertThat(out.call("launch").stream()).isEqualTo(compute);
+        assertThat(out.calls("launch")).hasSize(8).allSatisfy(c -> assertThat(c.stream()).isEqualTo(compute));
         assertThat(out.call("launch").args()).containsEntry("grid_x", 2000L).containsEntry("block_x", 256L);
-        assertThat(out.call("sgemm").stream()).isEqualTo(compute);
+        assertThat(out.calls("gemm")).hasSize(4);
+        assertThat(out.call("gemm").stream()).isEqualTo(compute);
+        assertThat(out.call("gemm").args()).containsEntry("m", 1000L).containsEntry("k", 1000L);
         assertThat(out.call("allReduce").args()).containsEntry("collective", "allReduce").containsEntry("op", "sum")
-                .containsEntry("dtype", "float32").containsEntry("count", 3_000_000L).containsEntry("bytes", 12_000_000L);
+                .containsEntry("dtype", "float32").containsEntry("count", 3_000_000L).containsEntry("bytes", 12_000_000L)
+                .containsEntry("communicator", 0xC0111L);
+        assertThat(out.call("allReduce").stream()).isEqualTo(compute);
+        // CUPTI was told the streams' addresses
+        assertThat(run.lines("REGISTERED ")).singleElement().isNotEqualTo("0");
+
+        // API records joined to the device activity they caused, by CUPTI's correlation id
+        Map<Long, String> kernelByCorrelation = out.activities.stream()
+                .collect(Collectors.toMap(DeviceActivity::correlationId, DeviceActivity::name));
+        for (ApiCall c : out.calls("launch")) {
+            assertThat(kernelByCorrelation.get((Long) c.args().get("cupti_correlation")))
+                    .isIn("gemm_forward", "gemm_next_layer");
+        }
+        for (ApiCall c : out.calls("allReduce")) {
+            assertThat(kernelByCorrelation.get((Long) c.args().get("cupti_correlation")))
+                    .isEqualTo("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+        }
+        for (ApiCall c : out.calls("gemm")) {
+            assertThat(kernelByCorrelation.get((Long) c.args().get("cupti_correlation"))).isEqualTo("sm90_xmma_gemm_f32f32");
+        }
+        assertThat(out.calls.stream().map(c -> c.args().get("cupti_correlation")).filter(java.util.Objects::nonNull)
+                .distinct().count()).isEqualTo(16);
 
         // four iterations; on one stream nothing overlaps: compute 5 ms, comm 3 ms, overlap 0
         assertThat(out.metrics).hasSize(4);

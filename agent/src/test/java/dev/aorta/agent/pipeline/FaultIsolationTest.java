@@ -71,9 +71,7 @@ class FaultIsolationTest {
             }
         });
         Fanout fanout = new Fanout(List.of(broken, healthy));
-        IterationTracker iterations = new IterationTracker(fanout, 0);
-        Drainer drainer = new Drainer(fanout, new CallDecoder(fanout, iterations, EnumSet.allOf(Category.class)),
-                iterations, 1000);
+        Drainer drainer = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 1000);
         int id = CallTable.register(Interception.of("example.Lib", "cuStreamSynchronize", 1, CallKind.SYNC,
                 Object.class));
 
