@@ -13,7 +13,7 @@ cd "$here"
 aorta_find_java
 jar=$(ls agent/target/aorta-agent-*-shaded.jar)
 out=$(mktemp -d)
-args=${AORTA_JMH_AGENT_ARGS:-output=$out,sinks=jsonl+metrics,drain-interval-ms=20}
+args=${AORTA_JMH_AGENT_ARGS:-output=$out,sinks=jsonl+metrics,device-activity=none,drain-interval-ms=20}
 echo "agent: $jar"
 echo "agent options in the forks: $args"
 exec "$AORTA_JAVA_HOME/bin/java" -cp "agent/target/test-classes:$(cat agent/target/test.classpath)" \

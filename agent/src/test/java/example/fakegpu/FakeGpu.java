@@ -106,6 +106,14 @@ public final class FakeGpu {
         }
     }
 
+    public static synchronized long eventTime(long event) {
+        return eventTime.getOrDefault(event, 0L);
+    }
+
+    public static synchronized boolean eventDone(long event) {
+        return eventTime.getOrDefault(event, 0L) <= System.nanoTime();
+    }
+
     public static synchronized void eventSynchronize(long event) {
         long until = eventTime.getOrDefault(event, 0L);
         while (System.nanoTime() < until) {

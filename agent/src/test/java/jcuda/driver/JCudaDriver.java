@@ -181,12 +181,47 @@ public final class JCudaDriver {
     }
 
     public static int cuEventSynchronize(CUevent hEvent) {
+        return checkResult(cuEventSynchronizeNative(hEvent));
+    }
+
+    private static int cuEventSynchronizeNative(CUevent hEvent) {
         FakeGpu.eventSynchronize(handle(hEvent));
-        return checkResult(0);
+        return 0;
     }
 
     public static int cuEventQuery(CUevent hEvent) {
-        return checkResult(0);
+        return checkResult(cuEventQueryNative(hEvent));
+    }
+
+    /** CUDA_ERROR_NOT_READY (600) until the device has reached the event. */
+    private static int cuEventQueryNative(CUevent hEvent) {
+        return FakeGpu.eventDone(handle(hEvent)) ? 0 : 600;
+    }
+
+    public static int cuEventElapsedTime(float[] pMilliseconds, CUevent hStart, CUevent hEnd) {
+        return checkResult(cuEventElapsedTimeNative(pMilliseconds, hStart, hEnd));
+    }
+
+    private static int cuEventElapsedTimeNative(float[] pMilliseconds, CUevent hStart, CUevent hEnd) {
+        pMilliseconds[0] = (float) ((FakeGpu.eventTime(handle(hEnd)) - FakeGpu.eventTime(handle(hStart))) / 1e6);
+        return 0;
+    }
+
+    public static int cuCtxGetCurrent(CUcontext pctx) {
+        return checkResult(cuCtxGetCurrentNative(pctx));
+    }
+
+    private static int cuCtxGetCurrentNative(CUcontext pctx) {
+        Handles.assign(pctx, 0xC7C7L);
+        return 0;
+    }
+
+    public static int cuCtxSetCurrent(CUcontext ctx) {
+        return checkResult(cuCtxSetCurrentNative(ctx));
+    }
+
+    private static int cuCtxSetCurrentNative(CUcontext ctx) {
+        return 0;
     }
 
     public static int cuStreamWaitEvent(CUstream hStream, CUevent hEvent, int flags) {

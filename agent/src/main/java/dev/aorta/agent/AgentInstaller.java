@@ -3,17 +3,18 @@ package dev.aorta.agent;
 import dev.aorta.agent.advice.CallId;
 import dev.aorta.agent.bind.BinderListener;
 import dev.aorta.agent.bind.CollectiveBinder;
-import dev.aorta.agent.bind.JCudaStreamOps;
+import dev.aorta.agent.jcuda.JCudaNatives;
 import dev.aorta.agent.bind.OwnStreams;
 import dev.aorta.agent.config.AgentOptions;
 import dev.aorta.agent.config.OptionsException;
 import dev.aorta.agent.device.CuptiActivitySource;
 import dev.aorta.agent.device.DeviceActivitySource;
+import dev.aorta.agent.device.EventPairSampler;
 import dev.aorta.agent.pipeline.Drainer;
 import dev.aorta.agent.pipeline.Pipeline;
 import dev.aorta.agent.plugins.IterationMarkerPlugin;
 import dev.aorta.agent.recorder.CallTable;
-import dev.aorta.agent.recorder.NativeAddress;
+import dev.aorta.agent.jcuda.NativeAddress;
 import dev.aorta.agent.recorder.Recorder;
 import dev.aorta.agent.spi.Interception;
 import dev.aorta.agent.spi.InterceptionPlugin;
@@ -86,33 +87,52 @@ public final class AgentInstaller {
     }
 
     private static DeviceActivitySource startDeviceSource(AgentOptions options, Drainer drainer, int rank) {
-        if (options.deviceSource() == AgentOptions.DeviceSource.NONE) {
+        AgentOptions.DeviceSource mode = options.deviceSource();
+        if (mode == AgentOptions.DeviceSource.NONE) {
             AgentLog.info("device activity: none (device-activity=none); host-side API timing only");
             return DeviceActivitySource.NONE;
         }
-        DeviceActivitySource s = CuptiActivitySource.tryStart(ClassLoader.getSystemClassLoader(), rank,
-                options.correlate(), new CuptiActivitySource.Sink() {
-                    @Override
-                    public void activity(DeviceActivity activity) {
-                        drainer.submit(activity);
-                    }
+        String whyNotCupti = "device-activity=events";
+        if (mode != AgentOptions.DeviceSource.EVENTS) {
+            CuptiActivitySource.Started cupti = CuptiActivitySource.tryStart(ClassLoader.getSystemClassLoader(), rank,
+                    options.correlate(), new CuptiActivitySource.Sink() {
+                        @Override
+                        public void activity(DeviceActivity activity) {
+                            drainer.submit(activity);
+                        }
 
-                    @Override
-                    public void driverCall(ApiCall call) {
-                        drainer.submit(new Drainer.DriverCall(call));
-                    }
+                        @Override
+                        public void driverCall(ApiCall call) {
+                            drainer.submit(new Drainer.DriverCall(call));
+                        }
 
-                    @Override
-                    public void anchor(ClockAnchor anchor) {
-                        drainer.submit(anchor);
-                    }
-                });
-        return s == null ? DeviceActivitySource.NONE : s;
+                        @Override
+                        public void anchor(ClockAnchor anchor) {
+                            drainer.submit(anchor);
+                        }
+                    });
+            if (cupti.source() != null) {
+                return cupti.source();
+            }
+            whyNotCupti = cupti.whyNot();
+            if (mode == AgentOptions.DeviceSource.CUPTI) {
+                AgentLog.info("device activity: none (" + whyNotCupti + "; device-activity=cupti); host-side API timing only");
+                return DeviceActivitySource.NONE;
+            }
+        }
+        if (ClassLoader.getSystemResource("jcuda/driver/JCudaDriver.class") == null) {
+            AgentLog.info("device activity: none (" + whyNotCupti + "; sampled event pairs need JCuda, which is not"
+                    + " on the class path); host-side API timing only");
+            return DeviceActivitySource.NONE;
+        }
+        AgentLog.info("device activity: sampled event pairs around every " + options.sampleEvery()
+                + "th kernel launch (" + whyNotCupti + ")");
+        return EventPairSampler.install(options.sampleEvery(), rank, drainer::submit);
     }
 
     private static void installBinder(AgentOptions options, Drainer drainer) {
         try {
-            CollectiveBinder.install(new JCudaStreamOps(), options.join(), options.commStreamPriority(), new BinderListener() {
+            CollectiveBinder.install(new JCudaNatives(), options.join(), options.commStreamPriority(), new BinderListener() {
                 @Override
                 public void commStreamCreated(long stream, int device, int priority, int flags) {
                     drainer.submit(new StreamInfo(stream, device, priority, flags, "comm"));

@@ -51,7 +51,7 @@ public final class OwnStreams {
      * Creates a non-blocking aorta-gpu Stream with this priority and returns its address, or 0 when the
      * aorta-gpu classes are not there (the caller then creates a plain driver stream).
      */
-    static long tryCreate(int priority) {
+    public static long tryCreate(int priority) {
         MethodHandle ctor = Holder.CONSTRUCTOR;
         if (ctor == null) {
             return 0;

@@ -2,7 +2,7 @@ package dev.aorta.agent.bind;
 
 /**
  * The few driver operations the collective binder needs, on raw addresses. Implemented over JCuda's
- * native methods ({@link JCudaStreamOps}); replaced by a recording fake in tests.
+ * native methods ({@link JCudaNatives}); replaced by a recording fake in tests.
  */
 public interface StreamOps {
     /** Ordinal of the device current on the calling thread. */

@@ -35,7 +35,8 @@ public final class AgentOptions {
         RECORD("record", "all", "what to record: all, or a list of launch,copy,memset,stream,sync,event,collective,memory,blas (separated by '+' or ';')"),
         SINKS("sinks", "jsonl+metrics+jfr", "where records go: jsonl, metrics, jfr (separated by '+' or ';')"),
         JFR("jfr", "", "file: the agent starts its own JFR recording and writes it there at exit; empty = events only go to recordings the application starts"),
-        DEVICE_ACTIVITY("device-activity", "auto", "device timestamps: auto or cupti (CUPTI through aorta-gpu on JVM >= 22, else none), none"),
+        DEVICE_ACTIVITY("device-activity", "auto", "device timestamps: cupti (aorta-gpu's CUPTI binding, JVM >= 22), events (sampled event pairs around every Nth launch, needs JCuda), auto (cupti, else events), none"),
+        SAMPLE_EVERY("sample-every", "100", "with device-activity=events: bracket every Nth kernel launch with a pair of timed events"),
         CORRELATE("correlate", "true", "with CUPTI, also trace driver API calls to join API records to device activity (cupti_correlation)"),
         ITERATION_METHOD("iteration-method", "", "class#method whose every call is one iteration (besides dev.aorta.api.Aorta markers)"),
         BIND_COLLECTIVES("bind-collectives", "false", "run intercepted collectives on a dedicated communication stream per device"),
@@ -90,7 +91,7 @@ public final class AgentOptions {
     public enum Sink { JSONL, METRICS, JFR }
 
     /** For {@code device-activity=}. */
-    public enum DeviceSource { AUTO, CUPTI, NONE }
+    public enum DeviceSource { AUTO, CUPTI, EVENTS, NONE }
 
     private final Map<Option, String> values;
 
@@ -224,6 +225,9 @@ public final class AgentOptions {
         if (drainIntervalMs() < 1) {
             throw new OptionsException("option 'drain-interval-ms': expected >= 1, got " + drainIntervalMs());
         }
+        if (sampleEvery() < 1) {
+            throw new OptionsException("option 'sample-every': expected >= 1, got " + sampleEvery());
+        }
         if (maxRanges() < 0) {
             throw new OptionsException("option 'metrics-max-ranges': expected >= 0, got " + maxRanges());
         }
@@ -335,6 +339,10 @@ public final class AgentOptions {
 
     public int maxRanges() {
         return integer(Option.MAX_RANGES, get(Option.MAX_RANGES));
+    }
+
+    public int sampleEvery() {
+        return integer(Option.SAMPLE_EVERY, get(Option.SAMPLE_EVERY));
     }
 
     public boolean correlate() {

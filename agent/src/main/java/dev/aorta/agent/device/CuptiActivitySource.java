@@ -1,7 +1,7 @@
 package dev.aorta.agent.device;
 
 import dev.aorta.agent.AgentLog;
-import dev.aorta.agent.recorder.NativeAddress;
+import dev.aorta.agent.jcuda.JCudaNatives;
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
@@ -44,6 +44,8 @@ public final class CuptiActivitySource implements DeviceActivitySource {
     private final MethodHandle flush;
     private final MethodHandle stop;
     private final MethodHandle registerStream;
+    /** For cuStreamGetCtx; made on the drain thread at the first stream (JCuda is loaded by then). */
+    private JCudaNatives natives;
 
     private CuptiActivitySource(Object tracer, MethodHandle flush, MethodHandle stop, MethodHandle registerStream) {
         this.tracer = tracer;
@@ -52,12 +54,16 @@ public final class CuptiActivitySource implements DeviceActivitySource {
         this.registerStream = registerStream;
     }
 
+    /** The started source, or null and why not. */
+    public record Started(DeviceActivitySource source, String whyNot) {
+    }
+
     /**
-     * Starts CUPTI tracing; returns null, having said why in one line, when CUPTI cannot be used here.
+     * Starts CUPTI tracing, or says why it cannot be used here.
      *
      * @param correlate also record CUPTI's driver API calls, to join API records to device activity
      */
-    public static DeviceActivitySource tryStart(ClassLoader loader, int rank, boolean correlate, Sink sink) {
+    public static Started tryStart(ClassLoader loader, int rank, boolean correlate, Sink sink) {
         int feature = Runtime.version().feature();
         String why;
         if (feature < 22) {
@@ -75,18 +81,18 @@ public final class CuptiActivitySource implements DeviceActivitySource {
                 sink.anchor(converter.anchor(type.getMethod("anchor").invoke(null)));
                 AgentLog.info("device activity: CUPTI (kernels, copies, memsets"
                         + (correlate ? "; API records carry cupti_correlation" : "") + ")");
-                return new CuptiActivitySource(tracer,
+                return new Started(new CuptiActivitySource(tracer,
                         l.findVirtual(type, "flush", MethodType.methodType(void.class)),
                         l.findVirtual(type, "stop", MethodType.methodType(void.class)),
-                        l.findVirtual(type, "registerStream", MethodType.methodType(void.class, long.class, long.class)));
+                        l.findVirtual(type, "registerStream", MethodType.methodType(void.class, long.class, long.class))),
+                        null);
             } catch (ClassNotFoundException e) {
                 why = TRACER + " is not on the class path";
             } catch (Throwable t) {
                 why = "CUPTI could not start: " + t;
             }
         }
-        AgentLog.info("device activity: none (" + why + "; host-side API timing only)");
-        return null;
+        return new Started(null, why);
     }
 
     @Override
@@ -116,40 +122,13 @@ public final class CuptiActivitySource implements DeviceActivitySource {
     @Override
     public void streamCreated(long stream) {
         try {
-            registerStream.invoke(tracer, StreamContexts.contextOf(stream), stream);
+            if (natives == null) {
+                natives = new JCudaNatives();
+            }
+            registerStream.invoke(tracer, natives.streamContext(stream), stream);
         } catch (Throwable t) {
             AgentLog.once("cupti-register", "cannot register streams with CUPTI (" + t
                     + "); device records carry CUPTI stream ids, not addresses");
-        }
-    }
-
-    /** cuStreamGetCtx through JCuda's native method, for {@link #streamCreated}. */
-    static final class StreamContexts {
-        private static final MethodHandle GET_CTX;
-        private static final Class<?> STREAM;
-        private static final Class<?> CONTEXT;
-
-        static {
-            try {
-                Class<?> driver = NativeAddress.jcudaClass("jcuda.driver.JCudaDriver");
-                STREAM = NativeAddress.jcudaClass("jcuda.driver.CUstream");
-                CONTEXT = NativeAddress.jcudaClass("jcuda.driver.CUcontext");
-                GET_CTX = MethodHandles.privateLookupIn(driver, MethodHandles.lookup()).findStatic(driver,
-                        "cuStreamGetCtxNative", MethodType.methodType(int.class, STREAM, CONTEXT));
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        static long contextOf(long stream) throws Throwable {
-            Object s = STREAM.getConstructor().newInstance();
-            NativeAddress.set(s, stream);
-            Object c = CONTEXT.getConstructor().newInstance();
-            int rc = (int) GET_CTX.invoke(s, c);
-            if (rc != 0) {
-                throw new IllegalStateException("cuStreamGetCtx returned CUDA error " + rc);
-            }
-            return NativeAddress.of(c);
         }
     }
 

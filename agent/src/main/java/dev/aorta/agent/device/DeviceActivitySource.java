@@ -10,6 +10,10 @@ public interface DeviceActivitySource {
 
     void stop();
 
+    /** Called every drain cycle (cheap sources turn finished work into records here). */
+    default void poll() {
+    }
+
     /** A stream the application created: its device records should carry this native address. */
     default void streamCreated(long stream) {
     }

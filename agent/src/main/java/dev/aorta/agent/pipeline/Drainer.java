@@ -102,6 +102,8 @@ public final class Drainer implements Runnable {
         int n = drainBuffers();
         if (iterations.completed() != iterationsBefore) {
             device.flush();
+        } else {
+            device.poll();
         }
         n += drainQueued();
         join.release(false);

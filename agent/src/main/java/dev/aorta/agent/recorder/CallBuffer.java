@@ -110,6 +110,11 @@ public final class CallBuffer {
         return threadName;
     }
 
+    /** The sequence number the owner's next record will get. Owner thread only. */
+    long nextSequence() {
+        return head;
+    }
+
     /** Correlation id of the record with this per-thread sequence number: unique in the process. */
     public long correlationId(long sequence) {
         return ((long) (index + 1) << 40) | sequence;

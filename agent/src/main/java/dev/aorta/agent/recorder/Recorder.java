@@ -57,6 +57,12 @@ public final class Recorder {
         LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, a4, a5, a6, a7);
     }
 
+    /** The correlation id the calling thread's next record will carry (for samplers that pair with it). */
+    public static long nextCorrelationId() {
+        CallBuffer b = LOCAL.get();
+        return b.correlationId(b.nextSequence());
+    }
+
     /** Every thread's buffer, for the drain thread. */
     public static List<CallBuffer> buffers() {
         return BUFFERS;

@@ -39,7 +39,7 @@ class AgentEndToEndIT {
     @Test
     void onJava17_everyJCudaCallFamilyIsRecordedWithTheArgumentsThatMatter(@TempDir Path dir) throws Exception {
         Path jfr = dir.resolve("agent.jfr");
-        ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(true), "output=" + dir + ",jfr=" + jfr,
+        ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(true), "output=" + dir + ",jfr=" + jfr + ",sample-every=10",
                 "example.apps.JCudaApp");
 
         assertThat(run.exitCode()).as(run.stderr()).isZero();
@@ -91,10 +91,26 @@ class AgentEndToEndIT {
         assertThat(out.metrics).extracting(m -> m.get("step").asLong()).containsExactly(0L, 1L, 2L);
         JsonNode first = out.metrics.get(0);
         assertThat(first.get("profile").get("total_ms").asDouble()).isPositive();
-        assertThat(first.get("profile").get("aorta").get("device_activity").asText()).isEqualTo("none");
-        assertThat(first.get("profile").get("overlap").get("overlap_ms").get("compute_comm").isNull()).isTrue();
-        assertThat(run.stderr()).contains("device activity: none (CUPTI device activity needs JVM 22 or newer")
-                .doesNotContain("unsupported version", "WARNING");
+        assertThat(first.get("profile").get("aorta").get("device_activity").asText()).isEqualTo("events(1/10)");
+        assertThat(run.stderr()).contains("device activity: sampled event pairs around every 10th kernel launch "
+                + "(CUPTI device activity needs JVM 22 or newer").doesNotContain("unsupported version", "WARNING");
+
+        // sampled event pairs: every 10th launch measured on the device, joined by the agent's correlation id
+        Map<Long, ApiCall> launchesByCorrelation = out.calls.stream().filter(c -> c.name().startsWith("cuLaunch"))
+                .collect(Collectors.toMap(ApiCall::correlationId, Function.identity()));
+        int launchCount = launchesByCorrelation.size();
+        assertThat(out.activities).hasSizeBetween(launchCount / 10 - 2, launchCount / 10 + 2);
+        assertThat(out.activities).allSatisfy(a -> {
+            assertThat(a.clock()).isEqualTo(ClockDomain.HOST_MONOTONIC);
+            ApiCall measured = launchesByCorrelation.get(a.correlationId());
+            assertThat(measured).as("the launch a sample measured").isNotNull();
+            assertThat(a.stream()).isEqualTo(measured.stream());
+            // the fake device runs a kernel gridX µs; the pair spans it (plus the launch's submission gap
+            // when the stream was idle, which event pairs cannot tell apart)
+            long kernelNs = (Long) measured.args().get("grid_x") * 1000L;
+            assertThat(a.durationNs()).isBetween(kernelNs - 1_000L, kernelNs + 50_000_000L);
+            assertThat(a.endNs()).isGreaterThan(measured.startNs());
+        });
 
         // the worker thread's 1000 launches: its own thread id, distinct correlation ids
         List<ApiCall> workerLaunches = out.calls("cuLaunchKernel").stream().filter(c -> c.thread() != launch.thread()).toList();

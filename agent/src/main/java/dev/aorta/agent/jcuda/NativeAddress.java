@@ -1,4 +1,4 @@
-package dev.aorta.agent.recorder;
+package dev.aorta.agent.jcuda;
 
 import dev.aorta.agent.AgentLog;
 
