@@ -1,7 +1,6 @@
 package dev.aorta.agent.advice;
 
 import dev.aorta.agent.bind.CollectiveBinder;
-import dev.aorta.agent.jcuda.NativeAddress;
 import dev.aorta.agent.recorder.Recorder;
 import net.bytebuddy.asm.Advice;
 
