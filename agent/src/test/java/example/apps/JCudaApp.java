@@ -98,6 +98,10 @@ public final class JCudaApp {
             sum += v;
         }
         System.out.println("RESULT codes=" + codes + " sum=" + sum);
+        // a real application runs on after its iterations; this one lingers a moment so that the agent's
+        // drain thread (cold in a fresh JVM) commits its JFR events before the JVM's JFR shutdown hook writes
+        // the recording (hooks run concurrently; see the agent README)
+        Thread.sleep(300);
     }
 
     /** Loads and runs the driver class before the agent is attached, so that attaching must retransform it. */

@@ -30,6 +30,7 @@ import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.dynamic.Nexus;
+import net.bytebuddy.implementation.SuperMethodCall;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
 
@@ -41,7 +42,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import static net.bytebuddy.matcher.ElementMatchers.is;
+import static net.bytebuddy.matcher.ElementMatchers.isNative;
 import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
@@ -50,6 +51,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 /** Reads the options, starts the pipeline and the device source, and weaves every plugin's advice. */
 public final class AgentInstaller {
     private static final AtomicBoolean STARTED = new AtomicBoolean();
+    static final String NATIVE_PREFIX = "aorta$";
 
     private AgentInstaller() {
     }
@@ -163,6 +165,14 @@ public final class AgentInstaller {
                 .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
         List<String> present = new ArrayList<>();
         List<String> absent = new ArrayList<>();
+        // native methods (JavaCPP) are wrapped under a prefixed name: a class format change, so only at load time
+        AgentBuilder nativeBuilder = new AgentBuilder.Default()
+                .enableNativeMethodPrefix(NATIVE_PREFIX)
+                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+                .with(AgentBuilder.RedefinitionStrategy.DISABLED)
+                .with(new ErrorListener())
+                .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
+        boolean anyNative = false;
         boolean everything = options.bindCollectives();
         for (InterceptionPlugin plugin : plugins) {
             Map<String, List<Interception>> byType = new LinkedHashMap<>();
@@ -172,16 +182,30 @@ public final class AgentInstaller {
                     byType.computeIfAbsent(i.type(), t -> new ArrayList<>()).add(i);
                 }
             }
+            boolean found = ClassLoader.getSystemResource(plugin.probeClass().replace('.', '/') + ".class") != null;
+            (found ? present : absent).add(plugin.name());
+            if (plugin.needsLoadTimeTransformation()) {
+                if (lateAttach || !inst.isNativeMethodPrefixSupported()) {
+                    if (found) {
+                        AgentLog.info(plugin.name() + ": its native methods can only be wrapped as their classes first load"
+                                + " (start the application with -javaagent); not instrumented now");
+                    }
+                    continue;
+                }
+                for (Map.Entry<String, List<Interception>> e : byType.entrySet()) {
+                    nativeBuilder = nativeBuilder.type(named(e.getKey())).transform(new NativeWrapper(plugin, e.getValue()));
+                    anyNative = true;
+                }
+                continue;
+            }
             for (Map.Entry<String, List<Interception>> e : byType.entrySet()) {
                 builder = builder.type(named(e.getKey())).transform(new PluginTransformer(plugin, e.getValue()));
             }
-            boolean found = ClassLoader.getSystemResource(plugin.probeClass().replace('.', '/') + ".class") != null;
-            (found ? present : absent).add(plugin.name());
-            if (found && lateAttach && plugin.needsLoadTimeTransformation()) {
-                AgentLog.info(plugin.name() + ": attached late, classes already loaded cannot be wrapped (needs -javaagent)");
-            }
         }
         builder.installOn(inst);
+        if (anyNative) {
+            nativeBuilder.installOn(inst);
+        }
         AgentLog.info("agent " + version() + " active (" + options + "); libraries found: "
                 + (present.isEmpty() ? "none" : String.join(", ", present))
                 + (absent.isEmpty() ? "" : "; not on the class path (idle): " + String.join(", ", absent)));
@@ -248,6 +272,38 @@ public final class AgentInstaller {
             return missing;
         }
 
+    }
+
+    /**
+     * Wraps native methods: the original becomes {@code aorta$name} (still native, bound by the JVM through
+     * the registered prefix) and {@code name} becomes a Java method that runs the advice around a call to it.
+     */
+    private static final class NativeWrapper implements AgentBuilder.Transformer {
+        private final InterceptionPlugin plugin;
+        private final List<Interception> interceptions;
+
+        NativeWrapper(InterceptionPlugin plugin, List<Interception> interceptions) {
+            this.plugin = plugin;
+            this.interceptions = interceptions;
+        }
+
+        @Override
+        public DynamicType.Builder<?> transform(DynamicType.Builder<?> builder, TypeDescription type,
+                                                ClassLoader loader, JavaModule module,
+                                                java.security.ProtectionDomain domain) {
+            int methods = 0;
+            for (Interception i : interceptions) {
+                ElementMatcher.Junction<MethodDescription> matcher = named(i.method()).and(isNative());
+                if (i.arity() >= 0) {
+                    matcher = matcher.and(takesArguments(i.arity()));
+                }
+                methods += type.getDeclaredMethods().filter(matcher).size();
+                builder = builder.method(matcher).intercept(Advice.withCustomMapping()
+                        .bind(CallId.class, CallTable.register(i)).to(i.advice()).wrap(SuperMethodCall.INSTANCE));
+            }
+            AgentLog.debug(plugin.name() + ": wrapped " + methods + " native methods of " + type.getName());
+            return builder;
+        }
     }
 
     /** A type that cannot be instrumented costs one line, and the application goes on. */
