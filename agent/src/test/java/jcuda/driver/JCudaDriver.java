@@ -146,6 +146,15 @@ public final class JCudaDriver {
         return 0;
     }
 
+    public static int cuStreamIsCapturing(CUstream hStream, int[] captureStatus) {
+        return checkResult(cuStreamIsCapturingNative(hStream, captureStatus));
+    }
+
+    private static int cuStreamIsCapturingNative(CUstream hStream, int[] captureStatus) {
+        captureStatus[0] = 0;
+        return 0;
+    }
+
     public static int cuStreamGetCtx(CUstream hStream, CUcontext pctx) {
         return checkResult(cuStreamGetCtxNative(hStream, pctx));
     }

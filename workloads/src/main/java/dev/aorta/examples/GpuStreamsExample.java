@@ -68,7 +68,8 @@ public final class GpuStreamsExample {
         // a graph: c = c * 2 captured on stream 3, replayed every iteration
         CUgraph graph = new CUgraph();
         CUgraphExec graphExec = new CUgraphExec();
-        cuStreamBeginCapture(streams[3], CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL);
+        // thread-local capture: other threads (the agent's drain thread, CUPTI's) may use the driver meanwhile
+        cuStreamBeginCapture(streams[3], CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
         launch(scale, streams[3], c, 2.0f);
         cuStreamEndCapture(streams[3], graph);
         cuGraphInstantiate(graphExec, graph, 0);

@@ -101,6 +101,10 @@ public final class EventPairSampler implements DeviceActivitySource {
             if (cu == null) {
                 cu = new JCudaNatives();
             }
+            if (cu.capturing(stream)) {
+                // a launch being captured into a graph runs later, as part of the graph: not measurable here
+                return -1;
+            }
             long context = cu.currentContext();
             if (!references.containsKey(context)) {
                 long[] ref = {cu.createTimedEvent(), 0, cu.createDriverStream(NON_BLOCKING, 0)};

@@ -36,6 +36,7 @@ public final class JCudaNatives implements StreamOps {
     private final MethodHandle eventElapsedTime;
     private final MethodHandle streamWaitEvent;
     private final MethodHandle eventDestroy;
+    private final MethodHandle streamIsCapturing;
     private final java.util.Map<Class<?>, MethodHandle> constructors = new java.util.HashMap<>();
 
     /** Throws if JCuda's driver class or one of the natives is not there. */
@@ -66,6 +67,8 @@ public final class JCudaNatives implements StreamOps {
         streamWaitEvent = generic(l.findStatic(driver, "cuStreamWaitEventNative",
                 MethodType.methodType(int.class, streamType, eventType, int.class)));
         eventDestroy = generic(l.findStatic(driver, "cuEventDestroyNative", MethodType.methodType(int.class, eventType)));
+        streamIsCapturing = generic(l.findStatic(driver, "cuStreamIsCapturingNative",
+                MethodType.methodType(int.class, streamType, int[].class)));
     }
 
     @Override
@@ -150,6 +153,13 @@ public final class JCudaNatives implements StreamOps {
         float[] ms = new float[1];
         check("cuEventElapsedTime", invoke(eventElapsedTime, ms, handle(eventType, from), handle(eventType, to)));
         return ms[0];
+    }
+
+    /** True while the stream is being captured into a graph (events recorded then are graph nodes). */
+    public boolean capturing(long stream) {
+        int[] status = new int[1];
+        check("cuStreamIsCapturing", invoke(streamIsCapturing, handle(streamType, stream), status));
+        return status[0] != 0;
     }
 
     @Override
