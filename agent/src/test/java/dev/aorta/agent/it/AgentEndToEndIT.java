@@ -245,9 +245,11 @@ class AgentEndToEndIT {
     @Test
     void iterationMethodOptionDelimitsIterationsWithoutMarkers(@TempDir Path dir) throws Exception {
         ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(true),
-                "output=" + dir + ",iteration-method=example.apps.CollectiveApp#trainStep", "example.apps.CollectiveApp", "method");
+                "output=" + dir + ",rank=2,iteration-method=example.apps.CollectiveApp#trainStep", "example.apps.CollectiveApp",
+                "method");
         assertThat(run.exitCode()).as(run.stderr()).isZero();
-        Outputs out = Outputs.read(dir, 0);
+        Outputs out = Outputs.read(dir, 2);
+        assertThat(out.metrics).allSatisfy(m -> assertThat(m.get("rank").asInt()).isEqualTo(2));
         assertThat(out.markers).extracting(Marker::step).containsExactly(0L, 1L, 2L, 3L);
         assertThat(out.markers).allSatisfy(m -> assertThat(m.endNs() - m.startNs()).isGreaterThan(7_000_000L));
     }
