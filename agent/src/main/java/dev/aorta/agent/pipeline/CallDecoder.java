@@ -38,7 +38,6 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
     private final LongConsumer streamCreated;
     private final IterationTracker iterations;
     private final Set<Category> categories;
-    private final Map<Long, StreamInfo> streams = new HashMap<>();
     private final Map<Long, long[]> lastEventRecord = new HashMap<>();
     private final Map<Long, Long> handleStreams = new HashMap<>();
     private long decoded;
@@ -174,17 +173,11 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
 
     /** A stream someone else (the binder) created: registered like the application's. */
     public void streamCreated(StreamInfo info) {
-        streams.put(info.id(), info);
         sink.stream(info);
     }
 
     public void dependency(Dependency d) {
         sink.dependency(d);
-    }
-
-    /** The registered stream, or null. */
-    public StreamInfo stream(long id) {
-        return streams.get(id);
     }
 
     public long decodedCalls() {

@@ -33,7 +33,6 @@ public final class CallBuffer {
     private final int mask;
     private final long capacity;
     private final long threadId;
-    private final String threadName;
     private final WeakReference<Thread> owner;
     private final int index;
 
@@ -51,7 +50,6 @@ public final class CallBuffer {
         this.mask = capacity - 1;
         this.capacity = capacity;
         this.threadId = owner.getId();
-        this.threadName = owner.getName();
         this.owner = new WeakReference<>(owner);
         this.index = index;
     }
@@ -104,10 +102,6 @@ public final class CallBuffer {
 
     public long threadId() {
         return threadId;
-    }
-
-    public String threadName() {
-        return threadName;
     }
 
     /** The sequence number the owner's next record will get. Owner thread only. */
