@@ -25,10 +25,14 @@ import static jcuda.driver.JCudaDriver.*;
  * Prints the handle addresses it used (so tests can check attribution) and a RESULT line.
  *
  * <p>Arguments: {@code [workerLaunches] [waitForFile]}: when a file is named, the application first waits
- * until it exists (so that a test can attach the agent late).
+ * until it exists (so that a test can attach the agent late). {@code forever} as the only argument keeps
+ * iterating until the process is killed (crash tests).
  */
 public final class JCudaApp {
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("forever")) {
+            iterateForever();
+        }
         int workerLaunches = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
         if (args.length > 1) {
             warmUp();
@@ -102,6 +106,22 @@ public final class JCudaApp {
         // drain thread (cold in a fresh JVM) commits its JFR events before the JVM's JFR shutdown hook writes
         // the recording (hooks run concurrently; see the agent README)
         Thread.sleep(300);
+    }
+
+    private static void iterateForever() {
+        CUstream s = new CUstream();
+        cuStreamCreate(s, 0);
+        CUfunction f = new CUfunction();
+        cuModuleGetFunction(f, new CUmodule(), "spin");
+        System.out.println("RUNNING");
+        System.out.flush();
+        for (long step = 0; ; step++) {
+            Aorta.step(step);
+            for (int i = 0; i < 100; i++) {
+                cuLaunchKernel(f, 10, 1, 1, 32, 1, 1, 0, s, null, null);
+            }
+            cuStreamSynchronize(s);
+        }
     }
 
     /** Loads and runs the driver class before the agent is attached, so that attaching must retransform it. */

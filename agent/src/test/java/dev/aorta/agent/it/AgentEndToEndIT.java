@@ -243,6 +243,45 @@ class AgentEndToEndIT {
     }
 
     @Test
+    void eventsGoIntoTheApplicationsOwnRecordingToo(@TempDir Path dir) throws Exception {
+        Path jfr = dir.resolve("app.jfr");
+        Process p = ChildJvm.startWith(ChildJvm.javaHome(true), List.of("-XX:StartFlightRecording:filename=" + jfr),
+                "output=" + dir + ",sinks=jfr", "example.apps.JCudaApp", "10");
+        ChildJvm.Result run = ChildJvm.finish(p);
+        assertThat(run.exitCode()).as(run.stderr()).isZero();
+        List<RecordedEvent> events = RecordingFile.readAllEvents(jfr);
+        assertThat(events).extracting(e -> e.getEventType().getName())
+                .contains("aorta.KernelLaunch", "aorta.Iteration", "aorta.StreamSync");
+        // sinks=jfr: no files
+        assertThat(dir.resolve("rank_0_activity.jsonl")).doesNotExist();
+    }
+
+    @Test
+    void afterAKillEveryLineWrittenIsCompleteOrReportedAsTheTruncatedLast(@TempDir Path dir) throws Exception {
+        Process p = ChildJvm.start(ChildJvm.javaHome(true), "output=" + dir, "example.apps.JCudaApp", "forever");
+        assertThat(new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine())
+                .isEqualTo("RUNNING");
+        Path activity = dir.resolve("rank_0_activity.jsonl");
+        Path metrics = dir.resolve("rank_0_metrics.jsonl");
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while ((!Files.exists(metrics) || Files.readAllLines(metrics).size() < 3) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        p.destroyForcibly().waitFor();   // SIGKILL: no shutdown hook, no final flush
+
+        Outputs out = Outputs.read(dir, 0);
+        assertThat(out.calls("cuLaunchKernel")).hasSizeGreaterThan(100);
+        assertThat(out.markers).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(out.malformed).hasSizeLessThanOrEqualTo(1);
+        if (!out.malformed.isEmpty()) {
+            long lines = Files.readAllLines(activity).size();
+            assertThat(out.malformed.get(0)).startsWith(lines + ":");
+        }
+        assertThat(out.metrics).hasSizeGreaterThanOrEqualTo(2)
+                .allSatisfy(m -> assertThat(m.get("profile").get("total_ms").asDouble()).isPositive());
+    }
+
+    @Test
     void iterationMethodOptionDelimitsIterationsWithoutMarkers(@TempDir Path dir) throws Exception {
         ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(true),
                 "output=" + dir + ",rank=2,iteration-method=example.apps.CollectiveApp#trainStep", "example.apps.CollectiveApp",

@@ -61,9 +61,16 @@ final class ChildJvm {
     }
 
     static Process start(Path javaHome, String agentArgs, String main, String... args) throws IOException {
+        return startWith(javaHome, List.of(), agentArgs, main, args);
+    }
+
+    /** With extra JVM options (e.g. -XX:StartFlightRecording) before the agent. */
+    static Process startWith(Path javaHome, List<String> jvmOptions, String agentArgs, String main, String... args)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaHome.resolve("bin/java").toString());
         cmd.add("-Xshare:auto");
+        cmd.addAll(jvmOptions);
         if (agentArgs != null) {
             cmd.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + (agentArgs.isEmpty() ? "" : "=" + agentArgs));
         }
