@@ -8,6 +8,7 @@
 # Env: REPS (default 5) LAUNCHES (20000 per round) ROUNDS (10) PARAMS (prebuilt|per-launch)
 #      STREAMS ("1 16") ARMS ("off agent"; add agent-cupti for the agent with CUPTI device activity)
 #      AGENT_ARGS (extra agent options, e.g. "record=launch") OUT (result directory)
+#      KEEP=1 keeps each agent run's output (~100 MB of JSONL per run at the defaults)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${REPS:-5}; launches=${LAUNCHES:-20000}; rounds=${ROUNDS:-10}; params=${PARAMS:-prebuilt}
@@ -16,6 +17,7 @@ out=${OUT:-$(mktemp -d -t aorta-ab.XXXXXX)}
 [ -f dist/lib/aorta-agent.jar ] || { echo "agent-ab: dist/lib/aorta-agent.jar missing; run ./build package -DskipTests" >&2; exit 1; }
 if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; else java=java; fi
 cp=$(ls dist/lib/*.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
+mkdir -p "$out"
 results="$out/results.txt"; : > "$results"
 
 run_arm() { # arm streams rep
@@ -31,6 +33,7 @@ run_arm() { # arm streams rep
       "$s" "$launches" "$rounds" "$params" 2>>"$out/stderr.log" | grep '^streams=')
   echo "$line" | grep -q 'check=ok' || { echo "agent-ab: wrong result in arm $arm: $line" >&2; exit 1; }
   echo "$s $arm $(echo "$line" | sed 's/.*mean_ns_per_launch=\([0-9.]*\).*/\1/')" >> "$results"
+  [ "${KEEP:-0}" = 1 ] || rm -rf "$out/$arm-s$s-r$rep"
   echo "rep $rep  $arm  $line"
 }
 
