@@ -25,8 +25,9 @@ public final class CollectiveApp {
         float[] reduced = new float[1000];
         NcclComm comm = new NcclComm(gradients, reduced);
         Cublas cublas = new Cublas(compute);
-        KernelLaunch forward = new KernelLaunch("gemm_forward", 1, 2000, 256, 0, compute);
-        KernelLaunch next = new KernelLaunch("gemm_next_layer", 2, 2000, 256, 0, compute);
+        // long enough (tens of ms) that host scheduling hiccups on a busy CI machine hardly move the timeline
+        KernelLaunch forward = new KernelLaunch("gemm_forward", 1, 20_000, 256, 0, compute);
+        KernelLaunch next = new KernelLaunch("gemm_next_layer", 2, 20_000, 256, 0, compute);
         double checksum = 0;
         for (int step = 0; step < 4; step++) {
             for (int i = 0; i < gradients.length; i++) {
@@ -50,12 +51,12 @@ public final class CollectiveApp {
         System.out.println("RESULT checksum=" + checksum);
     }
 
-    /** One iteration: 2 ms GEMM, 3 ms all-reduce, 2 ms + 1 ms independent GEMMs, synchronize. */
+    /** One iteration: 20 ms GEMM, 30 ms all-reduce, 20 ms + 10 ms independent GEMMs, synchronize. */
     static void trainStep(Stream compute, KernelLaunch forward, KernelLaunch next, NcclComm comm, Cublas cublas) {
         forward.launch();
-        comm.allReduce(0, 1, 3_000_000, NcclDataType.FLOAT32, NcclRedOp.SUM, compute);
+        comm.allReduce(0, 1, 30_000_000, NcclDataType.FLOAT32, NcclRedOp.SUM, compute);
         next.launch();
-        cublas.gemm(null, 1000, 1000, 1000, 0, 0, 0);
+        cublas.gemm(null, 2154, 2154, 2154, 0, 0, 0);
         compute.synchronize();
     }
 }

@@ -145,6 +145,11 @@ public final class Drainer implements Runnable {
         return n;
     }
 
+    /** Start of the iteration currently open (host ns), or -1; drain thread only. */
+    public long openIterationStart() {
+        return iterations.openSince();
+    }
+
     /** Records lost to full buffers, all threads together. */
     public long dropped() {
         long sum = Recorder.retiredDrops();

@@ -37,6 +37,11 @@ public final class IterationTracker {
         }
     }
 
+    /** Start (host ns) of the iteration currently open, or -1. */
+    public long openSince() {
+        return openStart;
+    }
+
     /** Iterations completed so far. */
     public long completed() {
         return completed;

@@ -59,6 +59,13 @@ public final class MetricsSink implements EventSink {
     private final List<Dependency> dependencies = new ArrayList<>();
     private final List<Marker> pending = new ArrayList<>();
     private final Map<ClockDomain, Long> toHost = new HashMap<>();
+    /** Start of the iteration currently open (host ns), or -1. */
+    private final LongSupplier openIteration;
+    private long newestEnd = Long.MIN_VALUE / 2;
+    /** Without markers, activities are kept this long (host clock) for a window that may still claim them. */
+    static final long UNCLAIMED_NS = 30_000_000_000L;
+    /** Prune between windows once this many activities are held. */
+    static final int PRUNE_ABOVE = 50_000;
     private long unmappable;
 
     private record Act(DeviceActivity a, long start, long end, String stream, Clazz clazz) {
@@ -67,7 +74,8 @@ public final class MetricsSink implements EventSink {
     private enum Clazz { COMPUTE, COMM, MEMORY }
 
     public MetricsSink(Path path, int rank, int worldSize, int maxRanges, Supplier<String> deviceSource,
-                       LongSupplier dropped) throws IOException {
+                       LongSupplier dropped, LongSupplier openIteration) throws IOException {
+        this.openIteration = openIteration;
         this.file = Files.newBufferedWriter(path, StandardCharsets.UTF_8);
         this.rank = rank;
         this.worldSize = worldSize;
@@ -104,6 +112,7 @@ public final class MetricsSink implements EventSink {
             return;
         }
         activities.add(new Act(a, a.startNs() + offset, a.endNs() + offset, label(a.stream()), classify(a)));
+        newestEnd = Math.max(newestEnd, a.endNs() + offset);
     }
 
     static Clazz classify(DeviceActivity a) {
@@ -138,14 +147,15 @@ public final class MetricsSink implements EventSink {
      */
     @Override
     public void flush() throws IOException {
-        if (pending.size() < 2) {
-            return;
+        if (pending.size() >= 2) {
+            while (pending.size() > 1) {
+                write(pending.remove(0));
+            }
+            prune();
+            file.flush();
+        } else if (activities.size() > PRUNE_ABOVE) {
+            prune();
         }
-        while (pending.size() > 1) {
-            write(pending.remove(0));
-        }
-        prune();
-        file.flush();
     }
 
     @Override
@@ -157,11 +167,23 @@ public final class MetricsSink implements EventSink {
         file.close();
     }
 
-    /** Forgets activities and dependencies that end before every window still to be written. */
+    /**
+     * Forgets activities and dependencies no window can need any more: those ending before the oldest
+     * window still to be written and before the iteration still open; with neither, those older than
+     * {@link #UNCLAIMED_NS} (an iteration-method call reports its start only when it returns).
+     */
     private void prune() {
-        long keepFrom = pending.isEmpty() ? Long.MAX_VALUE : pending.get(0).startNs();
-        activities.removeIf(x -> x.end < keepFrom);
-        dependencies.removeIf(d -> d.waitNs() < keepFrom);
+        long keepFrom = newestEnd - UNCLAIMED_NS;
+        if (!pending.isEmpty()) {
+            keepFrom = Math.min(keepFrom, pending.get(0).startNs());
+        }
+        long open = openIteration.getAsLong();
+        if (open >= 0) {
+            keepFrom = Math.min(keepFrom, open);
+        }
+        long k = keepFrom;
+        activities.removeIf(x -> x.end < k);
+        dependencies.removeIf(d -> d.waitNs() < k);
     }
 
     private void write(Marker w) throws IOException {

@@ -34,7 +34,8 @@ public final class Pipeline {
         if ((wanted.contains(Sink.JSONL) || wanted.contains(Sink.METRICS)) && writableDirectory(out)) {
             open(sinks, "jsonl", () -> new JsonlSink(out.resolve("rank_" + rank + "_activity.jsonl")), wanted.contains(Sink.JSONL));
             open(sinks, "metrics", () -> new MetricsSink(out.resolve("rank_" + rank + "_metrics.jsonl"), rank, worldSize,
-                    options.maxRanges(), () -> drainer[0].deviceSource().name(), () -> drainer[0].dropped()),
+                    options.maxRanges(), () -> drainer[0].deviceSource().name(), () -> drainer[0].dropped(),
+                    () -> drainer[0].openIterationStart()),
                     wanted.contains(Sink.METRICS));
         }
         String jfr = options.jfrFile();
