@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
         description = "GPU performance toolkit for the JVM.",
         subcommands = {InfoCommand.class, CheckCommand.class, ListCommand.class, RunCommand.class, SweepCommand.class,
                 RunPriorityCommand.class, CompareCommand.class, AnalyzeCommand.class, ReportCommand.class,
-                MergeCommand.class})
+                MergeCommand.class, AttachCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {
