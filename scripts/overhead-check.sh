@@ -4,8 +4,8 @@
 # On a device host the script sources .device/prelude.sh when it exists. Writes every log and result to $OUT
 # (default: ./overhead-check-out) and prints a short table last. Needs python3 (reads the result JSON).
 # About 5-7 minutes on an H100 with the agent jar present, 1 minute without.
-# Overrides: AGENT_API_OPTS (agent recording API calls only; default device-activity=none),
-#            AGENT_CUPTI_OPTS (agent with CUPTI device activity; default device-activity=cupti),
+# Overrides: AGENT_API_OPTS (agent recording API calls only; default device-activity=none,output=$OUT/agent-api-out),
+#            AGENT_CUPTI_OPTS (agent with CUPTI device activity; default device-activity=cupti,output=$OUT/agent-cupti-out),
 #            RUNS (A/B pairs per comparison; default 3), SECONDS_PER_PATTERN (default 10).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,8 +17,9 @@ command -v python3 >/dev/null || { echo "overhead-check: python3 is needed to re
 out=${OUT:-$root/overhead-check-out}
 mkdir -p "$out"
 agent_jar=$(dirname "$(dirname "$(readlink -f "$aorta")")")/lib/aorta-agent.jar
-api_opts=${AGENT_API_OPTS:-device-activity=none}
-cupti_opts=${AGENT_CUPTI_OPTS:-device-activity=cupti}
+# the agent's own output (JSONL, metrics) goes under $OUT, not into the working directory
+api_opts=${AGENT_API_OPTS:-device-activity=none,output=$out/agent-api-out}
+cupti_opts=${AGENT_CUPTI_OPTS:-device-activity=cupti,output=$out/agent-cupti-out}
 runs=${RUNS:-3}
 seconds=${SECONDS_PER_PATTERN:-10}
 failures=0
