@@ -3,10 +3,12 @@ package dev.aorta.workloads.launchoverhead.pcie;
 import dev.aorta.gpu.nvml.Nvml;
 
 /**
- * Polls NVML's PCIe rx/tx throughput in a daemon thread. Each NVML query itself samples a 20 ms window, so
- * the thread queries back to back (about 25 samples per second) and never sleeps.
+ * Polls NVML's PCIe rx/tx throughput in a daemon thread. Each NVML query itself samples a 20 ms window; the
+ * thread pauses {@value #PAUSE_MS} ms between rx/tx pairs (about 11 pairs per second), so that it never competes
+ * with the measured launch thread for a core or the driver.
  */
 final class NvmlPcieMonitor implements PcieMonitor {
+    static final long PAUSE_MS = 50;
     private final Nvml.Device device;
     private final PcieStats.Accumulator samples;
     private volatile boolean running;
@@ -29,9 +31,12 @@ final class NvmlPcieMonitor implements PcieMonitor {
                     synchronized (samples) {
                         samples.add(rx, tx);
                     }
+                    Thread.sleep(PAUSE_MS);
                 }
             } catch (RuntimeException e) {
                 failure = e.getMessage();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         });
     }
