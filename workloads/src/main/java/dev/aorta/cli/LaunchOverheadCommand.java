@@ -78,10 +78,7 @@ final class LaunchOverheadCommand implements Callable<Integer> {
                     PcieMonitors.forDevice(device), System::nanoTime);
             if (checkOnly) {
                 CorrectnessCheck.Result c = run.check(options);
-                System.out.println("correctness (" + c.shape().describe() + "): argmin = float64 reference: "
-                        + (c.argminProblem() == null ? "PASS" : "FAIL (" + c.argminProblem() + ")")
-                        + "; balanced, every centroid exactly " + c.shape().rowsPerCentroid() + " points: "
-                        + (c.balancedProblem() == null ? "PASS" : "FAIL (" + c.balancedProblem() + ")"));
+                System.out.println(LaunchOverheadReport.correctnessLine(c));
                 return c.passed() ? 0 : 1;
             }
             LaunchOverheadResult result = run.run(options, session.deviceInfo());

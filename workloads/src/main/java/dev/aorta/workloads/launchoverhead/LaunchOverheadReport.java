@@ -42,10 +42,15 @@ public final class LaunchOverheadReport {
         out.println("  PCIe rx/tx = MB/s averaged and peak over the samples taken while the pattern was measured.");
     }
 
+    /** The correctness check's line, also all that {@code --check-only} prints. */
+    public static String correctnessLine(CorrectnessCheck.Result c) {
+        return String.format(Locale.ROOT, "correctness (%s): argmin = float64 reference: %s; balanced, every centroid "
+                        + "exactly %d points: %s", c.shape().describe(), verdict(c.argminProblem()), c.shape().rowsPerCentroid(),
+                verdict(c.balancedProblem()));
+    }
+
     private static void printCorrectness(LaunchOverheadResult r, PrintStream out) {
-        CorrectnessCheck.Result c = r.correctness();
-        out.printf(Locale.ROOT, "correctness (%s): argmin = float64 reference: %s; balanced, every centroid exactly %d points: %s%n",
-                c.shape().describe(), verdict(c.argminProblem()), c.shape().rowsPerCentroid(), verdict(c.balancedProblem()));
+        out.println(correctnessLine(r.correctness()));
         boolean balancedMeasured = r.ranks().getFirst().patterns().stream()
                 .anyMatch(p -> p.pattern() == Pattern.BALANCED && !p.wasSkipped());
         if (balancedMeasured) {
