@@ -13,8 +13,9 @@ import picocli.CommandLine.Command;
 @Command(name = "aorta", mixinStandardHelpOptions = true, versionProvider = AortaCli.Version.class,
         description = "GPU performance toolkit for the JVM.",
         subcommands = {InfoCommand.class, CheckCommand.class, ListCommand.class, RunCommand.class, SweepCommand.class,
-                RunPriorityCommand.class, CompareCommand.class, AnalyzeCommand.class, ReportCommand.class,
-                MergeCommand.class, OverlapCommand.class, LaunchCommand.class, LaunchProbeCommand.class})
+                RunPriorityCommand.class, CompareCommand.class, LaunchOverheadCommand.class, OverheadCommand.class,
+                AnalyzeCommand.class, ReportCommand.class, MergeCommand.class, AttachCommand.class, OverlapCommand.class,
+                LaunchCommand.class, LaunchProbeCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {

@@ -50,6 +50,10 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (workloadName.equals("launch_overhead")) {
+            throw new IllegalArgumentException("launch_overhead runs with 'aorta launch-overhead': its steps wait for the "
+                    + "device, which harness workloads must not");
+        }
         Workload workload = WorkloadRegistry.onClassPath().create(workloadName);
         HarnessOptions options = harness.toOptions(streams == null ? workload.recommendedStreams() : streams);
         Harness.validate(workload, options);

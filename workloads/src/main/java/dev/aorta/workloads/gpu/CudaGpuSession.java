@@ -8,6 +8,7 @@ import dev.aorta.gpu.cuda.CudaModule;
 import dev.aorta.gpu.cuda.Event;
 import dev.aorta.gpu.cuda.Kernel;
 import dev.aorta.gpu.cuda.KernelLaunch;
+import dev.aorta.gpu.cuda.PinnedHostBuffer;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.gpu.cupti.CuptiTracer;
 import dev.aorta.gpu.nccl.Nccl;
@@ -17,6 +18,8 @@ import dev.aorta.gpu.nccl.NcclRedOp;
 import dev.aorta.gpu.nccl.NcclUniqueId;
 import dev.aorta.gpu.nvrtc.Nvrtc;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -41,6 +44,9 @@ public final class CudaGpuSession implements GpuSession {
     private final Deque<AutoCloseable> owned = new ArrayDeque<>();
     private final List<DeviceActivity> captured = Collections.synchronizedList(new ArrayList<>());
     private CuptiTracer tracer;
+    /** Page-locked landing place of {@link #readIntOnStream}, made on first use. */
+    private PinnedHostBuffer readback;
+    private MemorySegment readbackSegment;
 
     private CudaGpuSession(CudaDevice device) {
         this.device = device;
@@ -91,6 +97,41 @@ public final class CudaGpuSession implements GpuSession {
         return out;
     }
 
+    @Override
+    public int[] readInts(DeviceBuffer buffer, int count) {
+        device.synchronize();
+        int[] out = new int[count];
+        cuda(buffer).memory.copyTo(out);
+        return out;
+    }
+
+    @Override
+    public void writeFloats(DeviceBuffer buffer, float[] values) {
+        device.synchronize();
+        cuda(buffer).memory.copyFrom(values);
+    }
+
+    @Override
+    public int readIntOnStream(DeviceBuffer buffer, GpuStream stream) {
+        if (readback == null) {
+            PinnedHostBuffer pinned = device.allocatePinned(Integer.BYTES);
+            owned.push(pinned);
+            readback = pinned;
+            readbackSegment = pinned.segment();
+        }
+        CudaStream s = cuda(stream);
+        cuda(buffer).memory.copyToAsync(readback, Integer.BYTES, s.stream);
+        s.stream.synchronize();
+        return readbackSegment.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    private static CudaBuffer cuda(DeviceBuffer buffer) {
+        if (buffer instanceof CudaBuffer b) {
+            return b;
+        }
+        throw new IllegalArgumentException("buffer " + buffer + " does not belong to a CUDA session");
+    }
+
     /** Device memory from the device's caching allocator. */
     private record CudaBuffer(dev.aorta.gpu.cuda.DeviceBuffer memory) implements DeviceBuffer {
         @Override
@@ -132,7 +173,24 @@ public final class CudaGpuSession implements GpuSession {
                     case KernelArg.Float32 v -> launch.floatArg(i, v.value());
                 }
             }
-            return launch::launch;
+            boolean[] isInt = new boolean[args.length];
+            for (int i = 0; i < args.length; i++) {
+                isInt[i] = args[i] instanceof KernelArg.Int32;
+            }
+            return new PreparedLaunch() {
+                @Override
+                public void launch() {
+                    launch.launch();
+                }
+
+                @Override
+                public void setInt(int index, int value) {
+                    if (index < 0 || index >= isInt.length || !isInt[index]) {
+                        throw new IllegalArgumentException("argument " + index + " of " + function + " is not an int32");
+                    }
+                    launch.intArg(index, value);
+                }
+            };
         };
     }
 

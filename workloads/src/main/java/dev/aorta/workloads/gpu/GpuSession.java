@@ -72,6 +72,22 @@ public interface GpuSession extends AutoCloseable {
     float[] readFloats(DeviceBuffer buffer, int count);
 
     /**
+     * Copies the first {@code count} int32 values of a buffer to the host, after the device has finished
+     * all work of this session (for correctness checks, never in a measured loop).
+     */
+    int[] readInts(DeviceBuffer buffer, int count);
+
+    /** Copies {@code values} into the start of a buffer and waits for the copy (setup, not a measured loop). */
+    void writeFloats(DeviceBuffer buffer, float[] values);
+
+    /**
+     * Waits until {@code stream} has reached this point and returns the buffer's first int32: one device→host
+     * copy in stream order, then a stream synchronization, the way PyTorch's {@code .item()} or boolean-mask
+     * indexing reads a size back. Cheap enough for a measured loop that needs the value on the host.
+     */
+    int readIntOnStream(DeviceBuffer buffer, GpuStream stream);
+
+    /**
      * A new id for a communicator: rank 0 makes it and hands it to the other ranks (see
      * {@link #openCommunicator}); needs no device work.
      */

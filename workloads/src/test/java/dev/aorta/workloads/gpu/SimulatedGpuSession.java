@@ -247,9 +247,21 @@ public final class SimulatedGpuSession implements GpuSession {
             long duration = function.equals("simulated_collective_copy")
                     ? Math.max(1, Math.round(((KernelArg.Int64) args[2]).value() * 16 / commBytesPerNs))
                     : function.startsWith("fill_") ? 1_000 + grid.volume() * 10 : smallKernelNs;
-            return () -> {
-                compute(function, args);
-                enqueue(function, (SimStream) stream, duration, grid, block);
+            KernelArg[] current = args.clone();
+            return new PreparedLaunch() {
+                @Override
+                public void launch() {
+                    compute(function, current);
+                    enqueue(function, (SimStream) stream, duration, grid, block);
+                }
+
+                @Override
+                public void setInt(int index, int value) {
+                    if (index < 0 || index >= current.length || !(current[index] instanceof KernelArg.Int32)) {
+                        throw new IllegalArgumentException("argument " + index + " of " + function + " is not an int32");
+                    }
+                    current[index] = KernelArg.i32(value);
+                }
             };
         };
     }
@@ -328,6 +340,41 @@ public final class SimulatedGpuSession implements GpuSession {
                     + COMPUTED_BYTES + " bytes");
         }
         return java.util.Arrays.copyOf(data, count);
+    }
+
+    /** Int buffers hold their values as the fp32 bit patterns of their elements, like device memory would. */
+    @Override
+    public int[] readInts(DeviceBuffer buffer, int count) {
+        float[] values = readFloats(buffer, count);
+        int[] out = new int[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = Float.floatToRawIntBits(values[i]);
+        }
+        return out;
+    }
+
+    @Override
+    public void writeFloats(DeviceBuffer buffer, float[] values) {
+        synchronize();
+        float[] data = ((SimBuffer) buffer).data;
+        if (data != null) {
+            System.arraycopy(values, 0, data, 0, values.length);
+        }
+    }
+
+    /**
+     * What {@link #readIntOnStream} returns: the simulated device does not run every kernel, so a test says
+     * what the device would have computed; by default the buffer's first element.
+     */
+    public java.util.function.ToIntFunction<DeviceBuffer> intReadback =
+            b -> ((SimBuffer) b).data == null ? 0 : Float.floatToRawIntBits(((SimBuffer) b).data[0]);
+    public int streamReadbacks;
+
+    @Override
+    public int readIntOnStream(DeviceBuffer buffer, GpuStream stream) {
+        streamReadbacks++;
+        stream.synchronize();
+        return intReadback.applyAsInt(buffer);
     }
 
     private void enqueue(String name, SimStream stream, long durationNs, Dim3 grid, Dim3 block) {

@@ -1,0 +1,316 @@
+package dev.aorta.agent;
+
+import dev.aorta.agent.advice.CallId;
+import dev.aorta.agent.bind.BinderListener;
+import dev.aorta.agent.bind.CollectiveBinder;
+import dev.aorta.agent.jcuda.JCudaNatives;
+import dev.aorta.agent.bind.OwnStreams;
+import dev.aorta.agent.config.AgentOptions;
+import dev.aorta.agent.config.OptionsException;
+import dev.aorta.agent.device.CuptiActivitySource;
+import dev.aorta.agent.device.DeviceActivitySource;
+import dev.aorta.agent.device.EventPairSampler;
+import dev.aorta.agent.pipeline.Drainer;
+import dev.aorta.agent.pipeline.Pipeline;
+import dev.aorta.agent.plugins.IterationMarkerPlugin;
+import dev.aorta.agent.recorder.CallTable;
+import dev.aorta.agent.jcuda.NativeAddress;
+import dev.aorta.agent.recorder.Recorder;
+import dev.aorta.agent.spi.Interception;
+import dev.aorta.agent.spi.InterceptionPlugin;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.StreamInfo;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.Nexus;
+import net.bytebuddy.implementation.SuperMethodCall;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.utility.JavaModule;
+
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static net.bytebuddy.matcher.ElementMatchers.isNative;
+import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+/** Reads the options, starts the pipeline and the device source, and weaves every plugin's advice. */
+public final class AgentInstaller {
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+    static final String NATIVE_PREFIX = "aorta$";
+
+    private AgentInstaller() {
+    }
+
+    static void install(String args, Instrumentation inst, boolean lateAttach) {
+        AgentOptions options;
+        try {
+            options = AgentOptions.resolve(args, System.getenv());
+        } catch (OptionsException e) {
+            AgentLog.error(e.getMessage());
+            AgentLog.info("valid options (key, default, meaning):\n" + AgentOptions.describe());
+            AgentLog.info("agent not started; the application runs unprofiled");
+            if (lateAttach) {
+                throw e;
+            }
+            return;
+        }
+        if (!STARTED.compareAndSet(false, true)) {
+            AgentLog.info("agent already active in this JVM; ignoring the second start (" + options + ")");
+            return;
+        }
+        AgentLog.setVerbose(options.verbose());
+        Recorder.configure(options.bufferRecords());
+        Pipeline pipeline = Pipeline.start(options, System.getenv());
+        Drainer drainer = pipeline.drainer();
+        drainer.deviceSource(startDeviceSource(options, drainer, pipeline.rank()));
+
+        List<InterceptionPlugin> plugins = new ArrayList<>();
+        ServiceLoader.load(InterceptionPlugin.class, AgentInstaller.class.getClassLoader()).forEach(plugins::add);
+        plugins.add(new IterationMarkerPlugin(options.iterationMethod()));
+        if (options.bindCollectives()) {
+            installBinder(options, drainer);
+        }
+        weave(plugins, options, inst, lateAttach);
+    }
+
+    private static DeviceActivitySource startDeviceSource(AgentOptions options, Drainer drainer, int rank) {
+        AgentOptions.DeviceSource mode = options.deviceSource();
+        if (mode == AgentOptions.DeviceSource.NONE) {
+            AgentLog.info("device activity: none (device-activity=none); host-side API timing only");
+            return DeviceActivitySource.NONE;
+        }
+        String whyNotCupti = "device-activity=events";
+        if (mode != AgentOptions.DeviceSource.EVENTS) {
+            CuptiActivitySource.Started cupti = CuptiActivitySource.tryStart(ClassLoader.getSystemClassLoader(), rank,
+                    options.correlate(), new CuptiActivitySource.Sink() {
+                        @Override
+                        public void activity(DeviceActivity activity) {
+                            drainer.submit(activity);
+                        }
+
+                        @Override
+                        public void driverCall(ApiCall call) {
+                            drainer.submit(new Drainer.DriverCall(call));
+                        }
+
+                        @Override
+                        public void anchor(ClockAnchor anchor) {
+                            drainer.submit(anchor);
+                        }
+                    });
+            if (cupti.source() != null) {
+                return cupti.source();
+            }
+            whyNotCupti = cupti.whyNot();
+            if (mode == AgentOptions.DeviceSource.CUPTI) {
+                AgentLog.info("device activity: none (" + whyNotCupti + "; device-activity=cupti); host-side API timing only");
+                return DeviceActivitySource.NONE;
+            }
+        }
+        if (ClassLoader.getSystemResource("jcuda/driver/JCudaDriver.class") == null) {
+            AgentLog.info("device activity: none (" + whyNotCupti + "; sampled event pairs need JCuda, which is not"
+                    + " on the class path); host-side API timing only");
+            return DeviceActivitySource.NONE;
+        }
+        AgentLog.info("device activity: sampled event pairs around every " + options.sampleEvery()
+                + "th kernel launch (" + whyNotCupti + ")");
+        return EventPairSampler.install(options.sampleEvery(), rank, drainer::submit);
+    }
+
+    private static void installBinder(AgentOptions options, Drainer drainer) {
+        try {
+            CollectiveBinder.install(new JCudaNatives(), options.join(), options.commStreamPriority(), new BinderListener() {
+                @Override
+                public void commStreamCreated(long stream, int device, int priority, int flags) {
+                    drainer.submit(new StreamInfo(stream, device, priority, flags, "comm"));
+                }
+
+                @Override
+                public void dependencyAdded(long event, long recordStream, long waitStream, long atNs) {
+                    drainer.submit(new Dependency(event, recordStream, atNs, waitStream, atNs, ClockDomain.HOST_MONOTONIC));
+                }
+            });
+            AgentLog.info("bind-collectives: collectives move to a comm stream per device (priority "
+                    + options.commStreamPriority() + ", join " + options.join().option() + ")");
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            AgentLog.error("bind-collectives needs JCuda's driver API on the class path (" + e
+                    + "); collectives stay on the application's streams");
+        }
+    }
+
+    private static void weave(List<InterceptionPlugin> plugins, AgentOptions options, Instrumentation inst,
+                              boolean lateAttach) {
+        // advice is inlined, so no initializer needs injecting; without this, building the AgentBuilder
+        // touches sun.misc.Unsafe and JDK 24+ prints warnings into the application's stderr
+        System.setProperty(Nexus.PROPERTY, "true");
+        AgentBuilder builder = new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new ErrorListener())
+                .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
+        List<String> present = new ArrayList<>();
+        List<String> absent = new ArrayList<>();
+        // native methods (JavaCPP) are wrapped under a prefixed name: a class format change, so only at load time
+        AgentBuilder nativeBuilder = new AgentBuilder.Default()
+                .enableNativeMethodPrefix(NATIVE_PREFIX)
+                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+                .with(AgentBuilder.RedefinitionStrategy.DISABLED)
+                .with(new ErrorListener())
+                .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
+        boolean anyNative = false;
+        boolean everything = options.bindCollectives();
+        for (InterceptionPlugin plugin : plugins) {
+            Map<String, List<Interception>> byType = new LinkedHashMap<>();
+            for (Interception i : plugin.interceptions()) {
+                // with bind-collectives every sync is a possible join point, recorded or not
+                if (everything || i.kind().isIterationMarker() || options.categories().contains(i.kind().category())) {
+                    byType.computeIfAbsent(i.type(), t -> new ArrayList<>()).add(i);
+                }
+            }
+            boolean found = ClassLoader.getSystemResource(plugin.probeClass().replace('.', '/') + ".class") != null;
+            (found ? present : absent).add(plugin.name());
+            if (plugin.needsLoadTimeTransformation()) {
+                if (lateAttach || !inst.isNativeMethodPrefixSupported()) {
+                    if (found) {
+                        AgentLog.info(plugin.name() + ": its native methods can only be wrapped as their classes first load"
+                                + " (start the application with -javaagent); not instrumented now");
+                    }
+                    continue;
+                }
+                for (Map.Entry<String, List<Interception>> e : byType.entrySet()) {
+                    nativeBuilder = nativeBuilder.type(named(e.getKey())).transform(new NativeWrapper(plugin, e.getValue()));
+                    anyNative = true;
+                }
+                continue;
+            }
+            for (Map.Entry<String, List<Interception>> e : byType.entrySet()) {
+                builder = builder.type(named(e.getKey())).transform(new PluginTransformer(plugin, e.getValue()));
+            }
+        }
+        builder.installOn(inst);
+        if (anyNative) {
+            nativeBuilder.installOn(inst);
+        }
+        AgentLog.info("agent " + version() + " active (" + options + "); libraries found: "
+                + (present.isEmpty() ? "none" : String.join(", ", present))
+                + (absent.isEmpty() ? "" : "; not on the class path (idle): " + String.join(", ", absent)));
+    }
+
+    private static String version() {
+        String v = AgentInstaller.class.getPackage().getImplementationVersion();
+        return v == null ? "(development build)" : v;
+    }
+
+    /** Weaves one plugin's advice into one type, after checking that the type is a version the plugin knows. */
+    private static final class PluginTransformer implements AgentBuilder.Transformer {
+        private final InterceptionPlugin plugin;
+        private final List<Interception> interceptions;
+
+        PluginTransformer(InterceptionPlugin plugin, List<Interception> interceptions) {
+            this.plugin = plugin;
+            this.interceptions = interceptions;
+        }
+
+        @Override
+        public DynamicType.Builder<?> transform(DynamicType.Builder<?> builder, TypeDescription type,
+                                                ClassLoader loader, JavaModule module,
+                                                java.security.ProtectionDomain domain) {
+            List<String> missing = missing(type);
+            if (!missing.isEmpty()) {
+                AgentLog.once("unsupported-" + type.getName(), plugin.name() + ": unsupported version of " + type.getName()
+                        + " (missing " + String.join(", ", missing) + "); left uninstrumented");
+                return builder;
+            }
+            if (type.getName().startsWith("jcuda.")) {
+                NativeAddress.jcudaFoundIn(loader);
+            } else if (type.getName().startsWith("dev.aorta.gpu.")) {
+                OwnStreams.foundIn(loader);
+            }
+            int methods = 0;
+            for (Interception i : interceptions) {
+                int id = CallTable.register(i);
+                ElementMatcher.Junction<MethodDescription> matcher = named(i.method());
+                if (i.arity() >= 0) {
+                    matcher = matcher.and(takesArguments(i.arity()));
+                }
+                methods += type.getDeclaredMethods().filter(matcher).size();
+                builder = builder.visit(Advice.withCustomMapping().bind(CallId.class, id).to(i.advice()).on(matcher));
+            }
+            AgentLog.debug(plugin.name() + ": instrumented " + methods + " methods of " + type.getName());
+            return builder;
+        }
+
+        private List<String> missing(TypeDescription type) {
+            List<String> missing = new ArrayList<>();
+            for (String r : plugin.requiredMethods()) {
+                String[] nameArity = r.split("/");
+                if (type.getDeclaredMethods().filter(named(nameArity[0])
+                        .and(takesArguments(Integer.parseInt(nameArity[1])))).isEmpty()) {
+                    missing.add(nameArity[0] + "(" + nameArity[1] + " args)");
+                }
+            }
+            for (String f : plugin.requiredFields(type.getName())) {
+                if (type.getDeclaredFields().filter(named(f)).isEmpty()) {
+                    missing.add("field " + f);
+                }
+            }
+            return missing;
+        }
+
+    }
+
+    /**
+     * Wraps native methods: the original becomes {@code aorta$name} (still native, bound by the JVM through
+     * the registered prefix) and {@code name} becomes a Java method that runs the advice around a call to it.
+     */
+    private static final class NativeWrapper implements AgentBuilder.Transformer {
+        private final InterceptionPlugin plugin;
+        private final List<Interception> interceptions;
+
+        NativeWrapper(InterceptionPlugin plugin, List<Interception> interceptions) {
+            this.plugin = plugin;
+            this.interceptions = interceptions;
+        }
+
+        @Override
+        public DynamicType.Builder<?> transform(DynamicType.Builder<?> builder, TypeDescription type,
+                                                ClassLoader loader, JavaModule module,
+                                                java.security.ProtectionDomain domain) {
+            int methods = 0;
+            for (Interception i : interceptions) {
+                ElementMatcher.Junction<MethodDescription> matcher = named(i.method()).and(isNative());
+                if (i.arity() >= 0) {
+                    matcher = matcher.and(takesArguments(i.arity()));
+                }
+                methods += type.getDeclaredMethods().filter(matcher).size();
+                builder = builder.method(matcher).intercept(Advice.withCustomMapping()
+                        .bind(CallId.class, CallTable.register(i)).to(i.advice()).wrap(SuperMethodCall.INSTANCE));
+            }
+            AgentLog.debug(plugin.name() + ": wrapped " + methods + " native methods of " + type.getName());
+            return builder;
+        }
+    }
+
+    /** A type that cannot be instrumented costs one line, and the application goes on. */
+    private static final class ErrorListener extends AgentBuilder.Listener.Adapter {
+        @Override
+        public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable t) {
+            AgentLog.once("error-" + typeName, "cannot instrument " + typeName + " (" + t + "); it runs unprofiled");
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package dev.aorta.agent.advice;
+
+import dev.aorta.agent.bind.CollectiveBinder;
+import dev.aorta.agent.recorder.Recorder;
+import net.bytebuddy.asm.Advice;
+
+/** cuCtxSynchronize / cudaDeviceSynchronize; a join point for join=next-sync. */
+public final class ContextSyncAdvice {
+    private ContextSyncAdvice() {
+    }
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter() {
+        if (CollectiveBinder.active) {
+            CollectiveBinder.beforeSync(CollectiveBinder.ALL_STREAMS);
+        }
+        return Recorder.now();
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit(@CallId int id, @Advice.Enter long start, @Advice.Return int result,
+                     @Advice.Thrown Throwable thrown) {
+        int code = thrown == null ? result : Results.THREW;
+        Recorder.record(id, start, 0, code);
+    }
+}

@@ -1,0 +1,399 @@
+package dev.aorta.agent.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The agent's configuration. Sources, later ones winning: defaults, the file named by {@code config}
+ * (or {@code AORTA_CONFIG}; {@code .properties}, else YAML), {@code AORTA_*} environment variables
+ * ({@code AORTA_BIND_COLLECTIVES} for {@code bind-collectives}), the agent argument string
+ * {@code key=value,key=value}.
+ */
+public final class AgentOptions {
+
+    /** Every option: its key, its default, and one line saying what it does. */
+    public enum Option {
+        OUTPUT("output", "aorta-out", "directory for rank_<r>_activity.jsonl, rank_<r>_metrics.jsonl (created if missing)"),
+        RANK("rank", "", "this process's rank; default from RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, LOCAL_RANK, else 0"),
+        WORLD_SIZE("world-size", "", "number of ranks; default from WORLD_SIZE, SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, else 1"),
+        RECORD("record", "all", "what to record: all, or a list of launch,copy,memset,stream,sync,event,collective,memory,blas (separated by '+' or ';')"),
+        SINKS("sinks", "jsonl+metrics+jfr", "where records go: jsonl, metrics, jfr (separated by '+' or ';')"),
+        JFR("jfr", "", "file: the agent starts its own JFR recording and writes it there at exit; empty = events only go to recordings the application starts"),
+        DEVICE_ACTIVITY("device-activity", "auto", "device timestamps: cupti (aorta-gpu's CUPTI binding, JVM >= 22), events (sampled event pairs around every Nth launch, needs JCuda), auto (cupti, else events), none"),
+        SAMPLE_EVERY("sample-every", "100", "with device-activity=events: bracket every Nth kernel launch with a pair of timed events"),
+        CORRELATE("correlate", "true", "with CUPTI, also trace driver API calls to join API records to device activity (cupti_correlation)"),
+        ITERATION_METHOD("iteration-method", "", "class#method whose every call is one iteration (besides dev.aorta.api.Aorta markers)"),
+        BIND_COLLECTIVES("bind-collectives", "false", "run intercepted collectives on a dedicated communication stream per device"),
+        COMM_STREAM_PRIORITY("comm-stream-priority", "-1", "CUDA priority of that communication stream (lower = more urgent)"),
+        JOIN("join", "immediate", "where the application stream waits for a rebound collective: immediate, next-sync, iteration-end"),
+        BUFFER_RECORDS("buffer-records", "8192", "records per thread buffered before dropping (power of two, 64..1048576)"),
+        DRAIN_INTERVAL_MS("drain-interval-ms", "20", "how often the background thread empties the buffers and flushes files"),
+        MAX_RANGES("metrics-max-ranges", "2000", "device activities listed per iteration in rank_<r>_metrics.jsonl profile.ranges"),
+        VERBOSE("verbose", "false", "log each instrumented type and each sink's line counts"),
+        CONFIG("config", "", "a .properties or YAML file with these options");
+
+        private final String key;
+        private final String defaultValue;
+        private final String description;
+
+        Option(String key, String defaultValue, String description) {
+            this.key = key;
+            this.defaultValue = defaultValue;
+            this.description = description;
+        }
+
+        public String key() {
+            return key;
+        }
+
+        public String defaultValue() {
+            return defaultValue;
+        }
+
+        public String description() {
+            return description;
+        }
+
+        String envName() {
+            return "AORTA_" + key.toUpperCase(Locale.ROOT).replace('-', '_');
+        }
+
+        static Option byKey(String key) {
+            for (Option o : values()) {
+                if (o.key.equals(key)) {
+                    return o;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** A category of intercepted calls, for {@code record=}. */
+    public enum Category { LAUNCH, COPY, MEMSET, STREAM, SYNC, EVENT, COLLECTIVE, MEMORY, BLAS }
+
+    /** A sink, for {@code sinks=}. */
+    public enum Sink { JSONL, METRICS, JFR }
+
+    /** For {@code device-activity=}. */
+    public enum DeviceSource { AUTO, CUPTI, EVENTS, NONE }
+
+    private final Map<Option, String> values;
+
+    private AgentOptions(Map<Option, String> values) {
+        this.values = values;
+        validate();
+    }
+
+    /** Options from the agent argument string plus the given environment (for tests) and file. */
+    public static AgentOptions resolve(String agentArgs, Map<String, String> env) {
+        Map<Option, String> fromArgs = parseArgs(agentArgs);
+        Map<Option, String> merged = new LinkedHashMap<>();
+        for (Option o : Option.values()) {
+            merged.put(o, o.defaultValue);
+        }
+        String configFile = fromArgs.containsKey(Option.CONFIG) ? fromArgs.get(Option.CONFIG)
+                : env.getOrDefault(Option.CONFIG.envName(), "");
+        if (!configFile.isEmpty()) {
+            merged.putAll(readFile(Path.of(configFile)));
+            merged.put(Option.CONFIG, configFile);
+        }
+        for (Option o : Option.values()) {
+            String v = env.get(o.envName());
+            if (v != null && o != Option.CONFIG) {
+                merged.put(o, v.trim());
+            }
+        }
+        merged.putAll(fromArgs);
+        return new AgentOptions(merged);
+    }
+
+    /** Checks an argument string without starting anything; used by {@code aorta attach} before it attaches. */
+    public static void validate(String agentArgs) {
+        resolve(agentArgs, Map.of());
+    }
+
+    /** The option table as "key  default  description" lines (for help texts and error messages). */
+    public static String describe() {
+        StringBuilder sb = new StringBuilder();
+        for (Option o : Option.values()) {
+            sb.append(String.format(Locale.ROOT, "  %-22s %-20s %s%n", o.key,
+                    o.defaultValue.isEmpty() ? "(none)" : o.defaultValue, o.description));
+        }
+        return sb.toString();
+    }
+
+    static Map<Option, String> parseArgs(String args) {
+        Map<Option, String> out = new LinkedHashMap<>();
+        if (args == null || args.isBlank()) {
+            return out;
+        }
+        for (String part : args.split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            int eq = part.indexOf('=');
+            if (eq <= 0) {
+                throw new OptionsException("agent argument '" + part.trim() + "' is not key=value; valid keys: " + keys());
+            }
+            out.put(option(part.substring(0, eq).trim(), "agent argument"), part.substring(eq + 1).trim());
+        }
+        return out;
+    }
+
+    private static Map<Option, String> readFile(Path file) {
+        if (!Files.isReadable(file)) {
+            throw new OptionsException("option 'config': cannot read '" + file + "' (expected a .properties or YAML file)");
+        }
+        Map<Option, String> out = new LinkedHashMap<>();
+        String where = "config file " + file;
+        try (Reader r = Files.newBufferedReader(file)) {
+            if (file.getFileName().toString().endsWith(".properties")) {
+                Properties p = new Properties();
+                p.load(r);
+                for (String k : p.stringPropertyNames()) {
+                    out.put(option(k.trim(), where), p.getProperty(k).trim());
+                }
+                return out;
+            }
+            JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(r);
+            if (root == null || root.isMissingNode() || root.isNull()) {
+                return out;
+            }
+            // an "agent:" section lets the agent share a file with other aorta settings
+            JsonNode section = root.has("agent") && root.get("agent").isObject() ? root.get("agent") : root;
+            if (!section.isObject()) {
+                throw new OptionsException(where + ": expected a mapping of option: value, found " + section.getNodeType());
+            }
+            for (Iterator<Map.Entry<String, JsonNode>> it = section.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                if (e.getValue().isContainerNode()) {
+                    throw new OptionsException(where + ": option '" + e.getKey() + "' must be a scalar, found " + e.getValue().getNodeType());
+                }
+                out.put(option(e.getKey(), where), e.getValue().asText());
+            }
+            return out;
+        } catch (IOException e) {
+            throw new OptionsException(where + ": not readable as " + (file.toString().endsWith(".properties") ? "properties" : "YAML")
+                    + ": " + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    private static Option option(String key, String where) {
+        Option o = Option.byKey(key);
+        if (o == null) {
+            throw new OptionsException("unknown option '" + key + "' in " + where + "; valid options: " + keys());
+        }
+        return o;
+    }
+
+    private static String keys() {
+        return String.join(", ", Arrays.stream(Option.values()).map(Option::key).toList());
+    }
+
+    private void validate() {
+        rank(Map.of());
+        worldSize(Map.of());
+        categories();
+        sinks();
+        deviceSource();
+        iterationMethod();
+        bool(Option.BIND_COLLECTIVES);
+        bool(Option.VERBOSE);
+        bool(Option.CORRELATE);
+        commStreamPriority();
+        join();
+        int records = bufferRecords();
+        if (records < 64 || records > (1 << 20) || Integer.bitCount(records) != 1) {
+            throw new OptionsException("option 'buffer-records': expected a power of two in 64..1048576, got " + records);
+        }
+        if (drainIntervalMs() < 1) {
+            throw new OptionsException("option 'drain-interval-ms': expected >= 1, got " + drainIntervalMs());
+        }
+        if (sampleEvery() < 1) {
+            throw new OptionsException("option 'sample-every': expected >= 1, got " + sampleEvery());
+        }
+        if (maxRanges() < 0) {
+            throw new OptionsException("option 'metrics-max-ranges': expected >= 0, got " + maxRanges());
+        }
+        if (get(Option.OUTPUT).isEmpty()) {
+            throw new OptionsException("option 'output': expected a directory, got an empty value");
+        }
+    }
+
+    public String get(Option o) {
+        return values.get(o);
+    }
+
+    public Path output() {
+        return Path.of(get(Option.OUTPUT));
+    }
+
+    /** The rank: the option, else the launcher's environment variables, else 0. */
+    public int rank(Map<String, String> env) {
+        return intOrEnv(Option.RANK, env, "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "LOCAL_RANK", 0);
+    }
+
+    public int worldSize(Map<String, String> env) {
+        return intOrEnv(Option.WORLD_SIZE, env, "WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", null, 1);
+    }
+
+    private int intOrEnv(Option o, Map<String, String> env, String v1, String v2, String v3, String v4, int dflt) {
+        String explicit = get(o);
+        if (!explicit.isEmpty()) {
+            int v = integer(o, explicit);
+            if (v < 0) {
+                throw new OptionsException("option '" + o.key + "': expected >= 0, got " + v);
+            }
+            return v;
+        }
+        for (String name : new String[] {v1, v2, v3, v4}) {
+            String v = name == null ? null : env.get(name);
+            if (v != null && !v.isBlank()) {
+                try {
+                    return Integer.parseInt(v.trim());
+                } catch (NumberFormatException e) {
+                    throw new OptionsException("environment variable " + name + " (used for option '" + o.key
+                            + "'): expected an integer, got '" + v + "'");
+                }
+            }
+        }
+        return dflt;
+    }
+
+    public Set<Category> categories() {
+        String v = get(Option.RECORD);
+        if (v.equals("all")) {
+            return Collections.unmodifiableSet(EnumSet.allOf(Category.class));
+        }
+        EnumSet<Category> out = EnumSet.noneOf(Category.class);
+        for (String s : list(v)) {
+            out.add(enumValue(Category.class, Option.RECORD, s));
+        }
+        return out;
+    }
+
+    public Set<Sink> sinks() {
+        EnumSet<Sink> out = EnumSet.noneOf(Sink.class);
+        for (String s : list(get(Option.SINKS))) {
+            out.add(enumValue(Sink.class, Option.SINKS, s));
+        }
+        return out;
+    }
+
+    public DeviceSource deviceSource() {
+        return enumValue(DeviceSource.class, Option.DEVICE_ACTIVITY, get(Option.DEVICE_ACTIVITY));
+    }
+
+    /** {@code [class, method]} or null when no iteration method is configured. */
+    public String[] iterationMethod() {
+        String v = get(Option.ITERATION_METHOD);
+        if (v.isEmpty()) {
+            return null;
+        }
+        int hash = v.indexOf('#');
+        if (hash <= 0 || hash == v.length() - 1 || v.indexOf('#', hash + 1) >= 0) {
+            throw new OptionsException("option 'iteration-method': expected fully.qualified.Class#method, got '" + v + "'");
+        }
+        return new String[] {v.substring(0, hash), v.substring(hash + 1)};
+    }
+
+    public String jfrFile() {
+        return get(Option.JFR);
+    }
+
+    public boolean bindCollectives() {
+        return bool(Option.BIND_COLLECTIVES);
+    }
+
+    public int commStreamPriority() {
+        return integer(Option.COMM_STREAM_PRIORITY, get(Option.COMM_STREAM_PRIORITY));
+    }
+
+    public JoinMode join() {
+        return JoinMode.parse(Option.JOIN.key, get(Option.JOIN));
+    }
+
+    public int bufferRecords() {
+        return integer(Option.BUFFER_RECORDS, get(Option.BUFFER_RECORDS));
+    }
+
+    public int drainIntervalMs() {
+        return integer(Option.DRAIN_INTERVAL_MS, get(Option.DRAIN_INTERVAL_MS));
+    }
+
+    public int maxRanges() {
+        return integer(Option.MAX_RANGES, get(Option.MAX_RANGES));
+    }
+
+    public int sampleEvery() {
+        return integer(Option.SAMPLE_EVERY, get(Option.SAMPLE_EVERY));
+    }
+
+    public boolean correlate() {
+        return bool(Option.CORRELATE);
+    }
+
+    public boolean verbose() {
+        return bool(Option.VERBOSE);
+    }
+
+    private boolean bool(Option o) {
+        String v = get(o);
+        if (v.equals("true") || v.equals("false")) {
+            return Boolean.parseBoolean(v);
+        }
+        throw new OptionsException("option '" + o.key + "': expected true or false, got '" + v + "'");
+    }
+
+    private static int integer(Option o, String v) {
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new OptionsException("option '" + o.key + "': expected an integer, got '" + v + "'");
+        }
+    }
+
+    private static String[] list(String v) {
+        return Arrays.stream(v.split("[+;]")).map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
+    }
+
+    private static <E extends Enum<E>> E enumValue(Class<E> type, Option o, String v) {
+        for (E e : type.getEnumConstants()) {
+            if (e.name().toLowerCase(Locale.ROOT).replace('_', '-').equals(v)) {
+                return e;
+            }
+        }
+        Set<String> valid = new TreeSet<>();
+        for (E e : type.getEnumConstants()) {
+            valid.add(e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        }
+        throw new OptionsException("option '" + o.key + "': unknown value '" + v + "'; expected one of " + valid);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        values.forEach((k, v) -> {
+            if (!v.isEmpty()) {
+                sb.append(sb.length() == 0 ? "" : ",").append(k.key).append('=').append(v);
+            }
+        });
+        return sb.toString();
+    }
+}

@@ -1,0 +1,176 @@
+package dev.aorta.agent.jfr;
+
+import dev.aorta.agent.AgentLog;
+import dev.aorta.agent.pipeline.EventSink;
+import dev.aorta.agent.spi.CallKind;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Marker;
+import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * JFR events, committed by the drain thread (never on the application's hot path), so the event's own
+ * start time is when it was drained; the call's host timestamps are the {@code hostStartNanos} and
+ * {@code hostDuration} fields. Events go into every recording that enables them (they are enabled by
+ * default), and into the agent's own recording when {@code jfr=<file>} is set.
+ */
+public final class JfrSink implements EventSink {
+    static final List<Class<? extends Event>> EVENTS = List.of(KernelLaunchEvent.class, MemoryOperationEvent.class,
+            CollectiveEvent.class, StreamSyncEvent.class, GpuCallEvent.class, IterationEvent.class,
+            DeviceActivityEvent.class);
+
+    private final Recording own;
+
+    /** Registers the events; starts the agent's own recording into {@code file} unless it is null. */
+    public JfrSink(Path file) throws IOException {
+        for (Class<? extends Event> e : EVENTS) {
+            FlightRecorder.register(e);
+        }
+        if (file == null) {
+            own = null;
+            return;
+        }
+        Recording r = new Recording();
+        r.setName("aorta");
+        for (Class<? extends Event> e : EVENTS) {
+            r.enable(e);
+        }
+        r.setToDisk(true);
+        r.setDestination(file);
+        // if the JVM's own JFR shutdown hook runs before ours, it still writes the file
+        r.setDumpOnExit(true);
+        r.start();
+        own = r;
+        AgentLog.info("JFR recording 'aorta' started; written to " + file + " at exit");
+    }
+
+    @Override
+    public void api(ApiCall c, CallKind kind) {
+        Map<String, Object> a = c.args();
+        switch (kind) {
+            case LAUNCH -> {
+                KernelLaunchEvent e = new KernelLaunchEvent();
+                if (e.shouldCommit()) {
+                    e.api = c.name();
+                    e.stream = c.stream();
+                    e.grid = a.get("grid_x") + "x" + a.get("grid_y") + "x" + a.get("grid_z");
+                    e.block = a.get("block_x") + "x" + a.get("block_y") + "x" + a.get("block_z");
+                    e.sharedMemBytes = num(a, "shared_mem");
+                    e.hostStartNanos = c.startNs();
+                    e.hostDuration = c.endNs() - c.startNs();
+                    e.threadId = c.thread();
+                    e.correlationId = c.correlationId();
+                    e.result = c.result();
+                    e.commit();
+                }
+            }
+            case COPY, MEMSET -> {
+                MemoryOperationEvent e = new MemoryOperationEvent();
+                if (e.shouldCommit()) {
+                    e.api = c.name();
+                    e.stream = c.stream();
+                    e.bytes = num(a, "bytes");
+                    e.copyKind = (String) a.get("copy_kind");
+                    e.hostStartNanos = c.startNs();
+                    e.hostDuration = c.endNs() - c.startNs();
+                    e.threadId = c.thread();
+                    e.correlationId = c.correlationId();
+                    e.result = c.result();
+                    e.commit();
+                }
+            }
+            case COLLECTIVE -> {
+                CollectiveEvent e = new CollectiveEvent();
+                if (e.shouldCommit()) {
+                    e.api = c.name();
+                    e.stream = c.stream();
+                    e.applicationStream = a.containsKey("application_stream") ? num(a, "application_stream") : c.stream();
+                    e.op = (String) a.get("op");
+                    e.dtype = (String) a.get("dtype");
+                    e.count = num(a, "count");
+                    e.communicator = num(a, "communicator");
+                    e.hostStartNanos = c.startNs();
+                    e.hostDuration = c.endNs() - c.startNs();
+                    e.threadId = c.thread();
+                    e.correlationId = c.correlationId();
+                    e.result = c.result();
+                    e.commit();
+                }
+            }
+            case SYNC, EVENT_SYNC -> {
+                StreamSyncEvent e = new StreamSyncEvent();
+                if (e.shouldCommit()) {
+                    e.api = c.name();
+                    e.stream = c.stream();
+                    e.hostStartNanos = c.startNs();
+                    e.hostDuration = c.endNs() - c.startNs();
+                    e.threadId = c.thread();
+                    e.correlationId = c.correlationId();
+                    e.result = c.result();
+                    e.commit();
+                }
+            }
+            default -> {
+                GpuCallEvent e = new GpuCallEvent();
+                if (e.shouldCommit()) {
+                    e.api = c.name();
+                    e.kind = (String) a.get("kind");
+                    e.stream = c.stream();
+                    e.hostStartNanos = c.startNs();
+                    e.hostDuration = c.endNs() - c.startNs();
+                    e.threadId = c.thread();
+                    e.correlationId = c.correlationId();
+                    e.result = c.result();
+                    e.commit();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void marker(Marker m) {
+        IterationEvent e = new IterationEvent();
+        if (m.kind() == Marker.Kind.ITERATION && e.shouldCommit()) {
+            e.step = m.step();
+            e.hostStartNanos = m.startNs();
+            e.hostDuration = m.endNs() - m.startNs();
+            e.commit();
+        }
+    }
+
+    @Override
+    public void activity(DeviceActivity d) {
+        DeviceActivityEvent e = new DeviceActivityEvent();
+        if (e.shouldCommit()) {
+            e.kind = d.kind().name();
+            e.name = d.name();
+            e.stream = d.stream();
+            e.device = d.device();
+            e.deviceStartNanos = d.startNs();
+            e.deviceDuration = d.durationNs();
+            e.clock = d.clock().tag();
+            e.correlationId = d.correlationId();
+            e.bytes = d.bytes();
+            e.commit();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (own != null) {
+            own.stop();
+            own.close();
+        }
+    }
+
+    private static long num(Map<String, Object> a, String key) {
+        return a.get(key) instanceof Number n ? n.longValue() : 0;
+    }
+}

@@ -1,0 +1,185 @@
+package dev.aorta.agent.pipeline;
+
+import dev.aorta.agent.AgentLog;
+import dev.aorta.agent.device.DeviceActivitySource;
+import dev.aorta.agent.recorder.CallBuffer;
+import dev.aorta.agent.recorder.Recorder;
+import dev.aorta.agent.config.AgentOptions.Category;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.StreamInfo;
+
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The background thread: every few milliseconds it empties each thread's {@link CallBuffer}, decodes the
+ * rows, takes the records other threads queued (device activity from CUPTI, the binder's streams and
+ * dependencies), hands everything to the sinks and flushes them. After an iteration ended it first asks
+ * the device source to flush, so that the iteration's device activity follows promptly.
+ */
+public final class Drainer implements Runnable {
+    private final Fanout sinks;
+    private final CallDecoder decoder;
+    private final IterationTracker iterations;
+    private final long intervalMs;
+    private final Queue<Object> queued = new ConcurrentLinkedQueue<>();
+    private volatile DeviceActivitySource device = DeviceActivitySource.NONE;
+    private volatile boolean running = true;
+    private final Thread thread;
+    /** The running drain thread, for {@link #wake()}. */
+    private static volatile Thread current;
+    private long droppedReported;
+
+    private final CorrelationJoin join;
+
+    /** A CUPTI driver API record, queued for the correlation join (never written itself). */
+    public record DriverCall(ApiCall call) {
+    }
+
+    public Drainer(Fanout sinks, Set<Category> categories, int rank, long intervalMs) {
+        this.sinks = sinks;
+        this.join = new CorrelationJoin(sinks);
+        this.iterations = new IterationTracker(sinks, rank);
+        this.decoder = new CallDecoder(sinks, join::api, s -> device.streamCreated(s), iterations, categories);
+        this.intervalMs = intervalMs;
+        this.thread = new Thread(this, "aorta-drain");
+        thread.setDaemon(true);
+    }
+
+    public void start() {
+        current = thread;
+        thread.start();
+    }
+
+    /**
+     * Drains now instead of at the next interval: called at iteration markers (rare), so that an
+     * iteration's records reach the files, and the JFR events the JVM may write at exit, promptly.
+     */
+    public static void wake() {
+        Thread t = current;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    public void deviceSource(DeviceActivitySource source) {
+        this.device = source;
+    }
+
+    public DeviceActivitySource deviceSource() {
+        return device;
+    }
+
+    /** From any thread: a record that did not come through a call buffer. */
+    public void submit(Object record) {
+        queued.add(record);
+    }
+
+    @Override
+    public void run() {
+        while (running) {
+            try {
+                LockSupport.parkNanos(intervalMs * 1_000_000L);
+                if (Thread.interrupted()) {
+                    return;
+                }
+                cycle();
+            } catch (Throwable t) {
+                // a decoding bug must not kill the thread that keeps the buffers from overflowing
+                AgentLog.once("drain-" + t.getClass().getName(), "drain cycle failed (" + t + "); continuing");
+            }
+        }
+    }
+
+    /** One pass: buffers, queued records, flush. Runs on the drain thread (or at shutdown, after it stopped). */
+    public synchronized void cycle() {
+        long iterationsBefore = iterations.completed();
+        int n = drainBuffers();
+        if (iterations.completed() != iterationsBefore) {
+            device.flush();
+        } else {
+            device.poll();
+        }
+        n += drainQueued();
+        join.release(false);
+        if (n > 0) {
+            sinks.flush();
+        }
+    }
+
+    private int drainBuffers() {
+        int n = 0;
+        for (CallBuffer b : Recorder.buffers()) {
+            boolean ended = b.ownerEnded();
+            n += b.drain(decoder);
+            if (ended && b.isEmpty()) {
+                Recorder.retire(b);
+            }
+        }
+        return n;
+    }
+
+    private int drainQueued() {
+        int n = 0;
+        Object o;
+        while ((o = queued.poll()) != null) {
+            n++;
+            if (o instanceof DeviceActivity a) {
+                sinks.activity(a);
+            } else if (o instanceof StreamInfo s) {
+                decoder.streamCreated(s);
+            } else if (o instanceof Dependency d) {
+                decoder.dependency(d);
+            } else if (o instanceof ClockAnchor a) {
+                sinks.anchor(a);
+                join.anchor(a);
+            } else if (o instanceof DriverCall c) {
+                join.driverCall(c.call());
+            }
+        }
+        return n;
+    }
+
+    /** Start of the iteration currently open (host ns), or -1; drain thread only. */
+    public long openIterationStart() {
+        return iterations.openSince();
+    }
+
+    /** Records lost to full buffers, all threads together. */
+    public long dropped() {
+        long sum = Recorder.retiredDrops();
+        for (CallBuffer b : Recorder.buffers()) {
+            sum += b.dropped();
+        }
+        return sum;
+    }
+
+    /** Stops the thread, drains what is left (device activity included) and closes the sinks. */
+    public void shutdown() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        cycle();
+        device.flush();
+        device.stop();
+        cycle();
+        join.release(true);
+        long dropped = dropped();
+        if (dropped > droppedReported) {
+            AgentLog.info(dropped + " call records were dropped because a thread's buffer was full (raise buffer-records)");
+            droppedReported = dropped;
+        }
+        AgentLog.debug(decoder.decodedCalls() + " calls recorded, " + join.joined() + " joined to CUPTI, "
+                + iterations.completed() + " iterations");
+        sinks.close();
+    }
+}

@@ -1,0 +1,67 @@
+package dev.aorta.agent.pipeline;
+
+import dev.aorta.agent.spi.CallKind;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Marker;
+import dev.aorta.core.event.StreamInfo;
+import dev.aorta.core.jsonl.EventJsonlWriter;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** {@code rank_<r>_activity.jsonl}: every record, one line each (schema: {@code dev.aorta.core.jsonl.EventJsonl}). */
+public final class JsonlSink implements EventSink {
+    private final EventJsonlWriter out;
+    private final Writer file;
+
+    public JsonlSink(Path path) throws IOException {
+        this.file = Files.newBufferedWriter(path, StandardCharsets.UTF_8);
+        this.out = new EventJsonlWriter(file);
+    }
+
+    @Override
+    public void api(ApiCall call, CallKind kind) throws IOException {
+        out.write(call);
+    }
+
+    @Override
+    public void stream(StreamInfo stream) throws IOException {
+        out.write(stream);
+    }
+
+    @Override
+    public void dependency(Dependency dependency) throws IOException {
+        out.write(dependency);
+    }
+
+    @Override
+    public void marker(Marker marker) throws IOException {
+        out.write(marker);
+    }
+
+    @Override
+    public void activity(DeviceActivity activity) throws IOException {
+        out.write(activity);
+    }
+
+    @Override
+    public void anchor(ClockAnchor anchor) throws IOException {
+        out.write(anchor);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+        out.close();
+    }
+}

@@ -1,0 +1,430 @@
+package dev.aorta.agent.pipeline;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.aorta.agent.metrics.Intervals;
+import dev.aorta.agent.metrics.WindowMetrics;
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Marker;
+import dev.aorta.core.event.StreamInfo;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * {@code rank_<r>_metrics.jsonl}: one line per iteration in the seed trainer's schema (DESIGN.md §6),
+ * its overlap numbers computed from device activity per §5 and clipped to the iteration's host window
+ * (mapped onto the device clock by the source's anchor).
+ *
+ * <p>An iteration's line is written once the next iteration has ended too (or at exit) and the device
+ * source has been flushed after that, so that the device activity of its last kernels, which arrives
+ * after the host has moved on, is counted.
+ */
+public final class MetricsSink implements EventSink {
+    /** Communication by name, never by stream (§5). */
+    static final Pattern COMM = Pattern.compile("(?i)nccl|rccl|cross_device_reduce|all_?reduce|reduce_?scatter|all_?gather");
+    static final Pattern ALL_REDUCE = Pattern.compile("(?i)all_?reduce");
+    static final Pattern REDUCE_SCATTER = Pattern.compile("(?i)reduce_?scatter");
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+
+    private final Writer file;
+    private final int rank;
+    private final int worldSize;
+    private final int maxRanges;
+    private final Supplier<String> deviceSource;
+    private final LongSupplier dropped;
+    private final Map<Long, String> streamRoles = new HashMap<>();
+    /** Activities (host clock), in arrival order; pruned once no pending window can need them. */
+    private final Deque<Act> activities = new ArrayDeque<>();
+    private final List<Dependency> dependencies = new ArrayList<>();
+    private final List<Marker> pending = new ArrayList<>();
+    private final Map<ClockDomain, Long> toHost = new HashMap<>();
+    /** Start of the iteration currently open (host ns), or -1. */
+    private final LongSupplier openIteration;
+    private long newestEnd = Long.MIN_VALUE / 2;
+    /** Without markers, activities are kept this long (host clock) for a window that may still claim them. */
+    static final long UNCLAIMED_NS = 30_000_000_000L;
+    /** Prune between windows once this many activities are held. */
+    static final int PRUNE_ABOVE = 50_000;
+    private long unmappable;
+
+    private record Act(DeviceActivity a, long start, long end, String stream, Clazz clazz) {
+    }
+
+    private enum Clazz { COMPUTE, COMM, MEMORY }
+
+    public MetricsSink(Path path, int rank, int worldSize, int maxRanges, Supplier<String> deviceSource,
+                       LongSupplier dropped, LongSupplier openIteration) throws IOException {
+        this.openIteration = openIteration;
+        this.file = Files.newBufferedWriter(path, StandardCharsets.UTF_8);
+        this.rank = rank;
+        this.worldSize = worldSize;
+        this.maxRanges = maxRanges;
+        this.deviceSource = deviceSource;
+        this.dropped = dropped;
+        toHost.put(ClockDomain.HOST_MONOTONIC, 0L);
+    }
+
+    @Override
+    public void stream(StreamInfo s) {
+        if (s.role() != null) {
+            streamRoles.put(s.id(), s.role());
+        }
+    }
+
+    @Override
+    public void anchor(ClockAnchor a) {
+        if (a.to() == ClockDomain.HOST_MONOTONIC) {
+            toHost.put(a.from(), a.toNs() - a.fromNs());
+        }
+    }
+
+    @Override
+    public void dependency(Dependency d) {
+        dependencies.add(d);
+    }
+
+    @Override
+    public void activity(DeviceActivity a) {
+        Long offset = toHost.get(a.clock());
+        if (offset == null) {
+            unmappable++;
+            return;
+        }
+        activities.add(new Act(a, a.startNs() + offset, a.endNs() + offset, label(a.stream()), classify(a)));
+        newestEnd = Math.max(newestEnd, a.endNs() + offset);
+    }
+
+    static Clazz classify(DeviceActivity a) {
+        if (a.kind() == ActivityKind.MEMCPY || a.kind() == ActivityKind.MEMSET) {
+            return Clazz.MEMORY;
+        }
+        if (a.kind() == ActivityKind.COLLECTIVE || COMM.matcher(a.name()).find()) {
+            return Clazz.COMM;
+        }
+        return Clazz.COMPUTE;
+    }
+
+    private String label(long stream) {
+        String role = streamRoles.get(stream);
+        if (role != null) {
+            return role;
+        }
+        return stream == 0 ? "default" : "0x" + Long.toHexString(stream);
+    }
+
+    @Override
+    public void marker(Marker m) throws IOException {
+        if (m.kind() != Marker.Kind.ITERATION) {
+            return;
+        }
+        pending.add(m);
+    }
+
+    /**
+     * Called after each drain cycle, once the device source was flushed: writes every window but the
+     * newest (whose device work may still be running when the application does not synchronize).
+     */
+    @Override
+    public void flush() throws IOException {
+        if (pending.size() >= 2) {
+            while (pending.size() > 1) {
+                write(pending.remove(0));
+            }
+            prune();
+            file.flush();
+        } else if (activities.size() > PRUNE_ABOVE) {
+            prune();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (Marker m : pending) {
+            write(m);
+        }
+        pending.clear();
+        file.close();
+    }
+
+    /**
+     * Forgets activities and dependencies no window can need any more: those ending before the oldest
+     * window still to be written and before the iteration still open; with neither, those older than
+     * {@link #UNCLAIMED_NS} (an iteration-method call reports its start only when it returns).
+     */
+    private void prune() {
+        long keepFrom = newestEnd - UNCLAIMED_NS;
+        if (!pending.isEmpty()) {
+            keepFrom = Math.min(keepFrom, pending.get(0).startNs());
+        }
+        long open = openIteration.getAsLong();
+        if (open >= 0) {
+            keepFrom = Math.min(keepFrom, open);
+        }
+        long k = keepFrom;
+        activities.removeIf(x -> x.end < k);
+        dependencies.removeIf(d -> d.waitNs() < k);
+    }
+
+    private void write(Marker w) throws IOException {
+        long from = w.startNs();
+        long to = w.endNs();
+        List<Act> in = new ArrayList<>();
+        for (Act x : activities) {
+            if (x.end > from && x.start < to) {
+                in.add(x);
+            }
+        }
+        boolean haveDevice = !"none".equals(deviceSource.get());
+        try (JsonGenerator j = JSON.createGenerator(file)) {
+            j.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+            j.writeStartObject();
+            j.writeNumberField("rank", rank);
+            j.writeNumberField("world_size", worldSize);
+            j.writeNumberField("epoch", 0);
+            j.writeNumberField("step", w.step());
+            j.writeNumberField("global_step", w.step());
+            j.writeNullField("loss");
+            j.writeNullField("grad_norm");
+            j.writeNullField("lr");
+            j.writeObjectFieldStart("profile");
+            j.writeNumberField("index", w.step());
+            j.writeNumberField("total_ms", ms(to - from));
+            writeRanges(j, in, from, to);
+            writeMarkers(j, from, to);
+            WindowMetrics wm = haveDevice ? metrics(in, from, to) : null;
+            writeOverlap(j, wm, in, from, to);
+            writeAorta(j, wm, w, in.size());
+            j.writeEndObject();
+            j.writeEndObject();
+        }
+        file.write('\n');
+    }
+
+    private void writeRanges(JsonGenerator j, List<Act> in, long from, long to) throws IOException {
+        j.writeArrayFieldStart("ranges");
+        int n = 0;
+        for (Act x : in) {
+            if (n++ == maxRanges) {
+                break;
+            }
+            j.writeStartObject();
+            j.writeStringField("stream", x.stream);
+            j.writeStringField("tag", x.a.name());
+            j.writeNumberField("start_ms", ms(Math.max(x.start, from) - from));
+            j.writeNumberField("end_ms", ms(Math.min(x.end, to) - from));
+            j.writeNumberField("duration_ms", ms(Math.min(x.end, to) - Math.max(x.start, from)));
+            j.writeObjectFieldStart("metadata");
+            j.writeStringField("kind", x.a.kind().name());
+            j.writeNumberField("correlation", x.a.correlationId());
+            j.writeEndObject();
+            j.writeEndObject();
+        }
+        j.writeEndArray();
+    }
+
+    /** Event dependencies in the window: where a stream waited for another (record → wait). */
+    private void writeMarkers(JsonGenerator j, long from, long to) throws IOException {
+        j.writeArrayFieldStart("markers");
+        for (Dependency d : dependencies) {
+            if (d.waitNs() >= from && d.waitNs() < to) {
+                j.writeStartObject();
+                j.writeStringField("stream", label(d.waitStream()));
+                j.writeStringField("tag", "wait:" + label(d.recordStream()));
+                j.writeNumberField("time_ms", ms(d.waitNs() - from));
+                j.writeObjectFieldStart("metadata");
+                j.writeNumberField("event", d.event());
+                j.writeEndObject();
+                j.writeEndObject();
+            }
+        }
+        j.writeEndArray();
+    }
+
+    private static WindowMetrics metrics(List<Act> in, long from, long to) {
+        List<long[]> c = new ArrayList<>(), m = new ArrayList<>(), ar = new ArrayList<>(), rs = new ArrayList<>(),
+                y = new ArrayList<>();
+        for (Act x : in) {
+            long[] i = {x.start, x.end};
+            switch (x.clazz) {
+                case COMPUTE -> c.add(i);
+                case MEMORY -> y.add(i);
+                case COMM -> {
+                    m.add(i);
+                    if (ALL_REDUCE.matcher(x.a.name()).find()) {
+                        ar.add(i);
+                    } else if (REDUCE_SCATTER.matcher(x.a.name()).find()) {
+                        rs.add(i);
+                    }
+                }
+                default -> throw new IllegalStateException();
+            }
+        }
+        return WindowMetrics.of(from, to, c, m, ar, rs, y);
+    }
+
+    private void writeOverlap(JsonGenerator j, WindowMetrics wm, List<Act> in, long from, long to) throws IOException {
+        j.writeObjectFieldStart("overlap");
+        Map<String, List<long[]>> byStream = new TreeMap<>();
+        for (Act x : in) {
+            byStream.computeIfAbsent(x.stream, k -> new ArrayList<>()).add(new long[] {x.start, x.end});
+        }
+        j.writeObjectFieldStart("per_stream_ms");
+        Map<String, Long> busyByStream = new LinkedHashMap<>();
+        for (Map.Entry<String, List<long[]>> e : byStream.entrySet()) {
+            long len = Intervals.unionLength(from, to, e.getValue());
+            busyByStream.put(e.getKey(), len);
+            j.writeNumberField(e.getKey(), ms(len));
+        }
+        j.writeEndObject();
+        j.writeObjectFieldStart("overlap_ms");
+        if (wm == null) {
+            j.writeNullField("compute_allreduce");
+            j.writeNullField("compute_reducescatter");
+            j.writeNullField("compute_comm");
+            j.writeNullField("idle");
+        } else {
+            j.writeNumberField("compute_allreduce", ms(wm.computeAllReduce()));
+            j.writeNumberField("compute_reducescatter", ms(wm.computeReduceScatter()));
+            j.writeNumberField("compute_comm", ms(wm.overlap()));
+            j.writeNumberField("idle", ms(wm.idle()));
+        }
+        j.writeEndObject();
+        writeSegments(j, byStream, from, to);
+        j.writeObjectFieldStart("utilization");
+        for (Map.Entry<String, Long> e : busyByStream.entrySet()) {
+            j.writeNumberField(e.getKey(), to > from ? (double) e.getValue() / (to - from) : 0.0);
+        }
+        j.writeEndObject();
+        j.writeEndObject();
+    }
+
+    /** Maximal stretches of the window during which the same set of streams is busy (capped like ranges). */
+    private void writeSegments(JsonGenerator j, Map<String, List<long[]>> byStream, long from, long to) throws IOException {
+        TreeSet<Long> cuts = new TreeSet<>();
+        cuts.add(from);
+        cuts.add(to);
+        Map<String, List<long[]>> unions = new TreeMap<>();
+        for (Map.Entry<String, List<long[]>> e : byStream.entrySet()) {
+            List<long[]> u = Intervals.union(e.getValue(), from, to);
+            unions.put(e.getKey(), u);
+            for (long[] i : u) {
+                cuts.add(i[0]);
+                cuts.add(i[1]);
+            }
+        }
+        j.writeArrayFieldStart("active_segments");
+        Map<String, Iterator<long[]>> cursors = new HashMap<>();
+        Map<String, long[]> current = new HashMap<>();
+        for (Map.Entry<String, List<long[]>> e : unions.entrySet()) {
+            Iterator<long[]> it = e.getValue().iterator();
+            cursors.put(e.getKey(), it);
+            current.put(e.getKey(), it.hasNext() ? it.next() : null);
+        }
+        long segStart = from;
+        List<String> segActive = null;
+        int written = 0;
+        Long prev = null;
+        for (long cut : cuts) {
+            if (prev != null) {
+                List<String> active = new ArrayList<>();
+                for (String s : unions.keySet()) {
+                    long[] i = current.get(s);
+                    while (i != null && i[1] <= prev) {
+                        i = cursors.get(s).hasNext() ? cursors.get(s).next() : null;
+                        current.put(s, i);
+                    }
+                    if (i != null && i[0] <= prev && i[1] >= cut) {
+                        active.add(s);
+                    }
+                }
+                if (segActive != null && !active.equals(segActive)) {
+                    if (written++ < maxRanges) {
+                        segment(j, segStart - from, prev - from, segActive);
+                    }
+                    segStart = prev;
+                }
+                segActive = active;
+            }
+            prev = cut;
+        }
+        if (segActive != null && written < maxRanges) {
+            segment(j, segStart - from, to - from, segActive);
+        }
+        j.writeEndArray();
+    }
+
+    private static void segment(JsonGenerator j, long start, long end, List<String> active) throws IOException {
+        j.writeStartObject();
+        j.writeNumberField("start_ms", ms(start));
+        j.writeNumberField("end_ms", ms(end));
+        j.writeArrayFieldStart("active_streams");
+        for (String s : active) {
+            j.writeString(s);
+        }
+        j.writeEndArray();
+        j.writeEndObject();
+    }
+
+    /** Our additions, named as in DESIGN.md §5, so that nothing has to be re-derived from the seed's fields. */
+    private void writeAorta(JsonGenerator j, WindowMetrics wm, Marker w, int activityCount) throws IOException {
+        j.writeObjectFieldStart("aorta");
+        j.writeStringField("device_activity", deviceSource.get());
+        j.writeStringField("clock", ClockDomain.HOST_MONOTONIC.tag());
+        j.writeNumberField("window_start_ns", w.startNs());
+        j.writeNumberField("window_end_ns", w.endNs());
+        j.writeNumberField("activities", activityCount);
+        if (activityCount > maxRanges) {
+            j.writeNumberField("ranges_truncated", activityCount - maxRanges);
+        }
+        if (wm != null) {
+            j.writeNumberField("compute_ms", ms(wm.compute()));
+            j.writeNumberField("comm_ms", ms(wm.comm()));
+            j.writeNumberField("memcpy_ms", ms(wm.memcpy()));
+            j.writeNumberField("busy_ms", ms(wm.busy()));
+            j.writeNumberField("idle_ms", ms(wm.idle()));
+            j.writeNumberField("overlap_ms", ms(wm.overlap()));
+            j.writeNumberField("exposed_comm_ms", ms(wm.exposedComm()));
+            j.writeNumberField("exposed_memcpy_ms", ms(wm.exposedMemcpy()));
+            nullable(j, "comm_overlap_pct", wm.commOverlapPct());
+            nullable(j, "aorta_overlap_ratio", wm.aortaOverlapRatio());
+        }
+        j.writeNumberField("dropped_records", dropped.getAsLong());
+        if (unmappable > 0) {
+            j.writeNumberField("activities_without_clock_anchor", unmappable);
+        }
+        j.writeEndObject();
+    }
+
+    private static void nullable(JsonGenerator j, String field, Double v) throws IOException {
+        if (v == null) {
+            j.writeNullField(field);
+        } else {
+            j.writeNumberField(field, v);
+        }
+    }
+
+    private static double ms(long ns) {
+        return ns / 1e6;
+    }
+}

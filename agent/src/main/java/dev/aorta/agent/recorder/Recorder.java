@@ -1,0 +1,81 @@
+package dev.aorta.agent.recorder;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The hot path: advice woven into intercepted methods calls these static methods with primitives only.
+ * One clock read here (the call's end; the advice read the start), one thread-local lookup, one row
+ * written into the calling thread's {@link CallBuffer}. Nothing allocates after a thread's first call.
+ */
+public final class Recorder {
+    private static final List<CallBuffer> BUFFERS = new CopyOnWriteArrayList<>();
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final java.util.concurrent.atomic.AtomicLong RETIRED_DROPS = new java.util.concurrent.atomic.AtomicLong();
+    private static volatile int capacity = 8192;
+
+    private static final ThreadLocal<CallBuffer> LOCAL = ThreadLocal.withInitial(Recorder::register);
+
+    private Recorder() {
+    }
+
+    /** Sets the per-thread ring size for threads that have not recorded yet (done once at agent start). */
+    public static void configure(int recordsPerThread) {
+        capacity = recordsPerThread;
+    }
+
+    private static CallBuffer register() {
+        CallBuffer b = new CallBuffer(capacity, Thread.currentThread(), THREADS.getAndIncrement());
+        BUFFERS.add(b);
+        return b;
+    }
+
+    /** The clock every host timestamp comes from (CLOCK_MONOTONIC). */
+    public static long now() {
+        return System.nanoTime();
+    }
+
+    public static void record(int id, long start, long stream, int result) {
+        long end = System.nanoTime();
+        LOCAL.get().put(id, start, end, stream, result, 0, 0, 0, 0, 0, 0, 0, 0);
+    }
+
+    public static void record(int id, long start, long stream, int result, long a0, long a1) {
+        long end = System.nanoTime();
+        LOCAL.get().put(id, start, end, stream, result, a0, a1, 0, 0, 0, 0, 0, 0);
+    }
+
+    public static void record(int id, long start, long stream, int result, long a0, long a1, long a2, long a3) {
+        long end = System.nanoTime();
+        LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, 0, 0, 0, 0);
+    }
+
+    public static void record(int id, long start, long stream, int result,
+                              long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
+        long end = System.nanoTime();
+        LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, a4, a5, a6, a7);
+    }
+
+    /** The correlation id the calling thread's next record will carry (for samplers that pair with it). */
+    public static long nextCorrelationId() {
+        CallBuffer b = LOCAL.get();
+        return b.correlationId(b.nextSequence());
+    }
+
+    /** Every thread's buffer, for the drain thread. */
+    public static List<CallBuffer> buffers() {
+        return BUFFERS;
+    }
+
+    /** Forgets a buffer whose thread has ended and which has been drained (its drops are added to the total). */
+    public static void retire(CallBuffer b) {
+        RETIRED_DROPS.addAndGet(b.dropped());
+        BUFFERS.remove(b);
+    }
+
+    /** Drops counted by buffers already retired. */
+    public static long retiredDrops() {
+        return RETIRED_DROPS.get();
+    }
+}

@@ -1,0 +1,68 @@
+package dev.aorta.agent.pipeline;
+
+import dev.aorta.agent.config.AgentOptions.Category;
+import dev.aorta.agent.recorder.CallBuffer;
+import dev.aorta.agent.recorder.CallTable;
+import dev.aorta.agent.recorder.Recorder;
+import dev.aorta.agent.spi.CallKind;
+import dev.aorta.agent.spi.Interception;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.Marker;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DrainerTest {
+
+    @Test
+    void aFinishedThreadsBufferIsDrainedThenLetGo() throws Exception {
+        List<ApiCall> calls = new ArrayList<>();
+        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                calls.add(call);
+            }
+        })));
+        Drainer drainer = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 1000);
+        int id = CallTable.register(Interception.of("example.Lib", "cuCtxSynchronize", 0, CallKind.SYNC, Object.class));
+        CallBuffer[] its = new CallBuffer[1];
+        Thread t = new Thread(() -> {
+            Recorder.record(id, Recorder.now(), 0, 0);
+            its[0] = Recorder.buffers().stream().filter(b -> b.threadId() == Thread.currentThread().getId())
+                    .findFirst().orElseThrow();
+        }, "short-lived");
+        t.start();
+        t.join();
+
+        drainer.cycle();
+
+        assertThat(calls).filteredOn(c -> c.thread() == t.getId()).hasSize(1);
+        assertThat(Recorder.buffers()).doesNotContain(its[0]);
+    }
+
+    @Test
+    void stepMarkersBecomeIterationsNumberedAsTheApplicationSaid() {
+        List<Marker> markers = new ArrayList<>();
+        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void marker(Marker m) {
+                markers.add(m);
+            }
+        })));
+        IterationTracker t = new IterationTracker(fanout, 3);
+        t.marker(CallKind.ITERATION_STEP, 100, 100, 7);
+        t.marker(CallKind.ITERATION_STEP, 200, 200, 8);
+        t.marker(CallKind.ITERATION_END, 250, 250, 0);
+        t.marker(CallKind.ITERATION_END, 260, 260, 0);      // nothing open: ignored
+        t.marker(CallKind.ITERATION_BEGIN, 300, 300, 0);    // numbered after the last step: 9
+        t.marker(CallKind.ITERATION_FINISH, 400, 400, 0);
+        t.marker(CallKind.ITERATION_CALL, 500, 600, 0);     // a call's span: 10
+        assertThat(markers).extracting(Marker::step, Marker::startNs, Marker::endNs, Marker::rank).containsExactly(
+                org.assertj.core.groups.Tuple.tuple(7L, 100L, 200L, 3), org.assertj.core.groups.Tuple.tuple(8L, 200L, 250L, 3),
+                org.assertj.core.groups.Tuple.tuple(9L, 300L, 400L, 3), org.assertj.core.groups.Tuple.tuple(10L, 500L, 600L, 3));
+    }
+}

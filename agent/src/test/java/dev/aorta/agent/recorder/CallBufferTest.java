@@ -1,0 +1,78 @@
+package dev.aorta.agent.recorder;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CallBufferTest {
+
+    @Test
+    void rowsComeOutInOrderWithEveryField() {
+        CallBuffer b = new CallBuffer(64, Thread.currentThread(), 0);
+        b.put(7, 100, 200, 0xABC, 0, 1, 2, 3, 4, 5, 6, 7, 8);
+        List<long[]> rows = new ArrayList<>();
+        b.drain((buf, seq, r, o) -> rows.add(java.util.Arrays.copyOfRange(r, o, o + 13)));
+        assertThat(rows).containsExactly(new long[] {7, 100, 200, 0xABC, 0, 1, 2, 3, 4, 5, 6, 7, 8});
+        assertThat(b.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aFullRingDropsAndCountsInsteadOfWaiting() {
+        CallBuffer b = new CallBuffer(64, Thread.currentThread(), 0);
+        for (int i = 0; i < 100; i++) {
+            b.put(i, i, i, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        }
+        List<Long> ids = new ArrayList<>();
+        assertThat(b.drain((buf, seq, r, o) -> ids.add(r[o]))).isEqualTo(64);
+        assertThat(ids).first().isEqualTo(0L);
+        assertThat(ids).last().isEqualTo(63L);
+        assertThat(b.dropped()).isEqualTo(36);
+        b.put(1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        assertThat(b.drain((buf, seq, r, o) -> ids.add(r[o]))).isEqualTo(1);
+        assertThat(ids).last().isEqualTo(1000L);
+    }
+
+    @Test
+    void correlationIdsAreUniqueAcrossThreads() {
+        CallBuffer a = new CallBuffer(64, Thread.currentThread(), 0);
+        CallBuffer b = new CallBuffer(64, Thread.currentThread(), 1);
+        assertThat(a.correlationId(5)).isNotEqualTo(b.correlationId(5)).isNotEqualTo(a.correlationId(6));
+    }
+
+    @Test
+    void aConcurrentWriterAndDrainerLoseNothingThatWasNotCountedAsDropped() throws Exception {
+        int n = 200_000;
+        CallBuffer[] holder = new CallBuffer[1];
+        Thread writer = new Thread(() -> {
+            holder[0] = new CallBuffer(1024, Thread.currentThread(), 0);
+            synchronized (holder) {
+                holder.notifyAll();
+            }
+            for (int i = 0; i < n; i++) {
+                holder[0].put(i, i, i + 1, 0, 0, i, 0, 0, 0, 0, 0, 0, 0);
+            }
+        });
+        synchronized (holder) {
+            writer.start();
+            while (holder[0] == null) {
+                holder.wait();
+            }
+        }
+        long[] seen = {0, -1};
+        boolean[] ordered = {true};
+        while (writer.isAlive() || !holder[0].isEmpty()) {
+            holder[0].drain((buf, seq, r, o) -> {
+                seen[0]++;
+                ordered[0] &= r[o] > seen[1] && r[o + 5] == r[o] && r[o + 2] == r[o] + 1;
+                seen[1] = r[o];
+            });
+        }
+        writer.join();
+        holder[0].drain((buf, seq, r, o) -> seen[0]++);
+        assertThat(ordered[0]).isTrue();
+        assertThat(seen[0] + holder[0].dropped()).isEqualTo(n);
+    }
+}

@@ -1,0 +1,9 @@
+package jcuda.driver;
+
+import jcuda.NativePointerObject;
+
+/** Test double of jcuda.driver.CUcontext. */
+public class CUcontext extends NativePointerObject {
+    public CUcontext() {
+    }
+}

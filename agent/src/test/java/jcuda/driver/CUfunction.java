@@ -1,0 +1,9 @@
+package jcuda.driver;
+
+import jcuda.NativePointerObject;
+
+/** Test double of jcuda.driver.CUfunction. */
+public class CUfunction extends NativePointerObject {
+    public CUfunction() {
+    }
+}

@@ -1,0 +1,29 @@
+package dev.aorta.plugins.javacpp;
+
+import dev.aorta.agent.advice.CallId;
+import dev.aorta.agent.advice.Results;
+import dev.aorta.agent.recorder.Recorder;
+import net.bytebuddy.asm.Advice;
+import org.bytedeco.javacpp.Pointer;
+
+/** nccl.ncclAllGather(send, recv, sendCount, datatype, comm, stream). Wraps the native method (native-method prefix); stateless, never throws into the caller. */
+public final class JavaCppGatherAdvice {
+    private JavaCppGatherAdvice() {
+    }
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter() {
+        return Recorder.now();
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit(@CallId int id, @Advice.Enter long start, @Advice.Return int result,
+                     @Advice.Thrown Throwable thrown,
+                     @Advice.Argument(0) Pointer send, @Advice.Argument(1) Pointer recv, @Advice.Argument(2) long count,
+                     @Advice.Argument(3) int dtype, @Advice.Argument(4) Pointer comm, @Advice.Argument(5) Pointer stream) {
+        int code = thrown == null ? result : Results.THREW;
+        long s = JavaCppAddress.of(stream);
+        Recorder.record(id, start, s, code, count, dtype, -1, JavaCppAddress.of(comm), JavaCppAddress.of(send),
+                JavaCppAddress.of(recv), s, 0);
+    }
+}

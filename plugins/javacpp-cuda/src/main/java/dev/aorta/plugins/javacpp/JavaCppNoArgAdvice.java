@@ -1,0 +1,24 @@
+package dev.aorta.plugins.javacpp;
+
+import dev.aorta.agent.advice.CallId;
+import dev.aorta.agent.advice.Results;
+import dev.aorta.agent.recorder.Recorder;
+import net.bytebuddy.asm.Advice;
+
+/** cudart.cudaDeviceSynchronize(). Wraps the native method (native-method prefix); stateless, never throws into the caller. */
+public final class JavaCppNoArgAdvice {
+    private JavaCppNoArgAdvice() {
+    }
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter() {
+        return Recorder.now();
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit(@CallId int id, @Advice.Enter long start, @Advice.Return int result,
+                     @Advice.Thrown Throwable thrown) {
+        int code = thrown == null ? result : Results.THREW;
+        Recorder.record(id, start, 0, code);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.aorta.examples;
+
+import jcuda.Pointer;
+import jcuda.Sizeof;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import jcuda.driver.JCudaDriver;
+
+import static jcuda.driver.JCudaDriver.*;
+
+/**
+ * The agent's overhead probe on a GPU: one host thread launches a tiny kernel with parameters
+ * ({@code increment(float* x, int n)}) round-robin over S streams, in timed rounds, and prints the host
+ * time per launch. scripts/agent-ab.sh runs it alternately with and without the agent.
+ *
+ * <p>Usage: {@code LaunchOverhead <streams> [launchesPerRound=20000] [rounds=10] [params=prebuilt|per-launch]}.
+ * {@code prebuilt} reuses one parameter block per stream (the launch cost proper); {@code per-launch}
+ * builds {@code Pointer.to(...)} each time, as naive JCuda code does.
+ */
+public final class LaunchOverhead {
+    public static void main(String[] args) {
+        if (args.length < 1) {
+            System.err.println("usage: LaunchOverhead <streams> [launchesPerRound] [rounds] [prebuilt|per-launch]");
+            System.exit(2);
+        }
+        int streamCount = Integer.parseInt(args[0]);
+        int launches = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
+        int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+        boolean perLaunch = args.length > 3 && args[3].equals("per-launch");
+        if (streamCount < 1 || launches < 1 || rounds < 1 || (args.length > 3 && !perLaunch && !args[3].equals("prebuilt"))) {
+            System.err.println("LaunchOverhead: streams, launches and rounds must be >= 1 and params prebuilt or per-launch");
+            System.exit(2);
+        }
+        JCudaDriver.setExceptionsEnabled(true);
+        cuInit(0);
+        CUdevice device = new CUdevice();
+        cuDeviceGet(device, 0);
+        CUcontext context = new CUcontext();
+        cuDevicePrimaryCtxRetain(context, device);
+        cuCtxSetCurrent(context);
+        CUfunction increment = new ExampleKernels().function("increment");
+
+        int n = 256;
+        CUstream[] streams = new CUstream[streamCount];
+        CUdeviceptr[] buffers = new CUdeviceptr[streamCount];
+        Pointer[] params = new Pointer[streamCount];
+        for (int s = 0; s < streamCount; s++) {
+            streams[s] = new CUstream();
+            cuStreamCreate(streams[s], CUstream_flags.CU_STREAM_NON_BLOCKING);
+            buffers[s] = new CUdeviceptr();
+            cuMemAlloc(buffers[s], n * Sizeof.FLOAT);
+            cuMemsetD32(buffers[s], 0, n);
+            params[s] = Pointer.to(Pointer.to(buffers[s]), Pointer.to(new int[] {n}));
+        }
+        double best = Double.MAX_VALUE;
+        double sum = 0;
+        for (int round = -2; round < rounds; round++) {   // two warm-up rounds
+            long start = System.nanoTime();
+            for (int i = 0; i < launches; i++) {
+                int s = i % streamCount;
+                Pointer p = perLaunch ? Pointer.to(Pointer.to(buffers[s]), Pointer.to(new int[] {n})) : params[s];
+                cuLaunchKernel(increment, 1, 1, 1, n, 1, 1, 0, streams[s], p, null);
+            }
+            long issued = System.nanoTime();
+            cuCtxSynchronize();
+            double nsPerLaunch = (double) (issued - start) / launches;
+            if (round >= 0) {
+                best = Math.min(best, nsPerLaunch);
+                sum += nsPerLaunch;
+            }
+        }
+        float[] check = new float[n];
+        cuMemcpyDtoH(Pointer.to(check), buffers[0], n * Sizeof.FLOAT);
+        long perStream = (long) (rounds + 2) * launches / streamCount;
+        boolean ok = check[0] == (float) perStream || streamCount > 1;
+        System.out.printf("streams=%d launches=%d rounds=%d params=%s mean_ns_per_launch=%.1f best_ns_per_launch=%.1f check=%s%n",
+                streamCount, launches, rounds, perLaunch ? "per-launch" : "prebuilt", sum / rounds, best, ok ? "ok" : "WRONG");
+        for (CUstream s : streams) {
+            cuStreamDestroy(s);
+        }
+        System.exit(ok ? 0 : 1);
+    }
+}
