@@ -99,12 +99,14 @@ else
   echo "rank 1 never started" | tee "$out/kill_one_rank.result"; kill "$launcher" 2>/dev/null
 fi
 
-# 7. the agent attached to the same run, and aorta report on its output (when the agent is in this build)
+# 7. the agent attached to the same run, and aorta report on its output (when the agent is in this build);
+#    the agent owns CUPTI there, so the workload times itself with event pairs
 if [ -f dist/lib/aorta-agent.jar ]; then
   rm -rf "$out/agent"
+  port=$((port + 3))
   step agent_run 0 "$aorta" launch --nproc-per-node "$n" --master-port "$port" \
     --java-opts "-javaagent:$root/dist/lib/aorta-agent.jar=output=$out/agent" -- overlap --mode comms_compute \
-    --async-op --no-references -i 20 -o "$out/agent_run.json"
+    --async-op --no-references -i 20 --kernel-timing event-pairs -o "$out/agent_run.json"
   step agent_report 0 "$aorta" report --log-dir "$out/agent" --label agent --output "$out/agent-report"
 fi
 
