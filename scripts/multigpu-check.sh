@@ -119,6 +119,8 @@ def row(check, value, target, ok):
     rows.append((check, value, target, "ok" if ok else ("FAIL" if ok is False else "-")))
 def ranks(name):  # every rank's result file of one step
     return [json.load(open(f)) for f in sorted(glob.glob(os.path.join(out, name + ".rank*.json")))]
+def num(fmt, v):  # a number that may be null in the result (no reference run, nothing measured)
+    return "n/a" if v is None else fmt % v
 def rc(name):
     p = os.path.join(out, name + ".rc")
     return open(p).read().strip() if os.path.exists(p) else None
@@ -127,19 +129,19 @@ c = ranks("comms_only")
 if t:
     row("torch all_reduce 128M bf16 busbw GB/s", "%.1f (%.0f us)" % (t["busbw_gbps"], t["time_us"]), "info", None)
 if c:
-    ours = min(r["communication"]["loop_busbw_gbps"] for r in c)
-    kern = min(r["communication"]["busbw_gbps"] for r in c)
+    ours = min(r["communication"]["loop_busbw_gbps"] or 0 for r in c)
+    kern = min(r["communication"]["busbw_gbps"] or 0 for r in c)
     row("aorta all_reduce 128M bf16 busbw GB/s", "%.1f (kernels only: %.1f)" % (ours, kern), "info", None)
-    if t:
+    if t and t["busbw_gbps"] > 0:
         row("busbw aorta / torch", "%.3f" % (ours / t["busbw_gbps"]), ">= 0.97", ours / t["busbw_gbps"] >= 0.97)
 cc = ranks("comms_compute")
 for r in cc[:1] + cc[-1:] if len(cc) > 1 else cc:
     rk = r["distributed"]["rank"]; o = r["overlap"]
     row("rank %d comms_compute overlap %%" % rk, "%.1f" % o["comm_overlap_pct"], "info", None)
     row("rank %d exposed comm ms/iter" % rk, "%.3f of %.3f" % (o["exposed_comm_ns"] / 1e6, o["comm_ns"] / 1e6), "info", None)
-    row("rank %d compute slowdown" % rk, "%.3fx" % r["compute_slowdown"], "info", None)
-    row("rank %d comm slowdown" % rk, "%.3fx" % r["comm_slowdown"], "info", None)
-    row("rank %d compute TFLOP/s (bf16 2048^3)" % rk, "%.0f" % r["compute"]["tflops"], "info", None)
+    row("rank %d compute slowdown" % rk, num("%.3fx", r["compute_slowdown"]), "info", None)
+    row("rank %d comm slowdown" % rk, num("%.3fx", r["comm_slowdown"]), "info", None)
+    row("rank %d compute TFLOP/s (bf16 2048^3)" % rk, num("%.0f", r["compute"]["tflops"]), "info", None)
 for r in ranks("comms_compute_blocking")[:1]:
     row("blocking collectives overlap %", "%.1f" % r["overlap"]["comm_overlap_pct"], "info (host waits)", None)
 for name in ["comms_only", "comms_compute", "coll_all_gather", "coll_reduce_scatter", "coll_broadcast",

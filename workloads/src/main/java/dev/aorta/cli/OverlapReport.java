@@ -36,7 +36,8 @@ final class OverlapReport {
                 + a.computeActivities() + " compute and " + a.commActivities() + " communication kernels)");
         if (c.mode().communicates()) {
             line(out, "communication", communicationText(o), c.real()
-                    ? "NCCL " + c.collective().label() + " across the " + o.groupSize() + " ranks of group " + o.members()
+                    ? "NCCL " + c.collective().label() + " across the " + o.groupSize() + (o.groupSize() == 1 ? " rank" : " ranks")
+                    + " of group " + o.members()
                     : "SIMULATED: no peers in one process, so a device copy of the same size stands in for each "
                     + c.collective().label() + "; its bandwidth is the device's copy bandwidth, busbw is not defined");
             line(out, "collective time", fmt(a.collectiveTimeNs() / 1e3) + " us",
