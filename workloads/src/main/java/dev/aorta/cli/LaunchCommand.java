@@ -121,8 +121,12 @@ final class LaunchCommand implements Callable<Integer> {
             probe.setReuseAddress(true);
             probe.bind(new InetSocketAddress(address, port));
         } catch (BindException e) {
-            throw new IllegalArgumentException("--master-port " + port + " on " + addr + " is already in use ("
-                    + e.getMessage() + "); choose a free port");
+            if (String.valueOf(e.getMessage()).contains("in use")) {
+                throw new IllegalArgumentException("--master-port " + port + " on " + addr + " is already in use ("
+                        + e.getMessage() + "); choose a free port");
+            }
+            throw new IllegalArgumentException("--master-addr " + addr + " is not an address of this host, where rank 0 "
+                    + "must listen (" + e.getMessage() + "); give node 0's own address");
         } catch (IOException e) {
             throw new IllegalArgumentException("--master-addr " + addr + " --master-port " + port + ": " + e.getMessage());
         }

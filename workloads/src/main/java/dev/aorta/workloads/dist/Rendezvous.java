@@ -40,9 +40,11 @@ public final class Rendezvous {
             socket.setReuseAddress(true);  // a previous run's connections in TIME_WAIT must not block the port
             socket.bind(new InetSocketAddress(bindAddress, port), 64);
         } catch (BindException e) {
+            boolean inUse = String.valueOf(e.getMessage()).contains("in use");
             throw new IllegalStateException("rank 0 cannot listen on " + addr + ":" + port + " for the rendezvous: "
-                    + e.getMessage() + " (port " + port + " already in use by another job? choose another with "
-                    + "--master-port or MASTER_PORT; or MASTER_ADDR " + addr + " is not an address of this host)", e);
+                    + e.getMessage() + (inUse
+                    ? " (port " + port + " already in use by another job? choose another with --master-port or MASTER_PORT)"
+                    : " (MASTER_ADDR " + addr + " is not an address of rank 0's host)"), e);
         } catch (IOException e) {
             throw new IllegalStateException("rank 0 cannot listen on " + addr + ":" + port + ": " + e.getMessage(), e);
         }
