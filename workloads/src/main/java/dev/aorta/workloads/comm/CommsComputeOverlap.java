@@ -194,6 +194,22 @@ public final class CommsComputeOverlap implements Workload {
         return communicator == null ? 1 : communicator.size();
     }
 
+    /**
+     * A barrier before the measured loop: one small all-reduce, waited for. Each process reaches the loop after
+     * its own warm-up and CUPTI start-up; without this the first collective would also time the other ranks'
+     * late arrival (milliseconds), which nccl-tests and torch benchmarks exclude the same way.
+     */
+    @Override
+    public void beforeMeasuredIterations() {
+        if (communicator == null) {
+            return;
+        }
+        try (DeviceBuffer one = context.gpu().allocate(4)) {
+            communicator.allReduce(one, one, 1, CommDType.FP32, commStream);
+            commStream.synchronize();
+        }
+    }
+
     /** Collectives first, then the GEMMs; without --async-op the host waits for each collective. */
     @Override
     public void runIteration(int iteration) {

@@ -222,6 +222,7 @@ public final class Harness {
                 end[i] = track(gpu.createEvent(), events);
             }
         }
+        workload.beforeMeasuredIterations();
         origin.record(timing);
         for (int i = 0; i < n; i++) {
             if (sampler != null) {

@@ -62,6 +62,14 @@ public interface Workload {
     /** Allocates, fills and prepares everything; may synchronize. */
     void setup(WorkloadContext context);
 
+    /**
+     * Called once right before the measured iterations (after warm-up and after device-activity capture has
+     * started); may wait for the device. Workloads that run across processes align their ranks here, so that
+     * the start-up skew between processes is not timed as part of the first iteration.
+     */
+    default void beforeMeasuredIterations() {
+    }
+
     /** Enqueues one iteration's work. Must not wait for the device. */
     void runIteration(int iteration);
 
