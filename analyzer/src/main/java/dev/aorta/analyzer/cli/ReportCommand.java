@@ -61,6 +61,12 @@ public final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (ModuleLayer.boot().findModule("java.desktop").isEmpty()) {
+            // JFreeChart draws the PNG plots with AWT (headless); a jlinked runtime may leave it out
+            throw new IllegalStateException("aorta report draws its plots with java.desktop (AWT, headless), which the "
+                    + "Java runtime at " + System.getProperty("java.home") + " does not include; run it with a full JDK "
+                    + "or a runtime linked with java.desktop (scripts/pack-device.sh makes one)");
+        }
         if (logDirs.size() != labels.size()) {
             throw new IllegalArgumentException("--log-dir and --label must come in pairs: got " + logDirs.size()
                     + " directories and " + labels.size() + " labels");
