@@ -95,6 +95,15 @@ class OverlapCommandTest {
     }
 
     @Test
+    void realCollectivesWithTheReferenceRunsAlignRanksOnlyWhereThereIsCommunication() throws Exception {
+        Path out = dir.resolve("refs.json");
+        CliRunner.Outcome o = aorta(s -> { }, args("--mode", "comms_compute", "--real-collectives", "--async-op",
+                "-o", out.toString()));
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        assertThat(ResultJson.read(out).path("runs").size()).isEqualTo(3); // comms_compute, compute_only, comms_only
+    }
+
+    @Test
     void computeOnlyRunsOnlyGemmsAndCommsOnlyReportsTheLoopBandwidth() throws Exception {
         Path c = dir.resolve("c.json");
         Path m = dir.resolve("m.json");

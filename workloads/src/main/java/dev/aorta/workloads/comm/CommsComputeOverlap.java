@@ -201,8 +201,8 @@ public final class CommsComputeOverlap implements Workload {
      */
     @Override
     public void beforeMeasuredIterations() {
-        if (communicator == null) {
-            return;
+        if (communicator == null || !config.mode().communicates()) {
+            return; // nothing to align: simulated collectives, or compute_only (no communication stream)
         }
         try (DeviceBuffer one = context.gpu().allocate(4)) {
             communicator.allReduce(one, one, 1, CommDType.FP32, commStream);

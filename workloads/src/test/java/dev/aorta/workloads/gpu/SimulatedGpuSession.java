@@ -502,6 +502,9 @@ public final class SimulatedGpuSession implements GpuSession {
             if (released) {
                 throw new IllegalStateException("the simulated communicator was aborted or closed");
             }
+            if (stream == null) { // as the real session: a collective needs a stream of this session
+                throw new IllegalArgumentException("stream null does not belong to this session");
+            }
             collectivesIssued.add(name);
             Object[] all = fabric.exchange(rank, SimulatedFabric.copy(data(send, type)));
             float[] out = data(recv, type);
