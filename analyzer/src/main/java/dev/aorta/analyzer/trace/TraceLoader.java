@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -33,6 +34,7 @@ import java.util.stream.Stream;
  * warnings; {@link #load} fails only when no file gave anything.
  */
 public final class TraceLoader {
+    private static final String METRICS_FORMAT = "aorta-metrics-jsonl";
     private static final Pattern RANK_IN_NAME = Pattern.compile("rank[_-]?(\\d+)", Pattern.CASE_INSENSITIVE);
     private final TraceReaders readers;
 
@@ -49,14 +51,27 @@ public final class TraceLoader {
         TraceSet set = new TraceSet();
         List<String> errors = new ArrayList<>();
         int filesRead = 0;
+        List<Map.Entry<TraceSource, TraceReader>> files = new ArrayList<>();
         for (Path path : expand(paths)) {
             try {
-                readInto(set, TraceSource.of(path));
-                filesRead++;
+                TraceSource source = TraceSource.of(path);
+                files.add(Map.entry(source, readers.readerFor(source)));
             } catch (TraceFormatException e) {
                 errors.add(e.getMessage());
             } catch (IOException e) {
                 errors.add(path + ": " + e.getMessage());
+            }
+        }
+        // metrics summaries last: they are left out for ranks that real records cover (see readInto)
+        files.sort(Comparator.comparing(f -> f.getValue().format().equals(METRICS_FORMAT)));
+        for (Map.Entry<TraceSource, TraceReader> f : files) {
+            try {
+                readInto(set, f.getKey(), f.getValue());
+                filesRead++;
+            } catch (TraceFormatException e) {
+                errors.add(e.getMessage());
+            } catch (IOException e) {
+                errors.add(f.getKey().path() + ": " + e.getMessage());
             }
         }
         if (filesRead == 0 || set.isEmpty()) {
@@ -71,10 +86,20 @@ public final class TraceLoader {
 
     /** Reads one file into {@code set}. */
     public void readInto(TraceSet set, TraceSource source) throws IOException {
-        TraceReader reader = readers.readerFor(source);
+        readInto(set, source, readers.readerFor(source));
+    }
+
+    private void readInto(TraceSet set, TraceSource source, TraceReader reader) throws IOException {
         FileRecords records = new FileRecords(source.name());
         reader.read(source, records);
         int rank = records.declaredRank != TraceSink.UNKNOWN_RANK ? records.declaredRank : rankFromName(source.name());
+        if (reader.format().equals(METRICS_FORMAT) && !set.rank(rank).activities().isEmpty()) {
+            // AORTA-style metrics carry no absolute times (their timeline is synthetic), so they cannot join real
+            // device records on one clock; beside our agent's records they summarise the same run anyway
+            set.warnings().add(source.name() + ": left out: rank " + rank + " has device records from other files, "
+                    + "and per-iteration metrics have no clock to place them beside those");
+            return;
+        }
         records.flushInto(set, rank);
     }
 
@@ -111,6 +136,7 @@ public final class TraceLoader {
         private final List<ClockAnchor> anchors = new ArrayList<>();
         private final List<JvmPause> pauses = new ArrayList<>();
         private final List<String> warnings = new ArrayList<>();
+        private long untimed;
 
         FileRecords(String file) {
             this.file = file;
@@ -124,6 +150,10 @@ public final class TraceLoader {
 
         @Override
         public void activity(DeviceActivity a) {
+            if (a.startNs() == 0 && a.endNs() == 0) {
+                untimed++; // CUPTI's "could not time this one": no place on any timeline
+                return;
+            }
             activities.add(a);
         }
 
@@ -169,6 +199,9 @@ public final class TraceLoader {
 
         void flushInto(TraceSet set, int fileRank) {
             set.warnings().addAll(warnings);
+            if (untimed > 0) {
+                set.warnings().add(file + ": left out " + untimed + " device records without timestamps (start = end = 0)");
+            }
             Map<ClockDomain, Long> shift = shiftsOntoExistingAnchors(set.rank(fileRank));
             // per-record ranks (agent JSONL, AORTA logs) win; records without one belong to the file's rank
             for (DeviceActivity a : activities) {

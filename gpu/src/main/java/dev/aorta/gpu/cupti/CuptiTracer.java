@@ -61,6 +61,7 @@ public final class CuptiTracer implements AutoCloseable {
     private final AtomicLong records = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong callbackErrors = new AtomicLong();
+    private final AtomicLong untimed = new AtomicLong();
     private volatile String lastCallbackError;
     private final boolean latencyTimestamps;
     private boolean stopped;
@@ -268,6 +269,11 @@ public final class CuptiTracer implements AutoCloseable {
         return dropped.get();
     }
 
+    /** Activity records CUPTI delivered without timestamps (start = end = 0), left out. */
+    public long untimedRecords() {
+        return untimed.get();
+    }
+
     public boolean latencyTimestamps() {
         return latencyTimestamps;
     }
@@ -347,9 +353,9 @@ public final class CuptiTracer implements AutoCloseable {
                 MemorySegment r = recordOut.get(ADDRESS, 0);
                 int kind = r.reinterpret(4).get(JAVA_INT, KIND);
                 switch (kind) {
-                    case KIND_KERNEL, KIND_CONCURRENT_KERNEL -> activities.accept(kernel(r.reinterpret(KERNEL_SIZE)));
-                    case KIND_MEMCPY -> activities.accept(memcpy(r.reinterpret(MEMCPY_SIZE)));
-                    case KIND_MEMSET -> activities.accept(memset(r.reinterpret(MEMSET_SIZE)));
+                    case KIND_KERNEL, KIND_CONCURRENT_KERNEL -> deliver(kernel(r.reinterpret(KERNEL_SIZE)));
+                    case KIND_MEMCPY -> deliver(memcpy(r.reinterpret(MEMCPY_SIZE)));
+                    case KIND_MEMSET -> deliver(memset(r.reinterpret(MEMSET_SIZE)));
                     case KIND_DRIVER -> {
                         if (apiCalls != null) {
                             apiCalls.accept(api(r.reinterpret(API_SIZE)));
@@ -361,6 +367,18 @@ public final class CuptiTracer implements AutoCloseable {
                 }
                 records.incrementAndGet();
             }
+        }
+    }
+
+    /**
+     * Passes a record on, unless CUPTI could not time it: start and end both 0 is CUPTI's way of saying so
+     * (seen for NCCL kernels still running when a communicator was torn down); those are counted instead.
+     */
+    private void deliver(DeviceActivity a) {
+        if (a.startNs() == 0 && a.endNs() == 0) {
+            untimed.incrementAndGet();
+        } else {
+            activities.accept(a);
         }
     }
 
