@@ -2,6 +2,7 @@ package dev.aorta.gpu.blas;
 
 import dev.aorta.gpu.Ffm;
 import dev.aorta.gpu.GpuException;
+import dev.aorta.gpu.Lazy;
 import dev.aorta.gpu.NativeLibrary;
 import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.DeviceBuffer;
@@ -32,7 +33,7 @@ public final class Cublas implements AutoCloseable {
     /** Workspace per handle: cuBLAS's recommendation for Hopper is 32 MiB. */
     private static final long WORKSPACE_BYTES = 32L << 20;
 
-    private static volatile Library library;
+    private static final Lazy<Library> LIBRARY = new Lazy<>(Library::new);
 
     private final Library lib;
     private final Arena arena = Arena.ofShared();
@@ -81,16 +82,7 @@ public final class Cublas implements AutoCloseable {
     }
 
     static Library library() {
-        Library l = library;
-        if (l == null) {
-            synchronized (Cublas.class) {
-                l = library;
-                if (l == null) {
-                    library = l = new Library();
-                }
-            }
-        }
-        return l;
+        return LIBRARY.get();
     }
 
     /** The cuBLAS version as "major.minor.patch" (needs no GPU). */

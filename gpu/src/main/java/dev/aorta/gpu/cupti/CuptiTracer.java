@@ -8,6 +8,7 @@ import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.gpu.Ffm;
 import dev.aorta.gpu.GpuException;
+import dev.aorta.gpu.Lazy;
 import dev.aorta.gpu.NativeLibrary;
 
 import java.lang.foreign.Arena;
@@ -49,7 +50,7 @@ public final class CuptiTracer implements AutoCloseable {
     private static final int CB_DOMAIN_DRIVER_API = 1;
     private static final Object LOCK = new Object();
     private static CuptiTracer running;
-    private static volatile Library library;
+    private static final Lazy<Library> LIBRARY = new Lazy<>(Library::new);
 
     private final Library lib;
     private final Consumer<DeviceActivity> activities;
@@ -126,16 +127,7 @@ public final class CuptiTracer implements AutoCloseable {
     }
 
     static Library library() {
-        Library l = library;
-        if (l == null) {
-            synchronized (LOCK) {
-                l = library;
-                if (l == null) {
-                    library = l = new Library();
-                }
-            }
-        }
-        return l;
+        return LIBRARY.get();
     }
 
     public static NativeLibrary nativeLibrary() {

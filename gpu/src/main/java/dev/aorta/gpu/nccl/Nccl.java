@@ -2,6 +2,7 @@ package dev.aorta.gpu.nccl;
 
 import dev.aorta.gpu.Ffm;
 import dev.aorta.gpu.GpuException;
+import dev.aorta.gpu.Lazy;
 import dev.aorta.gpu.NativeLibrary;
 
 import java.lang.foreign.Arena;
@@ -22,7 +23,7 @@ public final class Nccl {
     static final StructLayout UNIQUE_ID = MemoryLayout.structLayout(MemoryLayout.sequenceLayout(NcclUniqueId.SIZE, JAVA_BYTE));
     static final int IN_PROGRESS = 7;
 
-    private static volatile Nccl instance;
+    private static final Lazy<Nccl> INSTANCE = new Lazy<>(Nccl::new);
 
     final NativeLibrary lib;
     final MethodHandle getVersion, getUniqueId, commInitRank, allReduce, allGather, reduceScatter, broadcast, send,
@@ -63,16 +64,7 @@ public final class Nccl {
 
     /** The process-wide NCCL (loaded on first use). */
     public static Nccl get() {
-        Nccl n = instance;
-        if (n == null) {
-            synchronized (Nccl.class) {
-                n = instance;
-                if (n == null) {
-                    instance = n = new Nccl();
-                }
-            }
-        }
-        return n;
+        return INSTANCE.get();
     }
 
     public NativeLibrary library() {

@@ -2,6 +2,7 @@ package dev.aorta.gpu.nvml;
 
 import dev.aorta.gpu.Ffm;
 import dev.aorta.gpu.GpuException;
+import dev.aorta.gpu.Lazy;
 import dev.aorta.gpu.NativeLibrary;
 
 import java.lang.foreign.Arena;
@@ -21,7 +22,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class Nvml {
     private static final int PCIE_TX = 0;
     private static final int PCIE_RX = 1;
-    private static volatile Nvml instance;
+    private static final Lazy<Nvml> INSTANCE = new Lazy<>(Nvml::new);
 
     private final NativeLibrary lib;
     private final MethodHandle driverVersion, deviceCount, handleByIndex, deviceName, pcieThroughput, clockInfo,
@@ -49,16 +50,7 @@ public final class Nvml {
 
     /** The process-wide NVML (initialised on first use). */
     public static Nvml get() {
-        Nvml n = instance;
-        if (n == null) {
-            synchronized (Nvml.class) {
-                n = instance;
-                if (n == null) {
-                    instance = n = new Nvml();
-                }
-            }
-        }
-        return n;
+        return INSTANCE.get();
     }
 
     public NativeLibrary library() {

@@ -2,6 +2,7 @@ package dev.aorta.gpu.nvrtc;
 
 import dev.aorta.gpu.Ffm;
 import dev.aorta.gpu.GpuException;
+import dev.aorta.gpu.Lazy;
 import dev.aorta.gpu.NativeLibrary;
 
 import java.io.IOException;
@@ -34,7 +35,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * in {@code $AORTA_KERNEL_CACHE} (default {@code ~/.cache/aorta/kernels}), so a workload compiles once.
  */
 public final class Nvrtc {
-    private static volatile Nvrtc instance;
+    private static final Lazy<Nvrtc> INSTANCE = new Lazy<>(Nvrtc::new);
 
     private final NativeLibrary lib;
     private final MethodHandle version, createProgram, compileProgram, getLogSize, getLog, getCubinSize, getCubin,
@@ -71,16 +72,7 @@ public final class Nvrtc {
 
     /** The process-wide NVRTC (loaded on first use). */
     public static Nvrtc get() {
-        Nvrtc n = instance;
-        if (n == null) {
-            synchronized (Nvrtc.class) {
-                n = instance;
-                if (n == null) {
-                    instance = n = new Nvrtc();
-                }
-            }
-        }
-        return n;
+        return INSTANCE.get();
     }
 
     public String version() {
