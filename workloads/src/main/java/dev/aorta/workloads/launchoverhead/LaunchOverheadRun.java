@@ -20,10 +20,11 @@ import java.util.function.Supplier;
  */
 public final class LaunchOverheadRun {
     /**
-     * Timed steps every rank runs before a collective pattern's measurement; the ranks then agree on the step
-     * count that fills the measured time on the slowest of them.
+     * Timed steps every rank runs after the warmup of a collective pattern (one: a balanced step at the seed size
+     * takes about a second or more); the ranks then agree on the step count that fills the measured time at the
+     * slowest rank's pace.
      */
-    static final int CALIBRATION_STEPS = 2;
+    static final int CALIBRATION_STEPS = 1;
 
     private final Function<CodebookProblem, CodebookDevice> devices;
     private final Supplier<PcieMonitor> pcie;
