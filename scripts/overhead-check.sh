@@ -118,6 +118,6 @@ for r in rows:
     print("%-*s  %-*s  %-28s  %s" % (w, r[0], v, r[1], r[2], r[3]))
 bad = sum(1 for r in rows if r[3] == "FAIL")
 print("\n%d checks failed, %d commands failed; logs and results in %s" % (bad, failures, out))
-print("2-GPU 'combined' with and without the agent: not run (needs the multi-GPU launcher and NCCL communicator)")
+print("2-GPU all_reduce and combined, with and without the agent: scripts/overhead-multigpu-check.sh")
 sys.exit(1 if bad or failures else 0)
 PY

@@ -1,5 +1,10 @@
 package dev.aorta.cli;
 
+import dev.aorta.launch.GpuCount;
+import dev.aorta.workloads.dist.CommWatchdog;
+import dev.aorta.workloads.dist.CommunicatorBootstrap;
+import dev.aorta.workloads.dist.DistributedEnvironment;
+import dev.aorta.workloads.gpu.Communicator;
 import dev.aorta.workloads.gpu.GpuSession;
 import dev.aorta.workloads.gpu.GpuSessionFactory;
 import dev.aorta.workloads.launchoverhead.CodebookShape;
@@ -11,24 +16,30 @@ import dev.aorta.workloads.launchoverhead.LaunchOverheadReport;
 import dev.aorta.workloads.launchoverhead.LaunchOverheadResult;
 import dev.aorta.workloads.launchoverhead.LaunchOverheadRun;
 import dev.aorta.workloads.launchoverhead.Pattern;
+import dev.aorta.workloads.launchoverhead.StageAllReduce;
 import dev.aorta.workloads.launchoverhead.pcie.PcieMonitors;
 import dev.aorta.workloads.result.ResultJson;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 
 @Command(name = "launch-overhead", mixinStandardHelpOptions = true,
         description = {"The launch_overhead workload: the Java port of a vGPU hook's slowdown test (codebook assignment).",
                 "Runs each pattern for a fixed time and prints ms/step, launches/step, syncs/step and PCIe throughput per rank, "
-                        + "then a summary; checks correctness on a small size first."})
+                        + "then a summary; checks correctness on a small size first.",
+                "Multi-GPU (all_reduce, combined) under aorta launch, torchrun --no-python or srun: every rank's results are "
+                        + "gathered and rank 0 prints the table."})
 final class LaunchOverheadCommand implements Callable<Integer> {
     private final GpuSessionFactory gpu;
 
     @Option(names = "--patterns", defaultValue = "all", paramLabel = "LIST",
             description = "Comma-separated: argmin, balanced, all_reduce, combined, or all (default: ${DEFAULT-VALUE}). "
-                    + "all_reduce and combined need several GPUs and a communicator and are skipped with the reason.")
+                    + "all_reduce and combined need 2 or more ranks (aorta launch, torchrun, srun); with one they are skipped "
+                    + "with the reason.")
     String patterns;
 
     @Option(names = "--seconds", defaultValue = "30", description = "Measured time per pattern (default: ${DEFAULT-VALUE}).")
@@ -49,8 +60,8 @@ final class LaunchOverheadCommand implements Callable<Integer> {
     @Option(names = "--stages", defaultValue = "3", description = "Residual stages per step (default: ${DEFAULT-VALUE}).")
     int stages;
 
-    @Option(names = {"-d", "--device"}, defaultValue = "0", description = "CUDA device index (default: ${DEFAULT-VALUE}).")
-    int device;
+    @Option(names = {"-d", "--device"}, paramLabel = "N", description = "CUDA device index (default: LOCAL_RANK, 0 alone).")
+    Integer device;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the random batch and codebooks (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -59,8 +70,17 @@ final class LaunchOverheadCommand implements Callable<Integer> {
             + "balanced exactly w points per centroid) on K=256, D=50, batch 1024, 3 stages.")
     boolean checkOnly;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the result JSON here (atomically).")
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE",
+            description = "Write the result JSON here (atomically); with several ranks rank 0 writes it, with every rank's results.")
     Path output;
+
+    @Option(names = "--comm-timeout", defaultValue = "120", paramLabel = "SECONDS",
+            description = "With several ranks, abort the communicator when no step finishes this long (default: ${DEFAULT-VALUE}).")
+    int commTimeout;
+
+    @Option(names = "--rendezvous-timeout", defaultValue = "120", paramLabel = "SECONDS",
+            description = "How long ranks other than 0 try to fetch the communicator id (default: ${DEFAULT-VALUE}).")
+    int rendezvousTimeout;
 
     @Option(names = "--verbose", description = "Print stack traces of errors.")
     boolean verbose;
@@ -71,27 +91,94 @@ final class LaunchOverheadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        DistributedEnvironment env = DistributedEnvironment.current();
+        if (commTimeout < 1 || rendezvousTimeout < 1) {
+            throw new IllegalArgumentException("--comm-timeout and --rendezvous-timeout must be 1 second or more");
+        }
+        int dev = device != null ? device : env.localRank();
+        if (env.distributed()) {
+            GpuCount.requireFits(env.localWorldSize(), "LOCAL_WORLD_SIZE " + env.localWorldSize());
+        }
+        OptionalInt visible = GpuCount.visible();
+        if (visible.isPresent() && dev >= visible.getAsInt()) {
+            throw new IllegalArgumentException("--device " + dev + (device == null ? " (LOCAL_RANK)" : "") + ": only "
+                    + visible.getAsInt() + " GPUs are visible");
+        }
         LaunchOverheadOptions options = new LaunchOverheadOptions(new CodebookShape(centroids, dim, batch, stages),
-                Pattern.parseList("--patterns", patterns), seconds, warmupSteps, device, seed);
-        try (GpuSession session = gpu.open(device)) {
-            LaunchOverheadRun run = new LaunchOverheadRun(p -> new CudaCodebookDevice(session, p),
-                    PcieMonitors.forDevice(device), System::nanoTime);
+                Pattern.parseList("--patterns", patterns), seconds, warmupSteps, dev, seed);
+        if (env.distributed()) {
+            System.out.println("launch_overhead: " + env.describe() + ", device " + dev);
+            OverlapCommand.keepNvlinkMulticastOff();
+        }
+        try (GpuSession session = gpu.open(dev)) {
             if (checkOnly) {
-                CorrectnessCheck.Result c = run.check(options);
+                CorrectnessCheck.Result c = singleRank(session, dev).check(options);
                 System.out.println(LaunchOverheadReport.correctnessLine(c));
                 return c.passed() ? 0 : 1;
             }
-            LaunchOverheadResult result = run.run(options, session.deviceInfo());
-            LaunchOverheadReport.print(result, System.out);
-            if (output != null) {
-                ResultJson.write(output, LaunchOverheadJson.toJson(result));
-                System.out.println("result: " + output);
+            LaunchOverheadResult result = env.distributed()
+                    ? runRanks(session, env, options)
+                    : singleRank(session, dev).run(options, session.deviceInfo());
+            if (env.rank() == 0) {
+                LaunchOverheadReport.print(result, System.out);
+                if (output != null) {
+                    ResultJson.write(output, LaunchOverheadJson.toJson(result));
+                    System.out.println("result: " + output);
+                }
+            } else {
+                LaunchOverheadReport.printRankLines(result.ranks().get(env.rank()), System.out);
             }
             if (!result.correct()) {
-                System.err.println("aorta launch-overhead: a pattern computed a wrong result (see correctness above)");
+                System.err.println("aorta launch-overhead: rank " + env.rank()
+                        + ": a pattern computed a wrong result (see correctness" + (env.rank() == 0 ? " above)" : " on rank 0)")
+                        + (result.allReduceProblem() != null ? ": " + result.allReduceProblem() : ""));
                 return 1;
             }
             return 0;
+        }
+    }
+
+    private LaunchOverheadRun singleRank(GpuSession session, int dev) {
+        return new LaunchOverheadRun(p -> new CudaCodebookDevice(session, p), PcieMonitors.forDevice(dev), System::nanoTime);
+    }
+
+    /** One rank of several: the world communicator, watched, aborted on failure or SIGTERM (as aorta overlap does). */
+    private LaunchOverheadResult runRanks(GpuSession session, DistributedEnvironment env, LaunchOverheadOptions options) {
+        CommunicatorBootstrap.Communicators comms = CommunicatorBootstrap.open(session, env, null,
+                Duration.ofSeconds(rendezvousTimeout), System.out::println);
+        Communicator world = comms.world();
+        CommWatchdog watchdog = new CommWatchdog(comms.all(), Duration.ofSeconds(commTimeout), Duration.ofMillis(100));
+        // SIGTERM from a launcher stopping the job: abort, so no NCCL kernel keeps this GPU busy after we exit
+        Thread onSignal = new Thread(() -> watchdog.abortAll("rank " + env.rank() + " was terminated"), "aorta-comm-abort");
+        Runtime.getRuntime().addShutdownHook(onSignal);
+        boolean failed = true;
+        try {
+            LaunchOverheadRun run = new LaunchOverheadRun(p -> new CudaCodebookDevice(session, p),
+                    PcieMonitors.forDevice(options.device()), System::nanoTime,
+                    shape -> new StageAllReduce(session, world, shape), watchdog);
+            LaunchOverheadResult result = run.run(options, session.deviceInfo());
+            failed = false;
+            return result;
+        } catch (RuntimeException e) {
+            // after an abort, what the device calls report is a consequence; the watchdog knows the cause
+            if (watchdog.failure().isPresent()) {
+                throw new IllegalStateException("rank " + env.rank() + ": " + watchdog.failure().get(), e);
+            }
+            throw e;
+        } finally {
+            watchdog.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(onSignal);
+            } catch (IllegalStateException e) {
+                // shutting down already: the hook aborts the communicator
+            }
+            for (Communicator c : comms.all()) {
+                if (failed) {
+                    c.abort();
+                } else {
+                    c.close();
+                }
+            }
         }
     }
 }

@@ -21,10 +21,16 @@ import java.util.concurrent.Callable;
                 + "LD_PRELOAD library, alternating A B A B, and compares the times in their result files: medians, "
                 + "B/A with a 95%% confidence interval, and a verdict against --threshold.",
                 "Example: aorta overhead --agent device-activity=none --runs 5 -- launch-overhead --patterns balanced --seconds 10",
+                "Multi-GPU: aorta overhead --agent '' --runs 3 -- launch --nproc-per-node 2 -- launch-overhead "
+                        + "--patterns all_reduce,combined --seconds 5 (-o reaches the ranks; rank 0 writes the summary over all ranks).",
                 "Exit code 0: every metric within the threshold; 1: one exceeds it; 3: none exceeds, one is inconclusive."})
 final class OverheadCommand implements Callable<Integer> {
-    /** aorta subcommands that write a result with -o, accepted as the first word of the child command. */
-    private static final Set<String> AORTA_COMMANDS = Set.of("run", "launch-overhead");
+    /**
+     * aorta subcommands accepted as the first word of the child command: those that write a result with -o, and
+     * launch, whose ranks' command gets the -o (added last, so after launch's --); rank 0 of launch-overhead
+     * writes the result of all ranks.
+     */
+    private static final Set<String> AORTA_COMMANDS = Set.of("run", "launch-overhead", "launch");
 
     @Option(names = "--agent", paramLabel = "OPTIONS",
             description = "B runs get -javaagent:AGENT_JAR=OPTIONS (through AORTA_JAVA_OPTS, which bin/aorta passes to java); "
@@ -57,9 +63,9 @@ final class OverheadCommand implements Callable<Integer> {
     boolean verbose;
 
     @Parameters(paramLabel = "COMMAND", arity = "0..*",
-            description = "After --: the command to measure, an aorta run or launch-overhead command line "
-                    + "(a first word 'run' or 'launch-overhead' means this installation's bin/aorta); without -o, "
-                    + "overhead adds it.")
+            description = "After --: the command to measure, an aorta run or launch-overhead command line, or an aorta "
+                    + "launch of one (a first word 'run', 'launch-overhead' or 'launch' means this installation's "
+                    + "bin/aorta); without -o, overhead adds it at the end.")
     List<String> command = new ArrayList<>();
 
     @Override

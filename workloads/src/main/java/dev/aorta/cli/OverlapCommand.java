@@ -292,7 +292,7 @@ final class OverlapCommand implements Callable<Integer> {
      * NCCL reads NCCL_NVLS_ENABLE when a communicator is made: under torchrun or srun nobody may have set it,
      * and NVLink multicast must stay off on the shared hosts (DESIGN.md §3).
      */
-    private static void keepNvlinkMulticastOff() {
+    static void keepNvlinkMulticastOff() {
         String now = NativeEnvironment.get(NVLS);
         if (!"0".equals(now)) {
             NativeEnvironment.set(NVLS, "0");

@@ -34,6 +34,14 @@ class LaunchOverheadCommandTest {
     }
 
     @Test
+    void communicationTimeoutsBelowOneSecondAreRefusedNamingTheOptions() {
+        CliRunner.Outcome o = aorta("launch-overhead", "--comm-timeout", "0");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err()).contains("--comm-timeout and --rendezvous-timeout must be 1 second or more");
+        assertThat(opened).isFalse();
+    }
+
+    @Test
     void aortaRunPointsToItsOwnCommand() {
         assertThat(aorta("run", "launch_overhead").err()).contains("launch_overhead runs with 'aorta launch-overhead'");
     }

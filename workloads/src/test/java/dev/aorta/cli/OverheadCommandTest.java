@@ -148,4 +148,36 @@ class OverheadCommandTest {
         assertThat(o.err()).contains("run A1 failed with exit code 3; its output: " + logs.resolve("A1.log"));
         assertThat(logs.resolve("A1.log")).content().contains("fake failure");
     }
+
+    @Test
+    void aLaunchOfSeveralRanksRunsThroughThisInstallationAndTheResultOptionReachesTheRanksCommand() throws Exception {
+        // the fake bin/aorta stands for launch: it records its arguments and writes rank 0's result where -o says
+        Path bin = Files.createDirectories(dir.resolve("home/bin"));
+        Path aorta = Files.writeString(bin.resolve("aorta"), """
+                #!/usr/bin/env bash
+                echo "$*" >> "ORDER"
+                out=""
+                while [ $# -gt 0 ]; do case "$1" in -o) out="$2"; shift 2;; *) shift;; esac; done
+                printf '{"schema":"aorta.launch_overhead/1","summary":[{"pattern":"all_reduce","ranks":2,"ms_per_step_mean":3.5}]}' > "$out"
+                """.replace("ORDER", order.toString()));
+        Files.setPosixFilePermissions(aorta, PosixFilePermissions.fromString("rwx------"));
+        String before = System.getProperty("aorta.home");
+        System.setProperty("aorta.home", dir.resolve("home").toString());
+        try {
+            CliRunner.Outcome o = overhead("--agent", "", "--agent-jar", agentJar.toString(), "--runs", "2", "--logs",
+                    dir.resolve("logs").toString(), "--", "launch", "--nproc-per-node", "2", "--", "launch-overhead",
+                    "--patterns", "all_reduce", "--seconds", "5");
+            assertThat(o.exitCode()).as(o.out() + o.err()).isZero();
+            assertThat(o.out()).contains("all_reduce ms/step");
+            assertThat(Files.readAllLines(order)).hasSize(4).first().asString()
+                    .isEqualTo("launch --nproc-per-node 2 -- launch-overhead --patterns all_reduce --seconds 5 -o "
+                            + dir.resolve("logs/A1.json"));
+        } finally {
+            if (before == null) {
+                System.clearProperty("aorta.home");
+            } else {
+                System.setProperty("aorta.home", before);
+            }
+        }
+    }
 }

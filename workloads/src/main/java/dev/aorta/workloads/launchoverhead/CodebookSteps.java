@@ -1,8 +1,10 @@
 package dev.aorta.workloads.launchoverhead;
 
+import java.util.function.IntConsumer;
+
 /**
- * One step of each single-GPU pattern, written once against {@link CodebookDevice}: the GPU and the host
- * model run exactly this sequence.
+ * One step of each pattern, written once against {@link CodebookDevice} and {@link StageAllReduce}: the GPU and
+ * the host model run exactly this sequence.
  */
 public final class CodebookSteps {
     private CodebookSteps() {
@@ -26,6 +28,31 @@ public final class CodebookSteps {
      * read back like the seed's boolean-mask indexing), select, write the assignments, update the mask.
      */
     public static void balanced(CodebookDevice device) {
+        balanced(device, stage -> { });
+    }
+
+    /**
+     * all_reduce: per stage, the two all-reduces (K and K x D fp32), stream-ordered on the collective stream;
+     * the step ends when they are done (one sync).
+     */
+    public static void allReduce(StageAllReduce collectives, int stages) {
+        for (int s = 0; s < stages; s++) {
+            collectives.stage();
+        }
+        collectives.finish();
+    }
+
+    /**
+     * combined: a balanced step whose every stage also issues the two all-reduces (after its residual update, as
+     * the seed's k-means update follows the assignment); they run on the collective stream while the next
+     * stage's launches go on, and the step ends when both streams are done (two syncs).
+     */
+    public static void combined(CodebookDevice device, StageAllReduce collectives) {
+        balanced(device, stage -> collectives.stage());
+        collectives.finish();
+    }
+
+    private static void balanced(CodebookDevice device, IntConsumer afterStage) {
         CodebookShape shape = device.shape();
         int w = shape.rowsPerCentroid();
         device.beginStep();
@@ -47,6 +74,7 @@ public final class CodebookSteps {
             }
             device.gatherCentroids(s);
             device.residualUpdate();
+            afterStage.accept(s);
         }
         device.finishStep();
     }

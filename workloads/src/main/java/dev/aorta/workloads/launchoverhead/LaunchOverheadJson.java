@@ -57,6 +57,7 @@ public final class LaunchOverheadJson {
             s.put("ms_per_step_max", row.maxMsPerStep());
             s.put("launches_per_step", row.launchesPerStep());
             s.put("syncs_per_step", row.syncsPerStep());
+            s.put("collectives_per_step", row.collectivesPerStep());
         }
         ObjectNode correctness = root.putObject("correctness");
         correctness.put("passed", r.correct());
@@ -65,6 +66,7 @@ public final class LaunchOverheadJson {
         correctness.put("argmin_problem", r.correctness().argminProblem());
         correctness.put("balanced_problem", r.correctness().balancedProblem());
         correctness.put("balanced_full_size_problem", r.balancedFullSizeProblem());
+        correctness.put("all_reduce_problem", r.allReduceProblem());
         return root;
     }
 
@@ -85,6 +87,7 @@ public final class LaunchOverheadJson {
         o.put("step_ms_max", p.maxStepMs());
         o.put("launches_per_step", p.launchesPerStep());
         o.put("syncs_per_step", p.syncsPerStep());
+        o.put("collectives_per_step", p.collectivesPerStep());
         ObjectNode pcie = o.putObject("pcie");
         PcieStats s = p.pcie();
         if (s.available()) {

@@ -21,18 +21,18 @@ public final class LaunchOverheadReport {
         }
         printCorrectness(r, out);
         for (LaunchOverheadResult.RankResult rank : r.ranks()) {
-            for (PatternResult p : rank.patterns()) {
-                out.println(rankLine(rank.rank(), p));
-            }
+            printRankLines(rank, out);
         }
         out.println("summary:");
         for (LaunchOverheadSummary.Row row : LaunchOverheadSummary.of(r)) {
             if (row.skipReason() != null) {
                 out.printf(Locale.ROOT, "  %-10s skipped: %s%n", row.pattern().label(), row.skipReason());
             } else {
-                out.printf(Locale.ROOT, "  %-10s %10.2f ms/step (mean over %d rank%s, min %.2f, max %.2f)  %.0f launches/step  %.0f syncs/step%n",
+                out.printf(Locale.ROOT, "  %-10s %10.2f ms/step (mean over %d rank%s, min %.2f, max %.2f)  %.0f launches/step  %.0f syncs/step%s%n",
                         row.pattern().label(), row.meanMsPerStep(), row.ranks(), row.ranks() == 1 ? "" : "s",
-                        row.minMsPerStep(), row.maxMsPerStep(), row.launchesPerStep(), row.syncsPerStep());
+                        row.minMsPerStep(), row.maxMsPerStep(), row.launchesPerStep(), row.syncsPerStep(),
+                        row.pattern().collective() ? String.format(Locale.ROOT, "  %.0f collectives/step",
+                                row.collectivesPerStep()) : "");
             }
         }
         out.println("meaning: ms/step = wall time of the measured steps / steps (each step ends with a stream synchronize);"
@@ -40,6 +40,18 @@ public final class LaunchOverheadReport {
         out.println("  launches/step = kernel launches + cuBLAS GEMM calls counted as issued; syncs/step = host waits for the"
                 + " device counted as issued (device->host count reads + the end-of-step synchronize);");
         out.println("  PCIe rx/tx = MB/s averaged and peak over the samples taken while the pattern was measured.");
+        if (r.worldSize() > 1) {
+            out.println("  collectives/step = all-reduces issued per step (2 per stage); all_reduce and combined run the step"
+                    + " count all ranks agreed on (the measured time at the slowest rank's pace), so every rank issues the"
+                    + " same collectives; ranks other than 0 sample PCIe on their own host and print it there.");
+        }
+    }
+
+    /** What a rank other than 0 prints: its own lines, the whole table being rank 0's. */
+    public static void printRankLines(LaunchOverheadResult.RankResult rank, PrintStream out) {
+        for (PatternResult p : rank.patterns()) {
+            out.println(rankLine(rank.rank(), p));
+        }
     }
 
     /** The correctness check's line, also all that {@code --check-only} prints. */
@@ -57,6 +69,12 @@ public final class LaunchOverheadReport {
             out.printf(Locale.ROOT, "correctness (measured size): balanced, every centroid exactly %d points: %s%n",
                     r.options().shape().rowsPerCentroid(), verdict(r.balancedFullSizeProblem()));
         }
+        boolean collectiveMeasured = r.ranks().getFirst().patterns().stream()
+                .anyMatch(p -> p.pattern().collective() && !p.wasSkipped());
+        if (collectiveMeasured) {
+            out.printf(Locale.ROOT, "correctness (all-reduce, %d ranks): every element of every rank = the sum over the ranks: %s%n",
+                    r.worldSize(), verdict(r.allReduceProblem()));
+        }
     }
 
     private static String verdict(String problem) {
@@ -69,9 +87,11 @@ public final class LaunchOverheadReport {
         }
         return String.format(Locale.ROOT,
                 "rank %d  %-10s %10.2f ms/step  %d steps in %.2f s (step median %.2f, min %.2f, max %.2f ms)  "
-                        + "%.0f launches/step  %.0f syncs/step  %s",
+                        + "%.0f launches/step  %.0f syncs/step  %s%s",
                 rank, p.pattern().label(), p.msPerStep(), p.steps(), p.elapsedSeconds(), p.medianStepMs(), p.minStepMs(),
-                p.maxStepMs(), p.launchesPerStep(), p.syncsPerStep(), pcie(p.pcie()));
+                p.maxStepMs(), p.launchesPerStep(), p.syncsPerStep(),
+                p.pattern().collective() ? String.format(Locale.ROOT, "%.0f collectives/step  ", p.collectivesPerStep()) : "",
+                pcie(p.pcie()));
     }
 
     private static String pcie(PcieStats s) {

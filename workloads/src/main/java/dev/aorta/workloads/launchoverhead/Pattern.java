@@ -32,20 +32,22 @@ public enum Pattern {
         return description;
     }
 
+    public boolean collective() {
+        return minRanks > 1;
+    }
+
     /**
      * Why the pattern cannot run with {@code worldSize} ranks, or empty when it can. The collective patterns need
-     * several GPUs and a communicator; launch_overhead has no communicator yet (it comes with the multi-GPU
-     * launcher), so they are skipped with this reason, as the seed skips them on one GPU.
+     * several GPUs, each rank one, and the communicator that a multi-GPU launch opens; on one GPU they are
+     * skipped with this reason, as the seed skips them.
      */
     public Optional<String> skipReason(int worldSize) {
-        if (minRanks == 1) {
+        if (worldSize >= minRanks) {
             return Optional.empty();
         }
-        if (worldSize < minRanks) {
-            return Optional.of("needs " + minRanks + " or more GPUs (ranks) and a communicator; this run has "
-                    + worldSize + " rank" + (worldSize == 1 ? "" : "s"));
-        }
-        return Optional.of("needs a communicator (NCCL all-reduce), which launch_overhead does not have yet");
+        return Optional.of("needs " + minRanks + " or more GPUs (ranks) and a communicator; this run has "
+                + worldSize + " rank" + (worldSize == 1 ? "" : "s")
+                + " (start it under aorta launch --nproc-per-node N, torchrun or srun)");
     }
 
     /** Parses a comma-separated list ({@code argmin,balanced}); {@code all} means every pattern. */

@@ -2,6 +2,8 @@ package dev.aorta.workloads.launchoverhead;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 class FixedDurationLoopTest {
@@ -17,7 +19,7 @@ class FixedDurationLoopTest {
             counters.launched();
             counters.synced();
         };
-        FixedDurationLoop.Measurement m = FixedDurationLoop.run(step, counters, 0.1, () -> nowNs);
+        FixedDurationLoop.Measurement m = FixedDurationLoop.run(step, List.of(counters), 0.1, () -> nowNs);
         assertThat(m.steps()).isEqualTo(10);
         assertThat(m.stepMs()).containsOnly(10.0);
         assertThat(m.elapsedSeconds()).isEqualTo(0.1);
@@ -27,7 +29,7 @@ class FixedDurationLoopTest {
 
     @Test
     void aStepLongerThanTheTimeStillRunsOnce() {
-        FixedDurationLoop.Measurement m = FixedDurationLoop.run(() -> nowNs += 5_000_000_000L, new LaunchCounters(),
+        FixedDurationLoop.Measurement m = FixedDurationLoop.run(() -> nowNs += 5_000_000_000L, List.of(new LaunchCounters()),
                 1, () -> nowNs);
         assertThat(m.steps()).isEqualTo(1);
         assertThat(m.stepMs()).containsExactly(5000.0);
@@ -35,7 +37,7 @@ class FixedDurationLoopTest {
 
     @Test
     void patternResultsAreMsPerStepOverTheElapsedTime() {
-        FixedDurationLoop.Measurement m = new FixedDurationLoop.Measurement(new double[] {3, 1, 2, 10}, 0.02, 40, 8);
+        FixedDurationLoop.Measurement m = new FixedDurationLoop.Measurement(new double[] {3, 1, 2, 10}, 0.02, 40, 8, 12);
         PatternResult r = PatternResult.measured(Pattern.ARGMIN, m, null);
         assertThat(r.msPerStep()).isEqualTo(5.0);
         assertThat(r.medianStepMs()).isEqualTo(2.5);
@@ -43,5 +45,25 @@ class FixedDurationLoopTest {
         assertThat(r.maxStepMs()).isEqualTo(10);
         assertThat(r.launchesPerStep()).isEqualTo(10);
         assertThat(r.syncsPerStep()).isEqualTo(2);
+        assertThat(r.collectivesPerStep()).isEqualTo(3);
+    }
+
+    @Test
+    void aStepCountAgreedByTheRanksRunsExactlyThatManyStepsWhateverTheTime() {
+        LaunchCounters device = new LaunchCounters();
+        LaunchCounters collectives = new LaunchCounters();
+        Runnable step = () -> {
+            nowNs += 7_000_000_000L;
+            device.launched();
+            collectives.collectiveIssued();
+            collectives.collectiveIssued();
+            collectives.synced();
+        };
+        FixedDurationLoop.Measurement m = FixedDurationLoop.runSteps(step, List.of(device, collectives), 3, () -> nowNs);
+        assertThat(m.steps()).isEqualTo(3);
+        assertThat(m.elapsedSeconds()).isEqualTo(21.0);
+        assertThat(m.launches()).isEqualTo(3);
+        assertThat(m.syncs()).isEqualTo(3);
+        assertThat(m.collectives()).isEqualTo(6);
     }
 }
