@@ -23,7 +23,9 @@ import java.util.Map;
  * wall time per simulated second says whether the pipeline keeps up (below 1 s) and how far behind it falls.
  *
  * <p>Usage: {@code CuptiJoinBench OUTPUT_FILE SECONDS [PREFILL_MB] [BATCH]}; a non-zero PREFILL_MB writes
- * that much into OUTPUT_FILE first, to see whether an existing output file changes anything.
+ * that much into OUTPUT_FILE first, to see whether an existing output file changes anything. The metrics
+ * sink runs beside the JSONL one (writing next to OUTPUT_FILE), as with the agent's default sinks; the
+ * workload has no iteration markers, like launch-overhead run under the agent without iteration-method.
  */
 public final class CuptiJoinBench {
     static final long OFFSET = 1_000_000_000_000L;  // CUPTI clock ahead of the host clock
@@ -45,7 +47,9 @@ public final class CuptiJoinBench {
             }
         }
         long openStart = System.nanoTime();
-        Fanout out = new Fanout(List.of(new GuardedSink("jsonl", new JsonlSink(file))));
+        Fanout out = new Fanout(List.of(new GuardedSink("jsonl", new JsonlSink(file)),
+                new GuardedSink("metrics", new MetricsSink(file.resolveSibling("rank_0_metrics.jsonl"), 0, 1, 2000,
+                        () -> "cupti", () -> 0L, () -> -1L))));
         long openNs = System.nanoTime() - openStart;
         CorrelationJoin join = new CorrelationJoin(out);
         long host0 = 1_000_000_000L;
