@@ -53,6 +53,7 @@ public final class MetricsSink implements EventSink {
     private final int maxRanges;
     private final Supplier<String> deviceSource;
     private final LongSupplier dropped;
+    private final LongSupplier droppedDevice;
     private final Map<Long, String> streamRoles = new HashMap<>();
     /** Activities (host clock), in arrival order; pruned once no pending window can need them. */
     private final Deque<Act> activities = new ArrayDeque<>();
@@ -75,7 +76,7 @@ public final class MetricsSink implements EventSink {
     private enum Clazz { COMPUTE, COMM, MEMORY }
 
     public MetricsSink(Path path, int rank, int worldSize, int maxRanges, Supplier<String> deviceSource,
-                       LongSupplier dropped, LongSupplier openIteration) throws IOException {
+                       LongSupplier dropped, LongSupplier droppedDevice, LongSupplier openIteration) throws IOException {
         this.openIteration = openIteration;
         this.file = Files.newBufferedWriter(path, StandardCharsets.UTF_8);
         this.rank = rank;
@@ -83,6 +84,7 @@ public final class MetricsSink implements EventSink {
         this.maxRanges = maxRanges;
         this.deviceSource = deviceSource;
         this.dropped = dropped;
+        this.droppedDevice = droppedDevice;
         toHost.put(ClockDomain.HOST_MONOTONIC, 0L);
     }
 
@@ -425,6 +427,10 @@ public final class MetricsSink implements EventSink {
             nullable(j, "aorta_overlap_ratio", wm.aortaOverlapRatio());
         }
         j.writeNumberField("dropped_records", dropped.getAsLong());
+        long lostDevice = droppedDevice.getAsLong();
+        if (lostDevice > 0) {
+            j.writeNumberField("dropped_device_records", lostDevice);
+        }
         if (unmappable > 0) {
             j.writeNumberField("activities_without_clock_anchor", unmappable);
         }

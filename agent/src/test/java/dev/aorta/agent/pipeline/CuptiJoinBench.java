@@ -49,7 +49,7 @@ public final class CuptiJoinBench {
         long openStart = System.nanoTime();
         Fanout out = new Fanout(List.of(new GuardedSink("jsonl", new JsonlSink(file)),
                 new GuardedSink("metrics", new MetricsSink(file.resolveSibling("rank_0_metrics.jsonl"), 0, 1, 2000,
-                        () -> "cupti", () -> 0L, () -> -1L))));
+                        () -> "cupti", () -> 0L, () -> 0L, () -> -1L))));
         long openNs = System.nanoTime() - openStart;
         CorrelationJoin join = new CorrelationJoin(out);
         long host0 = 1_000_000_000L;

@@ -22,7 +22,7 @@ class MetricsSinkPruneTest {
     @Test
     void pruningWithoutMarkersLooksAtEachActivityOnce(@TempDir Path dir) throws Exception {
         MetricsSink sink = new MetricsSink(dir.resolve("rank_0_metrics.jsonl"), 0, 1, 2000, () -> "host",
-                () -> 0L, () -> -1L);
+                () -> 0L, () -> 0L, () -> -1L);
         long every = 7_692;   // 130 000 kernels/s
         long seconds = 40;
         int perCycle = 2_600; // one 20 ms drain cycle
