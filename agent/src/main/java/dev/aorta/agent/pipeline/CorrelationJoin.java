@@ -39,7 +39,9 @@ final class CorrelationJoin {
     private final Fanout out;
     private final Deque<Held> held = new ArrayDeque<>();
     private final List<long[]> driverCalls = new ArrayList<>();
+    /** The few distinct driver call names; a kept driver call refers to its name by index. */
     private final List<String> driverNames = new ArrayList<>();
+    private final Map<String, Integer> driverNameIds = new HashMap<>();
     private final Map<Long, Long> threadPairs = new HashMap<>();
     private Long cuptiToHost;
     private long watermark = Long.MIN_VALUE;
@@ -94,8 +96,11 @@ final class CorrelationJoin {
         if (!driverCalls.isEmpty() && start < driverCalls.get(driverCalls.size() - 1)[0]) {
             unsorted = true;
         }
-        driverCalls.add(new long[] {start, end, c.correlationId(), c.thread(), driverNames.size()});
-        driverNames.add(c.name());
+        int nameId = driverNameIds.computeIfAbsent(c.name(), n -> {
+            driverNames.add(n);
+            return driverNames.size() - 1;
+        });
+        driverCalls.add(new long[] {start, end, c.correlationId(), c.thread(), nameId});
     }
 
     /** Writes what can be written: everything when {@code all}, else records CUPTI has caught up with. */
@@ -115,9 +120,6 @@ final class CorrelationJoin {
         }
         long keepFrom = held.isEmpty() ? watermark - PATIENCE_NS : held.peek().call.startNs() - TOLERANCE_NS;
         driverCalls.removeIf(d -> d[1] < keepFrom || d[2] < 0);
-        if (driverCalls.isEmpty()) {
-            driverNames.clear();
-        }
     }
 
     long joined() {
