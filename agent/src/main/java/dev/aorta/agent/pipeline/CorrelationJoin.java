@@ -51,6 +51,8 @@ final class CorrelationJoin {
     private boolean unsorted;
     /** Driver calls looked at while matching, all held records together: linear in the records, not quadratic. */
     private long examined;
+    /** Held records written early, usually unjoined, because {@link #MAX_HELD} were waiting for CUPTI. */
+    private long writtenBeforeCuptiCaughtUp;
 
     private record Held(ApiCall call, CallKind kind) {
     }
@@ -78,6 +80,7 @@ final class CorrelationJoin {
         }
         held.add(new Held(call, kind));
         if (held.size() > MAX_HELD) {
+            writtenBeforeCuptiCaughtUp++;
             write(held.poll());
         }
     }
@@ -124,6 +127,10 @@ final class CorrelationJoin {
 
     long joined() {
         return joined;
+    }
+
+    long writtenBeforeCuptiCaughtUp() {
+        return writtenBeforeCuptiCaughtUp;
     }
 
     long examined() {

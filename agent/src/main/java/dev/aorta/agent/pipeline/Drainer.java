@@ -229,6 +229,10 @@ public final class Drainer implements Runnable {
             AgentLog.info(droppedDevice + " CUPTI records were dropped because the drain thread was "
                     + maxQueuedDeviceRecords + " records behind (device activity and joins are incomplete)");
         }
+        if (join.writtenBeforeCuptiCaughtUp() > 0) {
+            AgentLog.info(join.writtenBeforeCuptiCaughtUp() + " API records were written before CUPTI's records for their"
+                    + " time arrived (" + CorrelationJoin.MAX_HELD + " were waiting), most without cupti_correlation");
+        }
         AgentLog.debug(decoder.decodedCalls() + " calls recorded, " + join.joined() + " joined to CUPTI, "
                 + iterations.completed() + " iterations");
         sinks.close();

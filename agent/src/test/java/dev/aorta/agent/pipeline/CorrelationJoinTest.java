@@ -56,6 +56,29 @@ class CorrelationJoinTest {
         assertThat(join.examined()).isLessThanOrEqualTo(3L * launches);
     }
 
+    @Test
+    void beyondTheHoldingLimitTheOldestRecordIsWrittenAndCounted() {
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                written.add(call);
+            }
+        }))));
+        long host0 = 1_000_000_000L;
+        join.anchor(new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0));
+        int launches = CorrelationJoin.MAX_HELD + 5;
+        for (long seq = 1; seq <= launches; seq++) {
+            long t = host0 + seq * LAUNCH_EVERY_NS;
+            join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
+                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+        }
+
+        assertThat(written).extracting(ApiCall::correlationId).containsExactly(1L, 2L, 3L, 4L, 5L);
+        assertThat(written).allSatisfy(c -> assertThat(c.args()).doesNotContainKey("cupti_correlation"));
+        assertThat(join.writtenBeforeCuptiCaughtUp()).isEqualTo(5);
+    }
+
     private static ApiCall driverCall(String name, long hostStart, long correlation) {
         return new ApiCall(name, 100_001, 0, hostStart + OFFSET, hostStart + 4_000 + OFFSET, correlation, 0, Map.of(),
                 ClockDomain.CUPTI);
