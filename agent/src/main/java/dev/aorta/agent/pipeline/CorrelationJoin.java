@@ -47,7 +47,7 @@ final class CorrelationJoin {
     private long watermark = Long.MIN_VALUE;
     private long newestHost = Long.MIN_VALUE;
     private long joined;
-    /** Driver calls arrived out of start order since the last sort (CUPTI buffers are per context). */
+    /** A driver call arrived out of start order since the last sort (several threads' or buffers' records interleave). */
     private boolean unsorted;
     /** Driver calls looked at while matching, all held records together: linear in the records, not quadratic. */
     private long examined;
@@ -108,10 +108,6 @@ final class CorrelationJoin {
 
     /** Writes what can be written: everything when {@code all}, else records CUPTI has caught up with. */
     void release(boolean all) {
-        if (unsorted) {
-            driverCalls.sort(Comparator.comparingLong(d -> d[0]));
-            unsorted = false;
-        }
         while (!held.isEmpty()) {
             Held h = held.peek();
             boolean caughtUp = watermark >= h.call.endNs() + TOLERANCE_NS;
@@ -153,6 +149,10 @@ final class CorrelationJoin {
     }
 
     private void write(Held h) {
+        if (unsorted) {   // here, not in release(): a record beyond MAX_HELD is written between releases
+            driverCalls.sort(Comparator.comparingLong(d -> d[0]));
+            unsorted = false;
+        }
         ApiCall c = h.call;
         String prefix = prefix(h.kind);
         long lo = c.startNs() - TOLERANCE_NS;

@@ -7,8 +7,10 @@ import dev.aorta.core.event.ClockDomain;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -77,6 +79,34 @@ class CorrelationJoinTest {
         assertThat(written).extracting(ApiCall::correlationId).containsExactly(1L, 2L, 3L, 4L, 5L);
         assertThat(written).allSatisfy(c -> assertThat(c.args()).doesNotContainKey("cupti_correlation"));
         assertThat(join.writtenBeforeCuptiCaughtUp()).isEqualTo(5);
+    }
+
+    @Test
+    void driverCallsArrivingOutOfOrderAreStillFound() {
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                written.add(call);
+            }
+        }))));
+        long host0 = 1_000_000_000L;
+        join.anchor(new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0));
+        int launches = 1_000;
+        List<ApiCall> cuptiBatch = new ArrayList<>();
+        for (long seq = 1; seq <= launches; seq++) {
+            long t = host0 + seq * LAUNCH_EVERY_NS;
+            join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
+                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+            cuptiBatch.add(driverCall("cuLaunchKernel", t + 1_000, seq));
+        }
+        Collections.shuffle(cuptiBatch, new Random(7));   // several threads' buffers, interleaved
+
+        cuptiBatch.forEach(join::driverCall);
+        join.release(true);
+
+        assertThat(written).hasSize(launches);
+        assertThat(written).allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
     }
 
     private static ApiCall driverCall(String name, long hostStart, long correlation) {
