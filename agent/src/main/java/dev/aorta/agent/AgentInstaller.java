@@ -100,12 +100,12 @@ public final class AgentInstaller {
                     options.correlate(), new CuptiActivitySource.Sink() {
                         @Override
                         public void activity(DeviceActivity activity) {
-                            drainer.submit(activity);
+                            drainer.submitDeviceRecord(activity);
                         }
 
                         @Override
                         public void driverCall(ApiCall call) {
-                            drainer.submit(new Drainer.DriverCall(call));
+                            drainer.submitDeviceRecord(new Drainer.DriverCall(call));
                         }
 
                         @Override

@@ -23,6 +23,11 @@ import java.util.Map;
  * many). Matching: same kind of driver call, time containment on the host clock (through the anchor, with
  * a small tolerance), the largest overlap, each CUPTI record used once, and threads paired once a match was
  * unambiguous (CUPTI reports OS thread ids).
+ *
+ * <p>At 130 000 launches/s CUPTI hands over tens of thousands of driver calls per buffer, so matching must
+ * not walk them: only driver calls that do device work are kept (CUPTI reports every driver call — syncs,
+ * queries, context calls — and those never match), kept sorted by start, and each held record looks at the
+ * driver calls starting inside its own time span only (binary search), not at everything kept before it.
  */
 final class CorrelationJoin {
     /** Slack for the anchor's error when testing containment. */
@@ -34,12 +39,20 @@ final class CorrelationJoin {
     private final Fanout out;
     private final Deque<Held> held = new ArrayDeque<>();
     private final List<long[]> driverCalls = new ArrayList<>();
+    /** The few distinct driver call names; a kept driver call refers to its name by index. */
     private final List<String> driverNames = new ArrayList<>();
+    private final Map<String, Integer> driverNameIds = new HashMap<>();
     private final Map<Long, Long> threadPairs = new HashMap<>();
     private Long cuptiToHost;
     private long watermark = Long.MIN_VALUE;
     private long newestHost = Long.MIN_VALUE;
     private long joined;
+    /** A driver call arrived out of start order since the last sort (several threads' or buffers' records interleave). */
+    private boolean unsorted;
+    /** Driver calls looked at while matching, all held records together: linear in the records, not quadratic. */
+    private long examined;
+    /** Held records written early, usually unjoined, because {@link #MAX_HELD} were waiting for CUPTI. */
+    private long writtenBeforeCuptiCaughtUp;
 
     private record Held(ApiCall call, CallKind kind) {
     }
@@ -67,6 +80,7 @@ final class CorrelationJoin {
         }
         held.add(new Held(call, kind));
         if (held.size() > MAX_HELD) {
+            writtenBeforeCuptiCaughtUp++;
             write(held.poll());
         }
     }
@@ -78,14 +92,22 @@ final class CorrelationJoin {
         }
         long start = c.startNs() + cuptiToHost;
         long end = c.endNs() + cuptiToHost;
-        driverCalls.add(new long[] {start, end, c.correlationId(), c.thread(), driverNames.size()});
-        driverNames.add(c.name());
-        watermark = Math.max(watermark, end);
+        watermark = Math.max(watermark, end);   // any driver call shows how far CUPTI has caught up
+        if (!doesDeviceWork(c.name())) {
+            return;
+        }
+        if (!driverCalls.isEmpty() && start < driverCalls.get(driverCalls.size() - 1)[0]) {
+            unsorted = true;
+        }
+        int nameId = driverNameIds.computeIfAbsent(c.name(), n -> {
+            driverNames.add(n);
+            return driverNames.size() - 1;
+        });
+        driverCalls.add(new long[] {start, end, c.correlationId(), c.thread(), nameId});
     }
 
     /** Writes what can be written: everything when {@code all}, else records CUPTI has caught up with. */
     void release(boolean all) {
-        driverCalls.sort(Comparator.comparingLong(d -> d[0]));
         while (!held.isEmpty()) {
             Held h = held.peek();
             boolean caughtUp = watermark >= h.call.endNs() + TOLERANCE_NS;
@@ -97,16 +119,40 @@ final class CorrelationJoin {
         }
         long keepFrom = held.isEmpty() ? watermark - PATIENCE_NS : held.peek().call.startNs() - TOLERANCE_NS;
         driverCalls.removeIf(d -> d[1] < keepFrom || d[2] < 0);
-        if (driverCalls.isEmpty()) {
-            driverNames.clear();
-        }
     }
 
     long joined() {
         return joined;
     }
 
+    long writtenBeforeCuptiCaughtUp() {
+        return writtenBeforeCuptiCaughtUp;
+    }
+
+    long examined() {
+        return examined;
+    }
+
+    /** Index of the first kept driver call starting at or after {@code ns} (the list is sorted by start). */
+    private int firstStartingAtOrAfter(long ns) {
+        int lo = 0;
+        int hi = driverCalls.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (driverCalls.get(mid)[0] < ns) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
     private void write(Held h) {
+        if (unsorted) {   // here, not in release(): a record beyond MAX_HELD is written between releases
+            driverCalls.sort(Comparator.comparingLong(d -> d[0]));
+            unsorted = false;
+        }
         ApiCall c = h.call;
         String prefix = prefix(h.kind);
         long lo = c.startNs() - TOLERANCE_NS;
@@ -115,11 +161,13 @@ final class CorrelationJoin {
         long[] best = null;
         long bestOverlap = -1;
         int inside = 0;
-        for (long[] d : driverCalls) {
+        for (int i = firstStartingAtOrAfter(lo); i < driverCalls.size(); i++) {
+            long[] d = driverCalls.get(i);
             if (d[0] > hi) {
                 break;
             }
-            if (d[2] < 0 || d[0] < lo || d[1] > hi || !driverNames.get((int) d[4]).startsWith(prefix)
+            examined++;
+            if (d[2] < 0 || d[1] > hi || !driverNames.get((int) d[4]).startsWith(prefix)
                     || (pairedThread != null && pairedThread != d[3])) {
                 continue;
             }
@@ -145,6 +193,11 @@ final class CorrelationJoin {
         joined++;
         out.api(new ApiCall(c.name(), c.thread(), c.stream(), c.startNs(), c.endNs(), c.correlationId(), c.result(),
                 args, c.clock()), h.kind);
+    }
+
+    private static boolean doesDeviceWork(String driverCall) {
+        return driverCall.startsWith("cuLaunch") || driverCall.startsWith("cuGraphLaunch")
+                || driverCall.startsWith("cuMemcpy") || driverCall.startsWith("cuMemset");
     }
 
     /** The driver calls that do a kind's device work (null: the kind enqueues none). */

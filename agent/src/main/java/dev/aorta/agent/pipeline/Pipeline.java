@@ -35,6 +35,7 @@ public final class Pipeline {
             open(sinks, "jsonl", () -> new JsonlSink(out.resolve("rank_" + rank + "_activity.jsonl")), wanted.contains(Sink.JSONL));
             open(sinks, "metrics", () -> new MetricsSink(out.resolve("rank_" + rank + "_metrics.jsonl"), rank, worldSize,
                     options.maxRanges(), () -> drainer[0].deviceSource().name(), () -> drainer[0].dropped(),
+                    () -> drainer[0].droppedDeviceRecords(),
                     () -> drainer[0].openIterationStart()),
                     wanted.contains(Sink.METRICS));
         }

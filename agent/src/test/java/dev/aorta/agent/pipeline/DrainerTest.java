@@ -6,7 +6,11 @@ import dev.aorta.agent.recorder.CallTable;
 import dev.aorta.agent.recorder.Recorder;
 import dev.aorta.agent.spi.CallKind;
 import dev.aorta.agent.spi.Interception;
+import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
 import dev.aorta.core.event.Marker;
 import org.junit.jupiter.api.Test;
 
@@ -64,5 +68,38 @@ class DrainerTest {
         assertThat(markers).extracting(Marker::step, Marker::startNs, Marker::endNs, Marker::rank).containsExactly(
                 org.assertj.core.groups.Tuple.tuple(7L, 100L, 200L, 3), org.assertj.core.groups.Tuple.tuple(8L, 200L, 250L, 3),
                 org.assertj.core.groups.Tuple.tuple(9L, 300L, 400L, 3), org.assertj.core.groups.Tuple.tuple(10L, 500L, 600L, 3));
+    }
+
+    /**
+     * CUPTI's thread hands records over faster than the drain thread takes them: beyond the bound they are
+     * dropped and counted instead of piling up in the application's heap and lengthening the exit.
+     */
+    @Test
+    void cuptiRecordsBeyondTheBoundAreDroppedAndCounted() {
+        List<DeviceActivity> written = new ArrayList<>();
+        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void activity(DeviceActivity a) {
+                written.add(a);
+            }
+        })));
+        Drainer drainer = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 1000, 1_000);
+
+        for (int i = 0; i < 1_500; i++) {
+            drainer.submitDeviceRecord(kernel(i));
+        }
+        drainer.cycle();
+        for (int i = 0; i < 1_000; i++) {   // drained: room again
+            drainer.submitDeviceRecord(kernel(i));
+        }
+        drainer.cycle();
+
+        assertThat(drainer.droppedDeviceRecords()).isEqualTo(500);
+        assertThat(written).hasSize(2_000);
+    }
+
+    private static DeviceActivity kernel(long i) {
+        return new DeviceActivity(ActivityKind.KERNEL, "k", 0, 0, 0, i, i + 1, i, DeviceActivity.UNKNOWN,
+                DeviceActivity.UNKNOWN, Dim3.NONE, Dim3.NONE, 0, ClockDomain.CUPTI);
     }
 }

@@ -1,0 +1,116 @@
+package dev.aorta.agent.pipeline;
+
+import dev.aorta.agent.spi.CallKind;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.ClockDomain;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CorrelationJoinTest {
+    private static final long OFFSET = 1_000_000_000_000L;
+    private static final long LAUNCH_EVERY_NS = 7_692;   // 130 000 launches/s from one thread
+
+    /**
+     * CUPTI hands over a whole buffer of driver calls at once, interleaved with calls that do no device work
+     * (syncs): matching the held launches must look at the few driver calls inside each launch's own span,
+     * not at every driver call kept before it — a scan from the start made this quadratic in the batch and
+     * kept the drain thread 2–4× slower than the records arrived.
+     */
+    @Test
+    void aLargeCuptiBatchIsJoinedLookingAtAFewDriverCallsPerRecord() {
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                written.add(call);
+            }
+        }))));
+        long host0 = 1_000_000_000L;
+        join.anchor(new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0));
+        int launches = 40_000;
+        List<ApiCall> cuptiBatch = new ArrayList<>();
+        long t = host0;
+        for (long seq = 1; seq <= launches; seq++, t += LAUNCH_EVERY_NS) {
+            join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
+                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+            cuptiBatch.add(driverCall("cuLaunchKernel", t + 1_000, seq));
+            cuptiBatch.add(driverCall("cuStreamSynchronize", t + 6_500, launches + seq));
+        }
+        cuptiBatch.add(driverCall("cuCtxSynchronize", t + 1_000_000, 2L * launches + 1));
+        join.release(false);
+        assertThat(written).as("held until CUPTI's records for their time arrive").isEmpty();
+
+        cuptiBatch.forEach(join::driverCall);
+        join.release(false);
+
+        assertThat(written).hasSize(launches);
+        assertThat(written).allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+        assertThat(join.joined()).isEqualTo(launches);
+        // own driver call plus the next launch's, whose start falls within the tolerance
+        assertThat(join.examined()).isLessThanOrEqualTo(3L * launches);
+    }
+
+    @Test
+    void beyondTheHoldingLimitTheOldestRecordIsWrittenAndCounted() {
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                written.add(call);
+            }
+        }))));
+        long host0 = 1_000_000_000L;
+        join.anchor(new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0));
+        int launches = CorrelationJoin.MAX_HELD + 5;
+        for (long seq = 1; seq <= launches; seq++) {
+            long t = host0 + seq * LAUNCH_EVERY_NS;
+            join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
+                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+        }
+
+        assertThat(written).extracting(ApiCall::correlationId).containsExactly(1L, 2L, 3L, 4L, 5L);
+        assertThat(written).allSatisfy(c -> assertThat(c.args()).doesNotContainKey("cupti_correlation"));
+        assertThat(join.writtenBeforeCuptiCaughtUp()).isEqualTo(5);
+    }
+
+    @Test
+    void driverCallsArrivingOutOfOrderAreStillFound() {
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                written.add(call);
+            }
+        }))));
+        long host0 = 1_000_000_000L;
+        join.anchor(new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0));
+        int launches = 1_000;
+        List<ApiCall> cuptiBatch = new ArrayList<>();
+        for (long seq = 1; seq <= launches; seq++) {
+            long t = host0 + seq * LAUNCH_EVERY_NS;
+            join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
+                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+            cuptiBatch.add(driverCall("cuLaunchKernel", t + 1_000, seq));
+        }
+        Collections.shuffle(cuptiBatch, new Random(7));   // several threads' buffers, interleaved
+
+        cuptiBatch.forEach(join::driverCall);
+        join.release(true);
+
+        assertThat(written).hasSize(launches);
+        assertThat(written).allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+    }
+
+    private static ApiCall driverCall(String name, long hostStart, long correlation) {
+        return new ApiCall(name, 100_001, 0, hostStart + OFFSET, hostStart + 4_000 + OFFSET, correlation, 0, Map.of(),
+                ClockDomain.CUPTI);
+    }
+}
