@@ -20,6 +20,7 @@ import dev.aorta.workloads.launchoverhead.StageAllReduce;
 import dev.aorta.workloads.launchoverhead.pcie.PcieMonitors;
 import dev.aorta.workloads.result.ResultJson;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -74,13 +75,8 @@ final class LaunchOverheadCommand implements Callable<Integer> {
             description = "Write the result JSON here (atomically); with several ranks rank 0 writes it, with every rank's results.")
     Path output;
 
-    @Option(names = "--comm-timeout", defaultValue = "120", paramLabel = "SECONDS",
-            description = "With several ranks, abort the communicator when no step finishes this long (default: ${DEFAULT-VALUE}).")
-    int commTimeout;
-
-    @Option(names = "--rendezvous-timeout", defaultValue = "120", paramLabel = "SECONDS",
-            description = "How long ranks other than 0 try to fetch the communicator id (default: ${DEFAULT-VALUE}).")
-    int rendezvousTimeout;
+    @Mixin
+    CommunicationTimeouts timeouts = new CommunicationTimeouts();
 
     @Option(names = "--verbose", description = "Print stack traces of errors.")
     boolean verbose;
@@ -92,9 +88,7 @@ final class LaunchOverheadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         DistributedEnvironment env = DistributedEnvironment.current();
-        if (commTimeout < 1 || rendezvousTimeout < 1) {
-            throw new IllegalArgumentException("--comm-timeout and --rendezvous-timeout must be 1 second or more");
-        }
+        timeouts.validate();
         int dev = device != null ? device : env.localRank();
         if (env.distributed()) {
             GpuCount.requireFits(env.localWorldSize(), "LOCAL_WORLD_SIZE " + env.localWorldSize());
@@ -145,9 +139,9 @@ final class LaunchOverheadCommand implements Callable<Integer> {
     /** One rank of several: the world communicator, watched, aborted on failure or SIGTERM (as aorta overlap does). */
     private LaunchOverheadResult runRanks(GpuSession session, DistributedEnvironment env, LaunchOverheadOptions options) {
         CommunicatorBootstrap.Communicators comms = CommunicatorBootstrap.open(session, env, null,
-                Duration.ofSeconds(rendezvousTimeout), System.out::println);
+                timeouts.rendezvous(), System.out::println);
         Communicator world = comms.world();
-        CommWatchdog watchdog = new CommWatchdog(comms.all(), Duration.ofSeconds(commTimeout), Duration.ofMillis(100));
+        CommWatchdog watchdog = new CommWatchdog(comms.all(), timeouts.comm(), Duration.ofMillis(100));
         // SIGTERM from a launcher stopping the job: abort, so no NCCL kernel keeps this GPU busy after we exit
         Thread onSignal = new Thread(() -> watchdog.abortAll("rank " + env.rank() + " was terminated"), "aorta-comm-abort");
         Runtime.getRuntime().addShutdownHook(onSignal);

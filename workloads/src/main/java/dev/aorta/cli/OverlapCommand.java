@@ -24,6 +24,7 @@ import dev.aorta.workloads.harness.RunResult;
 import dev.aorta.workloads.harness.SyncMode;
 import dev.aorta.workloads.result.ResultJson;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -117,13 +118,8 @@ final class OverlapCommand implements Callable<Integer> {
             description = "In comms_compute, skip the compute_only and comms_only reference runs (no slowdowns).")
     boolean noReferences;
 
-    @Option(names = "--comm-timeout", defaultValue = "120", paramLabel = "SECONDS",
-            description = "Abort the communicators when the host makes no progress this long (default: ${DEFAULT-VALUE}).")
-    int commTimeout;
-
-    @Option(names = "--rendezvous-timeout", defaultValue = "120", paramLabel = "SECONDS",
-            description = "How long ranks other than 0 try to fetch the communicator id (default: ${DEFAULT-VALUE}).")
-    int rendezvousTimeout;
+    @Mixin
+    CommunicationTimeouts timeouts = new CommunicationTimeouts();
 
     @Option(names = {"-o", "--output"}, paramLabel = "FILE",
             description = "Result JSON (atomically); with several ranks {rank} in the name is replaced, else .rank<R> is inserted.")
@@ -164,9 +160,7 @@ final class OverlapCommand implements Callable<Integer> {
                         + "16-byte units; choose a multiple of 16");
             }
         }
-        if (commTimeout < 1 || rendezvousTimeout < 1) {
-            throw new IllegalArgumentException("--comm-timeout and --rendezvous-timeout must be 1 second or more");
-        }
+        timeouts.validate();
         int dev = device != null ? device : env.localRank();
         if (env.distributed()) {
             GpuCount.requireFits(env.localWorldSize(), "LOCAL_WORLD_SIZE " + env.localWorldSize());
@@ -208,8 +202,8 @@ final class OverlapCommand implements Callable<Integer> {
             return runPhases(harness, session, config, options, env, null, List.of(), null);
         }
         CommunicatorBootstrap.Communicators comms = CommunicatorBootstrap.open(session, env, groups,
-                Duration.ofSeconds(rendezvousTimeout), line -> System.out.println(line));
-        CommWatchdog watchdog = new CommWatchdog(comms.all(), Duration.ofSeconds(commTimeout), Duration.ofMillis(100));
+                timeouts.rendezvous(), line -> System.out.println(line));
+        CommWatchdog watchdog = new CommWatchdog(comms.all(), timeouts.comm(), Duration.ofMillis(100));
         // SIGTERM from a launcher stopping the job: abort, so no NCCL kernel keeps this GPU busy after we exit
         Thread onSignal = new Thread(() -> watchdog.abortAll("rank " + env.rank() + " was terminated"),
                 "aorta-comm-abort");
