@@ -1,5 +1,12 @@
 package dev.aorta.analyzer.read;
 
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
 import org.apache.commons.csv.CSVRecord;
 
 import java.util.Locale;
@@ -12,6 +19,13 @@ import java.util.TreeMap;
  */
 final class CsvColumns {
     private final Map<String, Integer> index = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+
+    /** A parser of {@code source} whose first row names the columns (UTF-8, spaces around fields ignored). */
+    static CSVParser parse(TraceSource source) throws IOException {
+        CSVFormat format = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true)
+                .setIgnoreSurroundingSpaces(true).get();
+        return CSVParser.parse(new InputStreamReader(source.open(), StandardCharsets.UTF_8), format);
+    }
 
     CsvColumns(Map<String, Integer> headerMap) {
         headerMap.forEach((name, i) -> index.put(name.strip(), i));

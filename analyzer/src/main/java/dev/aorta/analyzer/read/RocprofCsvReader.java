@@ -7,15 +7,12 @@ import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.core.event.Marker;
-import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -45,10 +42,7 @@ public final class RocprofCsvReader implements TraceReader {
 
     @Override
     public void read(TraceSource source, TraceSink sink) throws IOException {
-        CSVFormat format = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true)
-                .setIgnoreSurroundingSpaces(true).get();
-        try (Reader in = new InputStreamReader(source.open(), StandardCharsets.UTF_8);
-             CSVParser csv = CSVParser.parse(in, format)) {
+        try (CSVParser csv = CsvColumns.parse(source)) {
             CsvColumns cols = new CsvColumns(csv.getHeaderMap());
             Table table = Table.of(cols);
             if (table == null) {

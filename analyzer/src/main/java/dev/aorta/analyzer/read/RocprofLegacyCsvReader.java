@@ -5,15 +5,12 @@ import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
-import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.Reader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 
 /**
@@ -35,10 +32,7 @@ public final class RocprofLegacyCsvReader implements TraceReader {
 
     @Override
     public void read(TraceSource source, TraceSink sink) throws IOException {
-        CSVFormat format = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true)
-                .setIgnoreSurroundingSpaces(true).get();
-        try (Reader in = new InputStreamReader(source.open(), StandardCharsets.UTF_8);
-             CSVParser csv = CSVParser.parse(in, format)) {
+        try (CSVParser csv = CsvColumns.parse(source)) {
             CsvColumns c = new CsvColumns(csv.getHeaderMap());
             String name = c.firstPresent("KernelName", "Kernel_Name", "Name");
             if (name == null) {
