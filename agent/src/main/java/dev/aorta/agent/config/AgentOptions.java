@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -180,8 +179,7 @@ public final class AgentOptions {
             if (!section.isObject()) {
                 throw new OptionsException(where + ": expected a mapping of option: value, found " + section.getNodeType());
             }
-            for (Iterator<Map.Entry<String, JsonNode>> it = section.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : section.properties()) {
                 if (e.getValue().isContainerNode()) {
                     throw new OptionsException(where + ": option '" + e.getKey() + "' must be a scalar, found " + e.getValue().getNodeType());
                 }
