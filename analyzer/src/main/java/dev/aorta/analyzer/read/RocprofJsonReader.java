@@ -114,11 +114,19 @@ public final class RocprofJsonReader implements TraceReader {
         void read() throws IOException;
     }
 
+    /** Whether value {@code v} is the expected object or array; any other value is skipped whole. */
+    private static boolean startsWith(JsonParser p, JsonToken v, JsonToken expected) throws IOException {
+        if (v == expected) {
+            return true;
+        }
+        if (v.isStructStart()) {
+            p.skipChildren();
+        }
+        return false;
+    }
+
     private static void forEachObject(JsonParser p, JsonToken v, ObjectReader reader) throws IOException {
-        if (v != JsonToken.START_ARRAY) {
-            if (v.isStructStart()) {
-                p.skipChildren();
-            }
+        if (!startsWith(p, v, JsonToken.START_ARRAY)) {
             return;
         }
         JsonToken t;
@@ -177,10 +185,7 @@ public final class RocprofJsonReader implements TraceReader {
 
     /** {@code strings.buffer_records}: [{kind, operations[]}], indexed by the records' kind and operation numbers. */
     private static void readStrings(JsonParser p, JsonToken v, State s) throws IOException {
-        if (v != JsonToken.START_OBJECT) {
-            if (v.isStructStart()) {
-                p.skipChildren();
-            }
+        if (!startsWith(p, v, JsonToken.START_OBJECT)) {
             return;
         }
         String field;
@@ -230,10 +235,7 @@ public final class RocprofJsonReader implements TraceReader {
     }
 
     private static void readBufferRecords(JsonParser p, JsonToken v, State s) throws IOException {
-        if (v != JsonToken.START_OBJECT) {
-            if (v.isStructStart()) {
-                p.skipChildren();
-            }
+        if (!startsWith(p, v, JsonToken.START_OBJECT)) {
             return;
         }
         String field;
@@ -424,10 +426,7 @@ public final class RocprofJsonReader implements TraceReader {
     }
 
     private static void xyz(JsonParser p, JsonToken v, long[] into) throws IOException {
-        if (v != JsonToken.START_OBJECT) {
-            if (v.isStructStart()) {
-                p.skipChildren();
-            }
+        if (!startsWith(p, v, JsonToken.START_OBJECT)) {
             return;
         }
         String f;
