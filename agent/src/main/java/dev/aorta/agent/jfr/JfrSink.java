@@ -58,76 +58,46 @@ public final class JfrSink implements EventSink {
             case LAUNCH -> {
                 KernelLaunchEvent e = new KernelLaunchEvent();
                 if (e.shouldCommit()) {
-                    e.api = c.name();
-                    e.stream = c.stream();
+                    e.setCall(c);
                     e.grid = a.get("grid_x") + "x" + a.get("grid_y") + "x" + a.get("grid_z");
                     e.block = a.get("block_x") + "x" + a.get("block_y") + "x" + a.get("block_z");
                     e.sharedMemBytes = num(a, "shared_mem");
-                    e.hostStartNanos = c.startNs();
-                    e.hostDuration = c.endNs() - c.startNs();
-                    e.threadId = c.thread();
-                    e.correlationId = c.correlationId();
-                    e.result = c.result();
                     e.commit();
                 }
             }
             case COPY, MEMSET -> {
                 MemoryOperationEvent e = new MemoryOperationEvent();
                 if (e.shouldCommit()) {
-                    e.api = c.name();
-                    e.stream = c.stream();
+                    e.setCall(c);
                     e.bytes = num(a, "bytes");
                     e.copyKind = (String) a.get("copy_kind");
-                    e.hostStartNanos = c.startNs();
-                    e.hostDuration = c.endNs() - c.startNs();
-                    e.threadId = c.thread();
-                    e.correlationId = c.correlationId();
-                    e.result = c.result();
                     e.commit();
                 }
             }
             case COLLECTIVE -> {
                 CollectiveEvent e = new CollectiveEvent();
                 if (e.shouldCommit()) {
-                    e.api = c.name();
-                    e.stream = c.stream();
+                    e.setCall(c);
                     e.applicationStream = a.containsKey("application_stream") ? num(a, "application_stream") : c.stream();
                     e.op = (String) a.get("op");
                     e.dtype = (String) a.get("dtype");
                     e.count = num(a, "count");
                     e.communicator = num(a, "communicator");
-                    e.hostStartNanos = c.startNs();
-                    e.hostDuration = c.endNs() - c.startNs();
-                    e.threadId = c.thread();
-                    e.correlationId = c.correlationId();
-                    e.result = c.result();
                     e.commit();
                 }
             }
             case SYNC, EVENT_SYNC -> {
                 StreamSyncEvent e = new StreamSyncEvent();
                 if (e.shouldCommit()) {
-                    e.api = c.name();
-                    e.stream = c.stream();
-                    e.hostStartNanos = c.startNs();
-                    e.hostDuration = c.endNs() - c.startNs();
-                    e.threadId = c.thread();
-                    e.correlationId = c.correlationId();
-                    e.result = c.result();
+                    e.setCall(c);
                     e.commit();
                 }
             }
             default -> {
                 GpuCallEvent e = new GpuCallEvent();
                 if (e.shouldCommit()) {
-                    e.api = c.name();
+                    e.setCall(c);
                     e.kind = (String) a.get("kind");
-                    e.stream = c.stream();
-                    e.hostStartNanos = c.startNs();
-                    e.hostDuration = c.endNs() - c.startNs();
-                    e.threadId = c.thread();
-                    e.correlationId = c.correlationId();
-                    e.result = c.result();
                     e.commit();
                 }
             }
