@@ -396,10 +396,10 @@ public final class GpuCheck {
              DeviceBuffer b = device.allocate(elements * p.elementBytes());
              DeviceBuffer c = device.allocate(elements * p.elementBytes());
              Event start = device.createEvent(true); Event end = device.createEvent(true)) {
-            String fill = p.elementBytes() == 2 ? "fill_random_bf16" : "fill_random_f32";
             if (p == GemmPrecision.FP16) {
-                throw new IllegalArgumentException("no fp16 random fill");
+                throw new IllegalArgumentException("check.cu has no fp16 random fill; time bf16, fp32 or tf32");
             }
+            String fill = p == GemmPrecision.BF16 ? "fill_random_bf16" : "fill_random_f32";
             module.kernel(fill).prepare(1024, 256, stream, 3).pointer(0, a).longArg(1, elements).intArg(2, 11).launch();
             module.kernel(fill).prepare(1024, 256, stream, 3).pointer(0, b).longArg(1, elements).intArg(2, 12).launch();
             for (int i = 0; i < 5; i++) {
