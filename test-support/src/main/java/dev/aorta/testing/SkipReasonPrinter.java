@@ -1,4 +1,4 @@
-package dev.aorta.workloads;
+package dev.aorta.testing;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
@@ -6,8 +6,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
 import java.util.Optional;
 
 /**
- * Prints why a test was skipped (no GPU, no nvcc...) on the build's console, where Maven otherwise only counts
- * it; registered for every test of this module through extension auto-detection.
+ * Prints why a test was skipped (no GPU, no nvcc, no shared fixtures...) on the build's console, where Maven
+ * otherwise only counts it. Registered through JUnit's extension auto-detection, which this jar's
+ * junit-platform.properties turns on: a module gets it by taking aorta-test-support as a test dependency.
  */
 public final class SkipReasonPrinter implements TestWatcher {
     @Override
