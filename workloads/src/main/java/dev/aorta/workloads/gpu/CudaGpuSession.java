@@ -246,6 +246,15 @@ public final class CudaGpuSession implements GpuSession {
     }
 
     @Override
+    public void discardCapturedActivity() {
+        if (tracer == null) {
+            throw new IllegalStateException("no activity capture was started");
+        }
+        tracer.flush();
+        captured.clear();
+    }
+
+    @Override
     public List<DeviceActivity> stopActivityCapture() {
         if (tracer == null) {
             throw new IllegalStateException("no activity capture was started");

@@ -66,6 +66,13 @@ public interface GpuSession extends AutoCloseable {
     List<DeviceActivity> stopActivityCapture();
 
     /**
+     * Delivers and forgets what the running capture has recorded so far, and keeps capturing: the harness
+     * warms up under capture (CUPTI makes the first launch of each kernel after it starts slow, by
+     * milliseconds) and keeps only the measured iterations. Call after the device has finished that work.
+     */
+    void discardCapturedActivity();
+
+    /**
      * Copies the first {@code count} fp32 values of a buffer to the host, after the device has finished
      * all work of this session (for the workloads' correctness checks, never in a measured loop).
      */

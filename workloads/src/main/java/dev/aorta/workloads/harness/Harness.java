@@ -90,13 +90,6 @@ public final class Harness {
             context = new HarnessContext(gpu, streams, roles, options, workload);
             workload.setup(context);
             gpu.synchronize();
-            for (int i = 0; i < options.warmup(); i++) {
-                workload.runIteration(i);
-                if (options.syncMode() == SyncMode.PER_ITERATION) {
-                    gpu.synchronize();
-                }
-            }
-            gpu.synchronize();
 
             String captureUnavailable = gpu.activityCaptureUnavailableReason();
             if (captureUnavailable != null && options.kernelTiming() == KernelTimingMode.CUPTI) {
@@ -106,6 +99,20 @@ public final class Harness {
                 captureUnavailable = "not used: --kernel-timing event-pairs";
             }
             TimingSource source = captureUnavailable == null ? TimingSource.CUPTI : TimingSource.EVENT_PAIRS_SAMPLED;
+            if (source == TimingSource.CUPTI) {
+                // before the warmup: once CUPTI records, the first launch of each kernel is slow by milliseconds
+                // (seen on H100/H200: 6-12 ms first iterations of GEMM and NCCL loops); the warmup absorbs it
+                // and its records are discarded when the measured loop starts
+                gpu.startActivityCapture();
+                capturing = true;
+            }
+            for (int i = 0; i < options.warmup(); i++) {
+                workload.runIteration(i);
+                if (options.syncMode() == SyncMode.PER_ITERATION) {
+                    gpu.synchronize();
+                }
+            }
+            gpu.synchronize();
             Set<Integer> sampled = Set.of();
             if (source == TimingSource.EVENT_PAIRS_SAMPLED) {
                 sampled = sampledIterations(options.iterations(), options.timingSamples());
@@ -121,12 +128,9 @@ public final class Harness {
             events.add(origin);
             if (sampler != null) {
                 sampler.setOrigin(origin);
-            } else {
-                gpu.startActivityCapture();
-                capturing = true;
             }
             long wallStart = System.nanoTime();
-            measure(workload, options, gpu, streams, timing, origin, sampler, sampled, m, events);
+            measure(workload, options, gpu, streams, timing, origin, sampler, sampled, m, events, capturing);
             m.wallNs = System.nanoTime() - wallStart;
 
             List<List<DeviceActivity>> windows;
@@ -205,7 +209,7 @@ public final class Harness {
 
     private static void measure(Workload workload, HarnessOptions options, GpuSession gpu, List<GpuStream> streams,
                                 GpuStream timing, GpuEvent origin, EventPairSampler sampler, Set<Integer> sampled,
-                                Measurement m, List<GpuEvent> events) {
+                                Measurement m, List<GpuEvent> events, boolean capturing) {
         int n = options.iterations();
         List<GpuEvent> joins = new ArrayList<>();
         for (int s = 0; s < streams.size(); s++) {
@@ -223,6 +227,10 @@ public final class Harness {
             }
         }
         workload.beforeMeasuredIterations();
+        if (capturing) {
+            gpu.synchronize();
+            gpu.discardCapturedActivity();  // the warmup's and the hook's records: only measured work is kept
+        }
         origin.record(timing);
         for (int i = 0; i < n; i++) {
             if (sampler != null) {

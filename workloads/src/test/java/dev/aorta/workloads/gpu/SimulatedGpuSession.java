@@ -58,6 +58,8 @@ public final class SimulatedGpuSession implements GpuSession {
     private long engineFreeNs;
     private long correlation;
     private boolean capturing;
+    /** Records the harness threw away while capturing (its warmup). */
+    public int discardedActivities;
     private final List<DeviceActivity> captured = new ArrayList<>();
     private final List<SimStream> streams = new ArrayList<>();
     private long allocated;
@@ -413,6 +415,15 @@ public final class SimulatedGpuSession implements GpuSession {
             throw new IllegalStateException(captureUnavailable);
         }
         capturing = true;
+        captured.clear();
+    }
+
+    @Override
+    public void discardCapturedActivity() {
+        if (!capturing) {
+            throw new IllegalStateException("no activity capture was started");
+        }
+        discardedActivities += captured.size();
         captured.clear();
     }
 

@@ -77,6 +77,13 @@ class HarnessTest {
     }
 
     @Test
+    void theWarmupAndTheAlignmentHookRunUnderCaptureButOnlyTheMeasuredIterationsAreKept() {
+        RunResult r = run(new AligningWorkload(), tiny(4, SyncMode.END_ONLY));
+        assertThat(r.kernelTiming().activityCount()).isEqualTo(20 * 4 * 5 * 4);
+        assertThat(gpu.discardedActivities).isEqualTo((2 + 1) * 4 * 5 * 4);
+    }
+
+    @Test
     void cuptiTimingCoversEveryKernelOfEveryStreamAndBusyTimesMatchTheKernels() {
         RunResult r = run(new TinyKernelStress(), tiny(4, SyncMode.END_ONLY));
         assertThat(r.kernelTiming().source()).isEqualTo(TimingSource.CUPTI);
