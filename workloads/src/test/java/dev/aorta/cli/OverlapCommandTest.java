@@ -108,8 +108,9 @@ class OverlapCommandTest {
         Path c = dir.resolve("c.json");
         Path m = dir.resolve("m.json");
         assertThat(aorta(s -> { }, args("--mode", "compute_only", "-o", c.toString())).exitCode()).isZero();
+        // traced by CUPTI, so the kernels' own durations give the kernel-only bandwidth next to the loop's
         CliRunner.Outcome comms = aorta(s -> { }, args("--mode", "comms_only", "--async-op", "--sync-mode", "end_only",
-                "--real-collectives", "--num-coll", "3", "-o", m.toString()));
+                "--real-collectives", "--num-coll", "3", "--kernel-timing", "cupti", "-o", m.toString()));
         assertThat(comms.exitCode()).as(comms.err()).isZero();
         JsonNode cr = ResultJson.read(c);
         assertThat(cr.path("overlap").path("comm_ns").asLong()).isZero();
@@ -140,6 +141,21 @@ class OverlapCommandTest {
             assertThat(r.path("overlap").path("compute_ns").asLong()).as(real).isPositive();
             assertThat(r.path("overlap").path("iterations").asInt()).isEqualTo(5);
         }
+    }
+
+    @Test
+    void commsOnlyMeasuresBandwidthUntracedUnlessCuptiIsAskedFor() throws Exception {
+        Path auto = dir.resolve("auto.json");
+        Path cupti = dir.resolve("cupti.json");
+        CliRunner.Outcome o = aorta(s -> { }, args("--mode", "comms_only", "--real-collectives", "-o", auto.toString()));
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        assertThat(o.out()).contains("kernel timing: event pairs (comms_only measures bandwidth");
+        assertThat(aorta(s -> { }, args("--mode", "comms_only", "--real-collectives", "--kernel-timing", "cupti",
+                "-o", cupti.toString())).exitCode()).isZero();
+        assertThat(ResultJson.read(auto).path("runs").path("comms_only").path("timing_source").asText())
+                .isEqualTo("event_pairs_sampled");
+        assertThat(ResultJson.read(cupti).path("runs").path("comms_only").path("timing_source").asText())
+                .isEqualTo("cupti");
     }
 
     @Test
