@@ -8,7 +8,11 @@
 # Env: REPS (default 5) LAUNCHES (20000 per round) ROUNDS (10) PARAMS (prebuilt|per-launch)
 #      STREAMS ("1 16") ARMS ("off agent"; add agent-cupti for the agent with CUPTI device activity)
 #      AGENT_ARGS (extra agent options, e.g. "record=launch") OUT (result directory)
+#      PIN (CPU list for taskset, e.g. 2-5: every run on the same cores, which narrows the spread between runs)
 #      KEEP=1 keeps each agent run's output (~100 MB of JSONL per run at the defaults)
+# Each run prints its mean and its best (fastest round) ns per launch; the table gives, per arm, the medians
+# over the runs and the paired ratio arm/off (geometric mean over repetitions of the ratio of runs that ran
+# back to back) with a 95% Student's t interval.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${REPS:-5}; launches=${LAUNCHES:-20000}; rounds=${ROUNDS:-10}; params=${PARAMS:-prebuilt}
@@ -17,6 +21,8 @@ out=${OUT:-$(mktemp -d -t aorta-ab.XXXXXX)}
 [ -f dist/lib/aorta-agent.jar ] || { echo "agent-ab: dist/lib/aorta-agent.jar missing; run ./build package -DskipTests" >&2; exit 1; }
 if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; else java=java; fi
 cp=$(ls dist/lib/*.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
+pin=()
+[ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
 mkdir -p "$out"
 results="$out/results.txt"; : > "$results"
 
@@ -29,10 +35,10 @@ run_arm() { # arm streams rep
     *) echo "agent-ab: unknown arm '$arm' in ARMS (expected off, agent, agent-cupti)" >&2; exit 2 ;;
   esac
   local line
-  line=$("$java" --enable-native-access=ALL-UNNAMED "${agent[@]}" -cp "$cp" dev.aorta.examples.LaunchOverhead \
-      "$s" "$launches" "$rounds" "$params" 2>>"$out/stderr.log" | grep '^streams=')
+  line=$(${pin[@]+"${pin[@]}"} "$java" --enable-native-access=ALL-UNNAMED "${agent[@]}" -cp "$cp" \
+      dev.aorta.examples.LaunchOverhead "$s" "$launches" "$rounds" "$params" 2>>"$out/stderr.log" | grep '^streams=')
   echo "$line" | grep -q 'check=ok' || { echo "agent-ab: wrong result in arm $arm: $line" >&2; exit 1; }
-  echo "$s $arm $(echo "$line" | sed 's/.*mean_ns_per_launch=\([0-9.]*\).*/\1/')" >> "$results"
+  echo "$s $arm $rep $(echo "$line" | sed 's/.*mean_ns_per_launch=\([0-9.]*\) best_ns_per_launch=\([0-9.]*\).*/\1 \2/')" >> "$results"
   [ "${KEEP:-0}" = 1 ] || rm -rf "$out/$arm-s$s-r$rep"
   echo "rep $rep  $arm  $line"
 }
@@ -47,15 +53,33 @@ for rep in $(seq "$reps"); do
 done
 
 echo
-echo "median host ns per launch ($reps alternating runs each; params=$params; results in $out)"
-printf '%-8s %-12s %12s %14s %10s\n' streams arm ns/launch "delta ns" "delta %"
-for s in $streams; do
-  base=""
-  for arm in $arms; do
-    med=$(awk -v s="$s" -v a="$arm" '$1==s && $2==a {print $3}' "$results" | sort -g |
-          awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}')
-    if [ -z "$base" ]; then base=$med; printf '%-8s %-12s %12.1f %14s %10s\n' "$s" "$arm" "$med" - -
-    else awk -v s="$s" -v a="$arm" -v m="$med" -v b="$base" 'BEGIN {printf "%-8s %-12s %12.1f %14.1f %9.1f%%\n", s, a, m, m-b, 100*(m-b)/b}'
-    fi
-  done
-done
+echo "host ns per launch, $reps alternating runs per arm (params=$params${PIN:+, pinned to CPUs $PIN}; results in $out)"
+python3 - "$results" "$streams" "$arms" <<'PY'
+import math, statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+streams, arms = sys.argv[2].split(), sys.argv[3].split()
+T95 = {1: 12.71, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+       12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+def t95(df):
+    return T95.get(df) or T95[max(k for k in T95 if k <= df)] if df < 30 else 1.96
+def ratio(s, arm, col):  # paired: run rep of arm over run rep of the first arm
+    base = {r[2]: float(r[col]) for r in rows if r[0] == s and r[1] == arms[0]}
+    logs = [math.log(float(r[col]) / base[r[2]]) for r in rows if r[0] == s and r[1] == arm and r[2] in base]
+    if len(logs) < 2:
+        return "n/a"
+    m, sd = statistics.mean(logs), statistics.stdev(logs)
+    h = t95(len(logs) - 1) * sd / math.sqrt(len(logs))
+    return "%.4f [%.4f, %.4f]" % (math.exp(m), math.exp(m - h), math.exp(m + h))
+print("%-8s %-12s %10s %10s   %-28s %-28s" % ("streams", "arm", "mean", "best", "mean: arm/%s [95%% CI]" % arms[0],
+                                             "best: arm/%s [95%% CI]" % arms[0]))
+for s in streams:
+    for arm in arms:
+        mine = [r for r in rows if r[0] == s and r[1] == arm]
+        if not mine:
+            continue
+        mean = statistics.median(float(r[3]) for r in mine)
+        best = statistics.median(float(r[4]) for r in mine)
+        first = arm == arms[0]
+        print("%-8s %-12s %10.1f %10.1f   %-28s %-28s" % (s, arm, mean, best, "-" if first else ratio(s, arm, 3),
+                                                         "-" if first else ratio(s, arm, 4)))
+PY

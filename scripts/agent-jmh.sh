@@ -3,7 +3,8 @@
 # uninstrumented), with the GC profiler for bytes allocated per call. Not a test: it prints figures.
 #
 # Usage: scripts/agent-jmh.sh [extra JMH arguments]    e.g. scripts/agent-jmh.sh -f 2 -i 20
-# Env:   AORTA_JMH_AGENT_ARGS  agent options for the forks (default: the full pipeline into a temp dir)
+# Env:   AORTA_JMH_AGENT_ARGS  agent options for the forks (default: the full pipeline into a temp dir; the
+#                              host clock is the agent's default, auto: add clock=nanotime to compare)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -17,5 +18,5 @@ args=${AORTA_JMH_AGENT_ARGS:-output=$out,sinks=jsonl+metrics,device-activity=non
 echo "agent: $jar"
 echo "agent options in the forks: $args"
 exec "$AORTA_JAVA_HOME/bin/java" -cp "agent/target/test-classes:$(cat agent/target/test.classpath)" \
-  org.openjdk.jmh.Main 'dev.aorta.agent.bench.HotPathBenchmark' -prof gc \
-  -jvmArgsAppend "-javaagent:$jar=$args" "$@"
+  org.openjdk.jmh.Main 'dev.aorta.agent.(bench.HotPathBenchmark|recorder.RecordPathBenchmark)' -prof gc \
+  -jvmArgsAppend "--enable-native-access=ALL-UNNAMED -javaagent:$jar=$args" "$@"

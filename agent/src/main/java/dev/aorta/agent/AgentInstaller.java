@@ -15,6 +15,7 @@ import dev.aorta.agent.pipeline.Pipeline;
 import dev.aorta.agent.plugins.IterationMarkerPlugin;
 import dev.aorta.agent.recorder.CallTable;
 import dev.aorta.agent.jcuda.NativeAddress;
+import dev.aorta.agent.recorder.HostClock;
 import dev.aorta.agent.recorder.Recorder;
 import dev.aorta.agent.spi.Interception;
 import dev.aorta.agent.spi.InterceptionPlugin;
@@ -74,6 +75,7 @@ public final class AgentInstaller {
             return;
         }
         AgentLog.setVerbose(options.verbose());
+        HostClock.Selection.request(options.clock());
         Recorder.configure(options.bufferRecords());
         Pipeline pipeline = Pipeline.start(options, System.getenv());
         Drainer drainer = pipeline.drainer();
@@ -206,7 +208,8 @@ public final class AgentInstaller {
         if (anyNative) {
             nativeBuilder.installOn(inst);
         }
-        AgentLog.info("agent " + version() + " active (" + options + "); libraries found: "
+        AgentLog.info("agent " + version() + " active (" + options + "); host clock: " + HostClock.description()
+                + "; libraries found: "
                 + (present.isEmpty() ? "none" : String.join(", ", present))
                 + (absent.isEmpty() ? "" : "; not on the class path (idle): " + String.join(", ", absent)));
     }

@@ -42,6 +42,7 @@ public final class AgentOptions {
         COMM_STREAM_PRIORITY("comm-stream-priority", "-1", "CUDA priority of that communication stream (lower = more urgent)"),
         JOIN("join", "immediate", "where the application stream waits for a rebound collective: immediate, next-sync, iteration-end"),
         BUFFER_RECORDS("buffer-records", "8192", "records per thread buffered before dropping (power of two, 64..1048576)"),
+        CLOCK("clock", "auto", "host clock read on the hot path: tsc (rdtsc via FFM, ~10 ns a read; JVM >= 22, x86-64 Linux, invariant TSC), nanotime (System.nanoTime), auto (tsc when the kernel's clocksource is tsc and native access is enabled, else nanotime); timestamps are written as CLOCK_MONOTONIC ns either way"),
         DRAIN_INTERVAL_MS("drain-interval-ms", "20", "how often the background thread empties the buffers and flushes files"),
         MAX_RANGES("metrics-max-ranges", "2000", "device activities listed per iteration in rank_<r>_metrics.jsonl profile.ranges"),
         VERBOSE("verbose", "false", "log each instrumented type and each sink's line counts"),
@@ -216,6 +217,7 @@ public final class AgentOptions {
         bool(Option.CORRELATE);
         commStreamPriority();
         join();
+        clock();
         int records = bufferRecords();
         if (records < 64 || records > (1 << 20) || Integer.bitCount(records) != 1) {
             throw new OptionsException("option 'buffer-records': expected a power of two in 64..1048576, got " + records);
@@ -321,6 +323,10 @@ public final class AgentOptions {
 
     public int commStreamPriority() {
         return integer(Option.COMM_STREAM_PRIORITY, get(Option.COMM_STREAM_PRIORITY));
+    }
+
+    public ClockChoice clock() {
+        return ClockChoice.parse(Option.CLOCK.key, get(Option.CLOCK));
     }
 
     public JoinMode join() {

@@ -3,6 +3,7 @@ package dev.aorta.agent.pipeline;
 import dev.aorta.agent.config.AgentOptions.Category;
 import dev.aorta.agent.recorder.CallBuffer;
 import dev.aorta.agent.recorder.CallTable;
+import dev.aorta.agent.recorder.HostClock;
 import dev.aorta.agent.spi.CallKind;
 import dev.aorta.agent.spi.Interception;
 import dev.aorta.core.event.ApiCall;
@@ -62,8 +63,8 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
             return;
         }
         CallKind kind = ic.kind();
-        long start = r[o + CallBuffer.START];
-        long end = r[o + CallBuffer.END];
+        long start = HostClock.toNanos(r[o + CallBuffer.START]);
+        long end = HostClock.toNanos(r[o + CallBuffer.END]);
         if (kind.isIterationMarker()) {
             iterations.marker(kind, start, end, r[o + CallBuffer.ARG0]);
             return;

@@ -3,6 +3,7 @@ package dev.aorta.agent.pipeline;
 import dev.aorta.agent.AgentLog;
 import dev.aorta.agent.device.DeviceActivitySource;
 import dev.aorta.agent.recorder.CallBuffer;
+import dev.aorta.agent.recorder.HostClock;
 import dev.aorta.agent.recorder.Recorder;
 import dev.aorta.agent.config.AgentOptions.Category;
 import dev.aorta.core.event.ApiCall;
@@ -135,6 +136,7 @@ public final class Drainer implements Runnable {
 
     /** One pass: buffers, queued records, flush. Runs on the drain thread (or at shutdown, after it stopped). */
     public synchronized void cycle() {
+        HostClock.anchor();  // before the buffers: the records about to be converted lie before this anchor
         long iterationsBefore = iterations.completed();
         int n = drainBuffers();
         if (iterations.completed() != iterationsBefore) {

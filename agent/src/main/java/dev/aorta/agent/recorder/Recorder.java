@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The hot path: advice woven into intercepted methods calls these static methods with primitives only.
  * One clock read here (the call's end; the advice read the start), one thread-local lookup, one row
  * written into the calling thread's {@link CallBuffer}. Nothing allocates after a thread's first call.
+ * Times are {@link HostClock} ticks; {@code start} and {@code end} of a row become ns when drained.
  */
 public final class Recorder {
     private static final List<CallBuffer> BUFFERS = new CopyOnWriteArrayList<>();
@@ -31,29 +32,29 @@ public final class Recorder {
         return b;
     }
 
-    /** The clock every host timestamp comes from (CLOCK_MONOTONIC). */
+    /** A call edge's timestamp, in {@link HostClock} ticks: the drain thread converts them to CLOCK_MONOTONIC ns. */
     public static long now() {
-        return System.nanoTime();
+        return HostClock.ticks();
     }
 
     public static void record(int id, long start, long stream, int result) {
-        long end = System.nanoTime();
+        long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result, long a0, long a1) {
-        long end = System.nanoTime();
+        long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, 0, 0, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result, long a0, long a1, long a2, long a3) {
-        long end = System.nanoTime();
+        long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result,
                               long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
-        long end = System.nanoTime();
+        long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, a4, a5, a6, a7);
     }
 

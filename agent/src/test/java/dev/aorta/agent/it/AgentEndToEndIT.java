@@ -6,6 +6,7 @@ import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
+import example.apps.ClockApp;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.BeforeAll;
@@ -239,6 +240,44 @@ class AgentEndToEndIT {
             assertThat(aorta.get("overlap_ms").asDouble()).isBetween(25.0, 30.1);
             assertThat(aorta.get("comm_overlap_pct").asDouble()).isGreaterThan(80);
             assertThat(m.get("profile").get("overlap").get("per_stream_ms").has("comm")).isTrue();
+        }
+    }
+
+    @Test
+    void onJava22Plus_bothHostClocksGiveNanoTimeTimestamps(@TempDir Path dir) throws Exception {
+        String cpu = Files.readString(Path.of("/proc/cpuinfo"));
+        boolean invariantTsc = cpu.contains(" constant_tsc") && cpu.contains(" nonstop_tsc")
+                && System.getProperty("os.arch").equals("amd64");
+        for (String clock : List.of("tsc", "nanotime")) {
+            Path out = dir.resolve(clock);
+            ChildJvm.Result run = ChildJvm.runWith(ChildJvm.javaHome(false), List.of("--enable-native-access=ALL-UNNAMED"),
+                    "output=" + out + ",device-activity=none,clock=" + clock, "example.apps.ClockApp");
+            assertThat(run.exitCode()).as(run.stderr()).isZero();
+            if (clock.equals("tsc") && invariantTsc) {
+                assertThat(run.stderr()).contains("host clock: tsc");
+            } else if (clock.equals("tsc")) {
+                assertThat(run.stderr()).contains("host clock: System.nanoTime (clock=tsc refused: ");
+            } else {
+                assertThat(run.stderr()).contains("host clock: System.nanoTime (clock=nanotime)");
+            }
+            long t0 = run.number("T0"), t1 = run.number("T1");
+            Outputs o = Outputs.read(out, 0);
+            assertThat(o.calls).as(clock).hasSize(1 + ClockApp.STEPS * 100).allSatisfy(c -> {
+                assertThat(c.startNs()).isBetween(t0, t1);
+                assertThat(c.endNs()).isBetween(c.startNs(), t1);
+            });
+            assertThat(o.markers).as(clock).hasSize(ClockApp.STEPS);
+            List<Long> lags = new java.util.ArrayList<>();
+            for (Marker m : o.markers) {
+                long begin = run.number("STEP " + m.step());
+                assertThat(m.startNs()).as(clock + " step " + m.step()).isBetween(begin, begin + ClockApp.STEP_MS * 1_000_000L);
+                if (m.step() > 0) {  // the first call also loads the marker path
+                    lags.add(m.startNs() - begin);
+                }
+            }
+            // Aorta.step runs right after the app read nanoTime: the marker starts at that moment, to microseconds
+            // (the median, so that one step descheduled on a busy machine does not decide)
+            assertThat(lags.stream().sorted().toList().get(lags.size() / 2)).as(clock + " " + lags).isLessThan(200_000L);
         }
     }
 

@@ -26,6 +26,13 @@ final class ChildJvm {
             return stdout.lines().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length())).toList();
         }
 
+        /** The number after {@code prefix + " "} on a line of stdout. */
+        long number(String prefix) {
+            return stdout.lines().filter(l -> l.startsWith(prefix + " "))
+                    .mapToLong(l -> Long.parseLong(l.substring(prefix.length() + 1).trim())).findFirst()
+                    .orElseThrow(() -> new AssertionError("no line '" + prefix + " <n>' in\n" + stdout));
+        }
+
         long address(String name) {
             return stdout.lines().filter(l -> l.startsWith("STREAM " + name + " ") || l.startsWith("EVENT " + name + " "))
                     .mapToLong(l -> Long.parseLong(l.substring(l.lastIndexOf(' ') + 1))).findFirst()
@@ -58,6 +65,11 @@ final class ChildJvm {
     static Result run(Path javaHome, String agentArgs, String main, String... args) throws IOException, InterruptedException {
         Process p = start(javaHome, agentArgs, main, args);
         return finish(p);
+    }
+
+    static Result runWith(Path javaHome, List<String> jvmOptions, String agentArgs, String main, String... args)
+            throws IOException, InterruptedException {
+        return finish(startWith(javaHome, jvmOptions, agentArgs, main, args));
     }
 
     static Process start(Path javaHome, String agentArgs, String main, String... args) throws IOException {
