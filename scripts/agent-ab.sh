@@ -5,17 +5,19 @@
 #
 # Run from the project root after `./build package -DskipTests` (on a GPU host without a JDK:
 # `source .device/prelude.sh` first, see DESIGN.md §9).
-# Env: REPS (default 5) LAUNCHES (20000 per round) ROUNDS (10) PARAMS (prebuilt|per-launch)
-#      STREAMS ("1 16") ARMS ("off agent"; add agent-cupti for the agent with CUPTI device activity)
+# Env: REPS (default 5) LAUNCHES (500 per round: below the driver's queue depth, so that the host never waits
+#      for the GPU and the figure is the host's launch cost) ROUNDS (400) PARAMS (prebuilt|per-launch)
+#      STREAMS ("1 16") ARMS ("off agent"; add agent-cupti for the agent with CUPTI device activity, and cupti for
+#      the program tracing itself with CUPTI, no agent: what CUPTI alone costs)
 #      AGENT_ARGS (extra agent options, e.g. "record=launch") OUT (result directory)
 #      PIN (CPU list for taskset, e.g. 2-5: every run on the same cores, which narrows the spread between runs)
 #      KEEP=1 keeps each agent run's output (~100 MB of JSONL per run at the defaults)
-# Each run prints its mean and its best (fastest round) ns per launch; the table gives, per arm, the medians
+# Each run prints its median and its best (fastest round) ns per launch; the table gives, per arm, the medians
 # over the runs and the paired ratio arm/off (geometric mean over repetitions of the ratio of runs that ran
 # back to back) with a 95% Student's t interval.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=${REPS:-5}; launches=${LAUNCHES:-20000}; rounds=${ROUNDS:-10}; params=${PARAMS:-prebuilt}
+reps=${REPS:-5}; launches=${LAUNCHES:-500}; rounds=${ROUNDS:-400}; params=${PARAMS:-prebuilt}
 streams=${STREAMS:-"1 16"}; arms=${ARMS:-"off agent"}
 out=${OUT:-$(mktemp -d -t aorta-ab.XXXXXX)}
 [ -f dist/lib/aorta-agent.jar ] || { echo "agent-ab: dist/lib/aorta-agent.jar missing; run ./build package -DskipTests" >&2; exit 1; }
@@ -27,18 +29,19 @@ mkdir -p "$out"
 results="$out/results.txt"; : > "$results"
 
 run_arm() { # arm streams rep
-  local arm=$1 s=$2 rep=$3 agent=()
+  local arm=$1 s=$2 rep=$3 agent=() self=()
   case $arm in
     off) ;;
+    cupti) self=(cupti) ;;
     agent) agent=("-javaagent:dist/lib/aorta-agent.jar=output=$out/$arm-s$s-r$rep,device-activity=none${AGENT_ARGS:+,$AGENT_ARGS}") ;;
     agent-cupti) agent=("-javaagent:dist/lib/aorta-agent.jar=output=$out/$arm-s$s-r$rep,device-activity=cupti${AGENT_ARGS:+,$AGENT_ARGS}") ;;
-    *) echo "agent-ab: unknown arm '$arm' in ARMS (expected off, agent, agent-cupti)" >&2; exit 2 ;;
+    *) echo "agent-ab: unknown arm '$arm' in ARMS (expected off, agent, agent-cupti, cupti)" >&2; exit 2 ;;
   esac
   local line
   line=$(${pin[@]+"${pin[@]}"} "$java" --enable-native-access=ALL-UNNAMED "${agent[@]}" -cp "$cp" \
-      dev.aorta.examples.LaunchOverhead "$s" "$launches" "$rounds" "$params" 2>>"$out/stderr.log" | grep '^streams=')
+      dev.aorta.examples.LaunchOverhead "$s" "$launches" "$rounds" "$params" ${self[@]+"${self[@]}"} 2>>"$out/stderr.log" | grep '^streams=')
   echo "$line" | grep -q 'check=ok' || { echo "agent-ab: wrong result in arm $arm: $line" >&2; exit 1; }
-  echo "$s $arm $rep $(echo "$line" | sed 's/.*mean_ns_per_launch=\([0-9.]*\) best_ns_per_launch=\([0-9.]*\).*/\1 \2/')" >> "$results"
+  echo "$s $arm $rep $(echo "$line" | sed 's/.*best_ns_per_launch=\([0-9.]*\) median_ns_per_launch=\([0-9.]*\).*/\2 \1/')" >> "$results"
   [ "${KEEP:-0}" = 1 ] || rm -rf "$out/$arm-s$s-r$rep"
   echo "rep $rep  $arm  $line"
 }
@@ -70,16 +73,16 @@ def ratio(s, arm, col):  # paired: run rep of arm over run rep of the first arm
     m, sd = statistics.mean(logs), statistics.stdev(logs)
     h = t95(len(logs) - 1) * sd / math.sqrt(len(logs))
     return "%.4f [%.4f, %.4f]" % (math.exp(m), math.exp(m - h), math.exp(m + h))
-print("%-8s %-12s %10s %10s   %-28s %-28s" % ("streams", "arm", "mean", "best", "mean: arm/%s [95%% CI]" % arms[0],
+print("%-8s %-12s %10s %10s   %-28s %-28s" % ("streams", "arm", "median", "best", "median: arm/%s [95%% CI]" % arms[0],
                                              "best: arm/%s [95%% CI]" % arms[0]))
 for s in streams:
     for arm in arms:
         mine = [r for r in rows if r[0] == s and r[1] == arm]
         if not mine:
             continue
-        mean = statistics.median(float(r[3]) for r in mine)
+        median = statistics.median(float(r[3]) for r in mine)
         best = statistics.median(float(r[4]) for r in mine)
         first = arm == arms[0]
-        print("%-8s %-12s %10.1f %10.1f   %-28s %-28s" % (s, arm, mean, best, "-" if first else ratio(s, arm, 3),
+        print("%-8s %-12s %10.1f %10.1f   %-28s %-28s" % (s, arm, median, best, "-" if first else ratio(s, arm, 3),
                                                          "-" if first else ratio(s, arm, 4)))
 PY

@@ -53,4 +53,4 @@ printf '%-56s %-6s %s\n' check status detail
 printf '%s\n' "${rows[@]}"
 echo
 echo "A/B launch overhead (scripts/agent-ab.sh, exit $abrc):"
-sed -n '/^median/,$p' "$out/ab.txt"
+sed -n '/^host ns per launch/,$p' "$out/ab.txt"
