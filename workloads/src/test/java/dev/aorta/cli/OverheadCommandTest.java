@@ -88,8 +88,8 @@ class OverheadCommandTest {
     @Test
     void anInterposerThatCostsNothingMeasurableIsWithinTheThreshold() throws Exception {
         Path child = fakeChild(1.0, 0);
-        CliRunner.Outcome o = overhead("--agent", "", "--agent-jar", agentJar.toString(), "--runs", "4", "--",
-                child.toString());
+        CliRunner.Outcome o = overhead("--agent", "", "--agent-jar", agentJar.toString(), "--runs", "4",
+                "--logs", dir.resolve("logs").toString(), "--", child.toString());
         assertThat(o.exitCode()).as(o.out() + o.err()).isZero();
         assertThat(o.out()).contains("overall: within threshold");
         assertThat(Files.readAllLines(order).get(1)).endsWith(agentJar.toAbsolutePath() + "|");
@@ -100,7 +100,8 @@ class OverheadCommandTest {
         Optional<Path> libm = Stream.of("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6", "/lib64/libm.so.6",
                 "/lib/aarch64-linux-gnu/libm.so.6").map(Path::of).filter(Files::isRegularFile).findFirst();
         assumeThat(libm).as("a libm to preload").isPresent();
-        CliRunner.Outcome o = overhead("--preload", libm.get().toString(), "--runs", "2", "--", fakeChild(1.0, 0).toString());
+        CliRunner.Outcome o = overhead("--preload", libm.get().toString(), "--runs", "2", "--logs",
+                dir.resolve("logs").toString(), "--", fakeChild(1.0, 0).toString());
         assertThat(o.exitCode()).as(o.out() + o.err()).isZero();
         List<String> runs = Files.readAllLines(order);
         assertThat(runs.get(0)).endsWith("||");
