@@ -2,8 +2,6 @@ package dev.aorta.examples;
 
 import jcuda.Pointer;
 import jcuda.Sizeof;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
@@ -42,13 +40,7 @@ public final class AdviceCost {
                 .findStatic(JCudaDriver.class, "cuLaunchKernelNative", MethodType.methodType(int.class, CUfunction.class,
                         int.class, int.class, int.class, int.class, int.class, int.class, int.class, CUstream.class,
                         Pointer.class, Pointer.class));
-        JCudaDriver.setExceptionsEnabled(true);
-        cuInit(0);
-        CUdevice device = new CUdevice();
-        cuDeviceGet(device, 0);
-        CUcontext context = new CUcontext();
-        cuDevicePrimaryCtxRetain(context, device);
-        cuCtxSetCurrent(context);
+        ExampleKernels.useDevice0();
         CUfunction increment = new ExampleKernels().function("increment");
         int n = 256;
         CUstream[] streams = new CUstream[streamCount];

@@ -1,13 +1,20 @@
 package dev.aorta.examples;
 
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
+import jcuda.driver.JCudaDriver;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 
@@ -17,6 +24,17 @@ final class ExampleKernels {
 
     ExampleKernels() {
         cuModuleLoadData(module, ptx());
+    }
+
+    /** The examples' common start: the driver with exceptions on, device 0's primary context current. */
+    static void useDevice0() {
+        JCudaDriver.setExceptionsEnabled(true);
+        cuInit(0);
+        CUdevice device = new CUdevice();
+        cuDeviceGet(device, 0);
+        CUcontext context = new CUcontext();
+        cuDevicePrimaryCtxRetain(context, device);
+        cuCtxSetCurrent(context);
     }
 
     CUfunction function(String name) {

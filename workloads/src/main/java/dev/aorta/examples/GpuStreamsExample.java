@@ -3,8 +3,6 @@ package dev.aorta.examples;
 import dev.aorta.api.Aorta;
 import jcuda.Pointer;
 import jcuda.Sizeof;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
@@ -13,7 +11,6 @@ import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCaptureMode;
 import jcuda.driver.CUstream_flags;
-import jcuda.driver.JCudaDriver;
 
 import static jcuda.driver.JCudaDriver.*;
 
@@ -32,13 +29,7 @@ public final class GpuStreamsExample {
     public static void main(String[] args) throws Exception {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20;
         int waitSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 0;
-        JCudaDriver.setExceptionsEnabled(true);
-        cuInit(0);
-        CUdevice device = new CUdevice();
-        cuDeviceGet(device, 0);
-        CUcontext context = new CUcontext();
-        cuDevicePrimaryCtxRetain(context, device);
-        cuCtxSetCurrent(context);
+        ExampleKernels.useDevice0();
         if (waitSeconds > 0) {
             System.out.println("pid " + ProcessHandle.current().pid() + ": waiting " + waitSeconds + " s for 'aorta attach'");
             Thread.sleep(waitSeconds * 1000L);

@@ -3,13 +3,10 @@ package dev.aorta.examples;
 import dev.aorta.gpu.cupti.CuptiTracer;
 import jcuda.Pointer;
 import jcuda.Sizeof;
-import jcuda.driver.CUcontext;
-import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
-import jcuda.driver.JCudaDriver;
 
 import static jcuda.driver.JCudaDriver.*;
 
@@ -44,13 +41,7 @@ public final class LaunchOverhead {
                     + " and the fifth argument, if any, cupti");
             System.exit(2);
         }
-        JCudaDriver.setExceptionsEnabled(true);
-        cuInit(0);
-        CUdevice device = new CUdevice();
-        cuDeviceGet(device, 0);
-        CUcontext context = new CUcontext();
-        cuDevicePrimaryCtxRetain(context, device);
-        cuCtxSetCurrent(context);
+        ExampleKernels.useDevice0();
         CUfunction increment = new ExampleKernels().function("increment");
         java.util.concurrent.atomic.AtomicLong traced = new java.util.concurrent.atomic.AtomicLong();
         CuptiTracer tracer = cupti ? CuptiTracer.start(a -> traced.incrementAndGet(), c -> { }, 0, true) : null;
