@@ -15,6 +15,7 @@ mkdir -p "$out"
 java=${AORTA_JAVA_HOME:+$AORTA_JAVA_HOME/bin/}java
 cp=$(ls dist/lib/*.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
 printf '%-8s %-16s %12s %12s %10s %22s %9s\n' streams arm "woven ns" "bare ns" "delta ns" "95% CI ns" "delta %"
+# delta = median over pairs of (woven - bare) ns per launch, with its distribution-free 95% interval
 for s in $streams; do
   for arm in off agent agent-nanotime; do
     agent=()
@@ -26,7 +27,7 @@ for s in $streams; do
         "$s" "$launches" "$pairs" 2>>"$out/stderr.log" | grep '^advice_cost')
     echo "$line" >> "$out/lines.txt"
     rm -rf "${out:?}/$arm-s$s"
-    echo "$line" | sed 's/.*woven_median_ns=\([0-9.]*\) bare_median_ns=\([0-9.]*\) delta_ns=\([-0-9.]*\) ci95_ns=\(\[[^]]*\]\).*delta_pct=\([-0-9.]*\).*/\1 \2 \3 \4 \5/' |
+    echo "$line" | sed 's/.*woven_median_ns=\([0-9.]*\) bare_median_ns=\([0-9.]*\) delta_median_ns=\([-0-9.]*\) median_ci95_ns=\(\[[^]]*\]\).*delta_pct=\([-0-9.]*\).*/\1 \2 \3 \4 \5/' |
       { read -r w b d c p; printf '%-8s %-16s %12s %12s %10s %22s %8s%%\n' "$s" "$arm" "$w" "$b" "$d" "$c" "$p"; }
   done
 done
