@@ -30,6 +30,22 @@ import static jcuda.driver.JCudaDriver.*;
  * its t interval, and the median difference in % of the bare launch.
  */
 public final class AdviceCost {
+    private static final MethodType LAUNCH = MethodType.methodType(int.class, CUfunction.class, int.class, int.class,
+            int.class, int.class, int.class, int.class, int.class, CUstream.class, Pointer.class, Pointer.class);
+    /** Both paths through a constant method handle, so the JIT compiles the two call sites alike. */
+    private static final MethodHandle WOVEN;
+    private static final MethodHandle BARE;
+
+    static {
+        try {
+            WOVEN = MethodHandles.lookup().findStatic(JCudaDriver.class, "cuLaunchKernel", LAUNCH);
+            BARE = MethodHandles.privateLookupIn(JCudaDriver.class, MethodHandles.lookup())
+                    .findStatic(JCudaDriver.class, "cuLaunchKernelNative", LAUNCH);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     public static void main(String[] args) throws Throwable {
         int streamCount = args.length > 0 ? Integer.parseInt(args[0]) : 1;
         int launches = args.length > 1 ? Integer.parseInt(args[1]) : 500;
@@ -38,10 +54,6 @@ public final class AdviceCost {
             System.err.println("usage: AdviceCost [streams >= 1] [launchesPerRound >= 1] [pairs >= 2]");
             System.exit(2);
         }
-        MethodHandle bare = MethodHandles.privateLookupIn(JCudaDriver.class, MethodHandles.lookup())
-                .findStatic(JCudaDriver.class, "cuLaunchKernelNative", MethodType.methodType(int.class, CUfunction.class,
-                        int.class, int.class, int.class, int.class, int.class, int.class, int.class, CUstream.class,
-                        Pointer.class, Pointer.class));
         ExampleKernels.useDevice0();
         CUfunction increment = new ExampleKernels().function("increment");
         int n = 256;
@@ -59,8 +71,8 @@ public final class AdviceCost {
         double[] bareNs = new double[pairs];
         for (int p = -20; p < pairs; p++) {  // 20 warm-up pairs: both paths compiled before anything counts
             boolean wovenFirst = (p & 1) == 0;
-            double first = round(wovenFirst, bare, increment, streams, params, launches, n);
-            double second = round(!wovenFirst, bare, increment, streams, params, launches, n);
+            double first = round(wovenFirst, increment, streams, params, launches, n);
+            double second = round(!wovenFirst, increment, streams, params, launches, n);
             if (p >= 0) {
                 woven[p] = wovenFirst ? first : second;
                 bareNs[p] = wovenFirst ? second : first;
@@ -89,13 +101,13 @@ public final class AdviceCost {
     }
 
     /** One timed round of launches through either path, then a wait for the device (not timed). */
-    private static double round(boolean woven, MethodHandle bare, CUfunction f, CUstream[] streams, Pointer[] params,
+    private static double round(boolean woven, CUfunction f, CUstream[] streams, Pointer[] params,
                                 int launches, int n) throws Throwable {
         long start = System.nanoTime();
         for (int i = 0; i < launches; i++) {
             int s = i % streams.length;
-            int rc = woven ? cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, streams[s], params[s], null)
-                    : (int) bare.invokeExact(f, 1, 1, 1, n, 1, 1, 0, streams[s], params[s], (Pointer) null);
+            int rc = woven ? (int) WOVEN.invokeExact(f, 1, 1, 1, n, 1, 1, 0, streams[s], params[s], (Pointer) null)
+                    : (int) BARE.invokeExact(f, 1, 1, 1, n, 1, 1, 0, streams[s], params[s], (Pointer) null);
             if (rc != 0) {
                 throw new IllegalStateException("cuLaunchKernel returned " + rc);
             }
