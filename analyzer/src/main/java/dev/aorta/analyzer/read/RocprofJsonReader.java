@@ -391,38 +391,32 @@ public final class RocprofJsonReader implements TraceReader {
         }
     }
 
+    /** A handle: {@code {"handle": n}} or a bare id; -1 when absent. */
     private static long handle(JsonParser p, JsonToken v) throws IOException {
-        if (v == JsonToken.START_OBJECT) {
-            long h = -1;
-            String f;
-            while ((f = p.nextFieldName()) != null) {
-                JsonToken t = p.nextToken();
-                if ("handle".equals(f) && t.isNumeric()) {
-                    h = p.getLongValue();
-                } else if (t.isStructStart()) {
-                    p.skipChildren();
-                }
-            }
-            return h;
-        }
-        return JsonNumbers.idValue(p, -1);
+        return numberIn(p, v, "handle", -1);
     }
 
+    /** A correlation id: {@code {"internal": n, ...}} or a bare id; 0 when absent. */
     private static long internalCorrelation(JsonParser p, JsonToken v) throws IOException {
-        if (v == JsonToken.START_OBJECT) {
-            long id = 0;
-            String f;
-            while ((f = p.nextFieldName()) != null) {
-                JsonToken t = p.nextToken();
-                if ("internal".equals(f) && t.isNumeric()) {
-                    id = p.getLongValue();
-                } else if (t.isStructStart()) {
-                    p.skipChildren();
-                }
-            }
-            return id;
+        return numberIn(p, v, "internal", 0);
+    }
+
+    /** The numeric {@code field} of an object value (other fields skipped), or the value itself as an id. */
+    private static long numberIn(JsonParser p, JsonToken v, String field, long absent) throws IOException {
+        if (v != JsonToken.START_OBJECT) {
+            return JsonNumbers.idValue(p, absent);
         }
-        return JsonNumbers.idValue(p, 0);
+        long n = absent;
+        String f;
+        while ((f = p.nextFieldName()) != null) {
+            JsonToken t = p.nextToken();
+            if (field.equals(f) && t.isNumeric()) {
+                n = p.getLongValue();
+            } else if (t.isStructStart()) {
+                p.skipChildren();
+            }
+        }
+        return n;
     }
 
     private static void xyz(JsonParser p, JsonToken v, long[] into) throws IOException {
