@@ -1,5 +1,6 @@
 package dev.aorta.examples;
 
+import dev.aorta.workloads.metrics.Percentiles;
 import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUdeviceptr;
@@ -90,11 +91,12 @@ public final class AdviceCost {
         double[] sorted = delta.clone();
         Arrays.sort(sorted);
         int k = Math.max(1, (int) Math.floor(pairs / 2.0 - 0.98 * Math.sqrt(pairs)));
-        double medianDelta = median(delta);
+        double medianDelta = Percentiles.ofSorted(sorted, 50);
+        double bareMedian = Percentiles.of(bareNs, 50);
         System.out.printf("advice_cost streams=%d launches=%d pairs=%d woven_median_ns=%.1f bare_median_ns=%.1f "
                         + "delta_median_ns=%.1f median_ci95_ns=[%.1f,%.1f] delta_mean_ns=%.1f mean_ci95_ns=[%.1f,%.1f] "
-                        + "delta_pct=%.2f%n", streamCount, launches, pairs, median(woven), median(bareNs), medianDelta,
-                sorted[k - 1], sorted[pairs - k], mean, mean - half, mean + half, 100 * medianDelta / median(bareNs));
+                        + "delta_pct=%.2f%n", streamCount, launches, pairs, Percentiles.of(woven, 50), bareMedian,
+                medianDelta, sorted[k - 1], sorted[pairs - k], mean, mean - half, mean + half, 100 * medianDelta / bareMedian);
         for (CUstream s : streams) {
             cuStreamDestroy(s);
         }
@@ -115,12 +117,5 @@ public final class AdviceCost {
         double ns = (double) (System.nanoTime() - start) / launches;
         cuCtxSynchronize();
         return ns;
-    }
-
-    private static double median(double[] values) {
-        double[] v = values.clone();
-        Arrays.sort(v);
-        int k = v.length;
-        return k % 2 == 1 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
     }
 }

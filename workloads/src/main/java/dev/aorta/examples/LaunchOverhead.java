@@ -1,6 +1,7 @@
 package dev.aorta.examples;
 
 import dev.aorta.gpu.cupti.CuptiTracer;
+import dev.aorta.workloads.metrics.Percentiles;
 import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUdeviceptr;
@@ -85,8 +86,7 @@ public final class LaunchOverhead {
         cuMemcpyDtoH(Pointer.to(check), buffers[0], n * Sizeof.FLOAT);
         long perStream = (long) (rounds + 2) * launches / streamCount;
         boolean ok = check[0] == (float) perStream || streamCount > 1;
-        java.util.Arrays.sort(perRound);
-        double median = rounds % 2 == 1 ? perRound[rounds / 2] : (perRound[rounds / 2 - 1] + perRound[rounds / 2]) / 2;
+        double median = Percentiles.of(perRound, 50);
         System.out.printf("streams=%d launches=%d rounds=%d params=%s mean_ns_per_launch=%.1f best_ns_per_launch=%.1f "
                         + "median_ns_per_launch=%.1f check=%s%n", streamCount, launches, rounds,
                 perLaunch ? "per-launch" : "prebuilt", sum / rounds, best, median, ok ? "ok" : "WRONG");

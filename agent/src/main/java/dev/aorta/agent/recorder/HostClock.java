@@ -78,10 +78,6 @@ public final class HostClock {
         return DESCRIPTION;
     }
 
-    public static boolean isTsc() {
-        return TSC != null;
-    }
-
     /** The hot path's timestamp: TSC ticks or nanoTime. */
     public static long ticks() {
         if (TSC == null) {

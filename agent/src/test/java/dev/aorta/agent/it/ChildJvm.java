@@ -63,8 +63,7 @@ final class ChildJvm {
 
     /** Runs {@code main} with the agent ({@code agentArgs} null = without the agent). */
     static Result run(Path javaHome, String agentArgs, String main, String... args) throws IOException, InterruptedException {
-        Process p = start(javaHome, agentArgs, main, args);
-        return finish(p);
+        return runWith(javaHome, List.of(), agentArgs, main, args);
     }
 
     static Result runWith(Path javaHome, List<String> jvmOptions, String agentArgs, String main, String... args)

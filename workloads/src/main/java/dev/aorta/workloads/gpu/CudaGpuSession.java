@@ -245,20 +245,22 @@ public final class CudaGpuSession implements GpuSession {
         }
     }
 
-    @Override
-    public void discardCapturedActivity() {
+    private void requireCapture() {
         if (tracer == null) {
             throw new IllegalStateException("no activity capture was started");
         }
+    }
+
+    @Override
+    public void discardCapturedActivity() {
+        requireCapture();
         tracer.flush();
         captured.clear();
     }
 
     @Override
     public List<DeviceActivity> stopActivityCapture() {
-        if (tracer == null) {
-            throw new IllegalStateException("no activity capture was started");
-        }
+        requireCapture();
         try {
             tracer.stop();
         } finally {

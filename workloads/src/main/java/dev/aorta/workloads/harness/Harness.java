@@ -130,7 +130,7 @@ public final class Harness {
                 sampler.setOrigin(origin);
             }
             long wallStart = System.nanoTime();
-            measure(workload, options, gpu, streams, timing, origin, sampler, sampled, m, events, capturing);
+            measure(workload, options, gpu, streams, timing, origin, sampler, sampled, m, events);
             m.wallNs = System.nanoTime() - wallStart;
 
             List<List<DeviceActivity>> windows;
@@ -209,7 +209,7 @@ public final class Harness {
 
     private static void measure(Workload workload, HarnessOptions options, GpuSession gpu, List<GpuStream> streams,
                                 GpuStream timing, GpuEvent origin, EventPairSampler sampler, Set<Integer> sampled,
-                                Measurement m, List<GpuEvent> events, boolean capturing) {
+                                Measurement m, List<GpuEvent> events) {
         int n = options.iterations();
         List<GpuEvent> joins = new ArrayList<>();
         for (int s = 0; s < streams.size(); s++) {
@@ -227,7 +227,7 @@ public final class Harness {
             }
         }
         workload.beforeMeasuredIterations();
-        if (capturing) {
+        if (sampler == null) {  // timed by CUPTI, capturing since before the warmup
             gpu.synchronize();
             gpu.discardCapturedActivity();  // the warmup's and the hook's records: only measured work is kept
         }
