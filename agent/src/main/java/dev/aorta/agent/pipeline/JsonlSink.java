@@ -10,19 +10,16 @@ import dev.aorta.core.event.StreamInfo;
 import dev.aorta.core.jsonl.EventJsonlWriter;
 
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** {@code rank_<r>_activity.jsonl}: every record, one line each (schema: {@code dev.aorta.core.jsonl.EventJsonl}). */
 public final class JsonlSink implements EventSink {
     private final EventJsonlWriter out;
-    private final Writer file;
 
+    /** Opens (truncates) the file; the writer buffers, so the file stream needs no buffer of its own. */
     public JsonlSink(Path path) throws IOException {
-        this.file = Files.newBufferedWriter(path, StandardCharsets.UTF_8);
-        this.out = new EventJsonlWriter(file);
+        this.out = new EventJsonlWriter(Files.newOutputStream(path));
     }
 
     @Override

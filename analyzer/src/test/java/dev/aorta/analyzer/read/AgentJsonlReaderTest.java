@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.Writer;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AgentJsonlReaderTest {
 
     static void writeAgentTrace(Path file, int rank, long cuptiToMonotonic) throws IOException {
-        try (Writer out = Files.newBufferedWriter(file); EventJsonlWriter w = new EventJsonlWriter(out)) {
+        try (OutputStream out = Files.newOutputStream(file); EventJsonlWriter w = new EventJsonlWriter(out)) {
             w.write(new ClockAnchor(ClockDomain.CUPTI, 0, ClockDomain.HOST_MONOTONIC, cuptiToMonotonic));
             w.write(new Marker(Marker.Kind.ITERATION, "step", rank, 0, 1_000 + cuptiToMonotonic, 20_000 + cuptiToMonotonic,
                     ClockDomain.HOST_MONOTONIC));

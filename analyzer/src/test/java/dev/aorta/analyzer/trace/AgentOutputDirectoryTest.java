@@ -10,7 +10,7 @@ import dev.aorta.core.jsonl.EventJsonlWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.Writer;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,7 +26,7 @@ class AgentOutputDirectoryTest {
     @Test
     void theMetricsSummaryBesideTheRecordsIsLeftOutAndUntimedRecordsToo() throws Exception {
         long base = 1_795_291_555_000_000_000L;
-        try (Writer w = Files.newBufferedWriter(dir.resolve("rank_0_activity.jsonl"));
+        try (OutputStream w = Files.newOutputStream(dir.resolve("rank_0_activity.jsonl"));
              EventJsonlWriter out = new EventJsonlWriter(w)) {
             out.write(new ClockAnchor(ClockDomain.CUPTI, base, ClockDomain.HOST_MONOTONIC, 86_000_000_000L));
             out.write(kernel("gemm", base + 1_000, base + 5_000));

@@ -1,7 +1,11 @@
 package dev.aorta.core.jsonl;
 
+import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.SerializedString;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.Dependency;
@@ -13,127 +17,201 @@ import dev.aorta.core.event.StreamInfo;
 import java.io.Closeable;
 import java.io.Flushable;
 import java.io.IOException;
-import java.io.Writer;
+import java.io.OutputStream;
+import java.util.HashMap;
 import java.util.Map;
 
-/** Writes event records as {@link EventJsonl} lines. One line per record, so a killed run loses at most the last. */
+/**
+ * Writes event records as {@link EventJsonl} lines. One line per record, so a killed run loses at most the last.
+ *
+ * <p>It is the agent's drain thread's main cost at high launch rates (CUPTI adds a kernel record per launch), so
+ * it writes UTF-8 bytes straight into the stream's buffer, with field names encoded once and the few distinct
+ * string values (API and kernel names, kinds, clock tags) encoded once each.
+ */
 public final class EventJsonlWriter implements Closeable, Flushable {
-    private static final JsonFactory FACTORY = JsonFactory.builder().build();
-    private final Writer out;
-    private final JsonGenerator json;
+    /** No separator between root values: each line ends with the newline {@link #end} writes. */
+    private static final JsonFactory FACTORY = new JsonFactoryBuilder().rootValueSeparator((String) null).build();
+    /** Distinct string values kept encoded; beyond, the cache starts over (names are few in practice). */
+    static final int MAX_CACHED_VALUES = 4096;
+    private static final SerializableString TYPE = new SerializedString(EventJsonl.TYPE);
+    private static final SerializableString TYPE_ACTIVITY = new SerializedString("activity");
+    private static final SerializableString TYPE_API = new SerializedString("api");
+    private static final SerializableString TYPE_STREAM = new SerializedString("stream");
+    private static final SerializableString TYPE_MARKER = new SerializedString("marker");
+    private static final SerializableString TYPE_DEPENDENCY = new SerializedString("dependency");
+    private static final SerializableString TYPE_ANCHOR = new SerializedString("anchor");
+    private static final SerializableString ARGS = new SerializedString("args");
+    private static final SerializableString BLOCK = new SerializedString("block");
+    private static final SerializableString BYTES = new SerializedString("bytes");
+    private static final SerializableString CLOCK = new SerializedString("clock");
+    private static final SerializableString CORRELATION = new SerializedString("correlation");
+    private static final SerializableString DEVICE = new SerializedString("device");
+    private static final SerializableString END = new SerializedString("end");
+    private static final SerializableString EVENT = new SerializedString("event");
+    private static final SerializableString FLAGS = new SerializedString("flags");
+    private static final SerializableString FROM = new SerializedString("from");
+    private static final SerializableString FROM_NS = new SerializedString("from_ns");
+    private static final SerializableString GRID = new SerializedString("grid");
+    private static final SerializableString ID = new SerializedString("id");
+    private static final SerializableString KIND = new SerializedString("kind");
+    private static final SerializableString NAME = new SerializedString("name");
+    private static final SerializableString PRIORITY = new SerializedString("priority");
+    private static final SerializableString QUEUED = new SerializedString("queued");
+    private static final SerializableString RANK = new SerializedString("rank");
+    private static final SerializableString RECORD = new SerializedString("record");
+    private static final SerializableString RECORD_STREAM = new SerializedString("record_stream");
+    private static final SerializableString RESULT = new SerializedString("result");
+    private static final SerializableString ROLE = new SerializedString("role");
+    private static final SerializableString START = new SerializedString("start");
+    private static final SerializableString STEP = new SerializedString("step");
+    private static final SerializableString STREAM = new SerializedString("stream");
+    private static final SerializableString SUBMITTED = new SerializedString("submitted");
+    private static final SerializableString THREAD = new SerializedString("thread");
+    private static final SerializableString TO = new SerializedString("to");
+    private static final SerializableString TO_NS = new SerializedString("to_ns");
+    private static final SerializableString WAIT = new SerializedString("wait");
+    private static final SerializableString WAIT_STREAM = new SerializedString("wait_stream");
 
-    public EventJsonlWriter(Writer out) throws IOException {
+    private final OutputStream out;
+    private final JsonGenerator json;
+    private final Map<String, SerializableString> values = new HashMap<>();
+
+    public EventJsonlWriter(OutputStream out) throws IOException {
         this.out = out;
-        this.json = FACTORY.createGenerator(out);
+        this.json = FACTORY.createGenerator(out, JsonEncoding.UTF8);
         json.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
         json.configure(JsonGenerator.Feature.FLUSH_PASSED_TO_STREAM, false);
     }
 
     public void write(DeviceActivity a) throws IOException {
-        begin("activity");
-        json.writeStringField("kind", a.kind().name());
-        json.writeStringField("name", a.name());
-        json.writeNumberField("rank", a.rank());
-        json.writeNumberField("device", a.device());
-        json.writeNumberField("stream", a.stream());
-        json.writeNumberField("start", a.startNs());
-        json.writeNumberField("end", a.endNs());
-        json.writeNumberField("correlation", a.correlationId());
+        begin(TYPE_ACTIVITY);
+        string(KIND, a.kind().name());
+        string(NAME, a.name());
+        number(RANK, a.rank());
+        number(DEVICE, a.device());
+        number(STREAM, a.stream());
+        number(START, a.startNs());
+        number(END, a.endNs());
+        number(CORRELATION, a.correlationId());
         if (a.queuedNs() != DeviceActivity.UNKNOWN) {
-            json.writeNumberField("queued", a.queuedNs());
+            number(QUEUED, a.queuedNs());
         }
         if (a.submittedNs() != DeviceActivity.UNKNOWN) {
-            json.writeNumberField("submitted", a.submittedNs());
+            number(SUBMITTED, a.submittedNs());
         }
-        dim("grid", a.grid());
-        dim("block", a.block());
+        dim(GRID, a.grid());
+        dim(BLOCK, a.block());
         if (a.bytes() != 0) {
-            json.writeNumberField("bytes", a.bytes());
+            number(BYTES, a.bytes());
         }
-        json.writeStringField("clock", a.clock().tag());
+        string(CLOCK, a.clock().tag());
         end();
     }
 
     public void write(ApiCall c) throws IOException {
-        begin("api");
-        json.writeStringField("name", c.name());
-        json.writeNumberField("thread", c.thread());
-        json.writeNumberField("stream", c.stream());
-        json.writeNumberField("start", c.startNs());
-        json.writeNumberField("end", c.endNs());
-        json.writeNumberField("correlation", c.correlationId());
-        json.writeNumberField("result", c.result());
+        begin(TYPE_API);
+        string(NAME, c.name());
+        number(THREAD, c.thread());
+        number(STREAM, c.stream());
+        number(START, c.startNs());
+        number(END, c.endNs());
+        number(CORRELATION, c.correlationId());
+        number(RESULT, c.result());
         if (!c.args().isEmpty()) {
-            json.writeObjectFieldStart("args");
+            json.writeFieldName(ARGS);
+            json.writeStartObject();
             for (Map.Entry<String, Object> e : c.args().entrySet()) {
                 writeScalar(e.getKey(), e.getValue());
             }
             json.writeEndObject();
         }
-        json.writeStringField("clock", c.clock().tag());
+        string(CLOCK, c.clock().tag());
         end();
     }
 
     public void write(StreamInfo s) throws IOException {
-        begin("stream");
-        json.writeNumberField("id", s.id());
-        json.writeNumberField("device", s.device());
-        json.writeNumberField("priority", s.priority());
-        json.writeNumberField("flags", s.flags());
+        begin(TYPE_STREAM);
+        number(ID, s.id());
+        number(DEVICE, s.device());
+        number(PRIORITY, s.priority());
+        number(FLAGS, s.flags());
         if (s.role() != null) {
-            json.writeStringField("role", s.role());
+            string(ROLE, s.role());
         }
         end();
     }
 
     public void write(Marker m) throws IOException {
-        begin("marker");
-        json.writeStringField("kind", m.kind().name());
-        json.writeStringField("name", m.name());
-        json.writeNumberField("rank", m.rank());
-        json.writeNumberField("step", m.step());
-        json.writeNumberField("start", m.startNs());
-        json.writeNumberField("end", m.endNs());
-        json.writeStringField("clock", m.clock().tag());
+        begin(TYPE_MARKER);
+        string(KIND, m.kind().name());
+        string(NAME, m.name());
+        number(RANK, m.rank());
+        number(STEP, m.step());
+        number(START, m.startNs());
+        number(END, m.endNs());
+        string(CLOCK, m.clock().tag());
         end();
     }
 
     public void write(Dependency d) throws IOException {
-        begin("dependency");
-        json.writeNumberField("event", d.event());
-        json.writeNumberField("record_stream", d.recordStream());
-        json.writeNumberField("record", d.recordNs());
-        json.writeNumberField("wait_stream", d.waitStream());
-        json.writeNumberField("wait", d.waitNs());
-        json.writeStringField("clock", d.clock().tag());
+        begin(TYPE_DEPENDENCY);
+        number(EVENT, d.event());
+        number(RECORD_STREAM, d.recordStream());
+        number(RECORD, d.recordNs());
+        number(WAIT_STREAM, d.waitStream());
+        number(WAIT, d.waitNs());
+        string(CLOCK, d.clock().tag());
         end();
     }
 
     public void write(ClockAnchor a) throws IOException {
-        begin("anchor");
-        json.writeStringField("from", a.from().tag());
-        json.writeNumberField("from_ns", a.fromNs());
-        json.writeStringField("to", a.to().tag());
-        json.writeNumberField("to_ns", a.toNs());
+        begin(TYPE_ANCHOR);
+        string(FROM, a.from().tag());
+        number(FROM_NS, a.fromNs());
+        string(TO, a.to().tag());
+        number(TO_NS, a.toNs());
         end();
     }
 
-    private void begin(String type) throws IOException {
+    private void begin(SerializableString type) throws IOException {
         json.writeStartObject();
-        json.writeStringField(EventJsonl.TYPE, type);
+        json.writeFieldName(TYPE);
+        json.writeString(type);
     }
 
     private void end() throws IOException {
         json.writeEndObject();
-        json.flush();
-        out.write('\n');
+        json.writeRaw('\n');
     }
 
-    private void dim(String field, Dim3 d) throws IOException {
+    private void number(SerializableString field, long value) throws IOException {
+        json.writeFieldName(field);
+        json.writeNumber(value);
+    }
+
+    private void string(SerializableString field, String value) throws IOException {
+        json.writeFieldName(field);
+        if (value == null) {
+            json.writeNull();
+            return;
+        }
+        SerializableString encoded = values.get(value);
+        if (encoded == null) {
+            if (values.size() >= MAX_CACHED_VALUES) {
+                values.clear();
+            }
+            encoded = new SerializedString(value);
+            values.put(value, encoded);
+        }
+        json.writeString(encoded);
+    }
+
+    private void dim(SerializableString field, Dim3 d) throws IOException {
         if (d == null || d.equals(Dim3.NONE)) {
             return;
         }
-        json.writeArrayFieldStart(field);
+        json.writeFieldName(field);
+        json.writeStartArray();
         json.writeNumber(d.x());
         json.writeNumber(d.y());
         json.writeNumber(d.z());
@@ -152,8 +230,10 @@ public final class EventJsonlWriter implements Closeable, Flushable {
         }
     }
 
+    /** Everything written so far reaches the stream and is flushed there. */
     @Override
     public void flush() throws IOException {
+        json.flush();
         out.flush();
     }
 

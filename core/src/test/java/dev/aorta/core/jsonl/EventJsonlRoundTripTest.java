@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
 import java.io.StringReader;
-import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +34,8 @@ class EventJsonlRoundTripTest {
         var dep = new Dependency(0xabc, 1, 11, 2, 12, ClockDomain.HOST_MONOTONIC);
         var anchor = new ClockAnchor(ClockDomain.CUPTI, 1000, ClockDomain.HOST_MONOTONIC, 2000);
 
-        StringWriter text = new StringWriter();
-        try (EventJsonlWriter w = new EventJsonlWriter(text)) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (EventJsonlWriter w = new EventJsonlWriter(bytes)) {
             w.write(activity);
             w.write(api);
             w.write(stream);
@@ -42,12 +43,38 @@ class EventJsonlRoundTripTest {
             w.write(dep);
             w.write(anchor);
         }
-        assertThat(text.toString().lines()).hasSize(6);
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(text.lines()).hasSize(6).allSatisfy(line -> assertThat(line).startsWith("{\"type\":").endsWith("}"));
+        assertThat(text).endsWith("\n");
 
         List<Object> read = new ArrayList<>();
-        long n = new EventJsonlReader().read(new BufferedReader(new StringReader(text.toString())), collector(read, new ArrayList<>()));
+        long n = new EventJsonlReader().read(new BufferedReader(new StringReader(text)), collector(read, new ArrayList<>()));
         assertThat(n).isEqualTo(6);
         assertThat(read).containsExactly(activity, api, stream, marker, dep, anchor);
+    }
+
+    @Test
+    void namesThatNeedEscapingAndMoreDistinctNamesThanTheWriterKeepsEncodedComeBackUnchanged() throws Exception {
+        List<ApiCall> calls = new ArrayList<>();
+        calls.add(api("void k<\"quoted\", \\back\\slash>\t\u00e9\u4e2d\ud83d\ude80"));
+        for (int i = 0; i < EventJsonlWriter.MAX_CACHED_VALUES + 10; i++) {
+            calls.add(api("kernel_" + i));
+        }
+        calls.add(api("kernel_1"));  // again, after the cache started over
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (EventJsonlWriter w = new EventJsonlWriter(bytes)) {
+            for (ApiCall c : calls) {
+                w.write(c);
+            }
+        }
+        List<Object> read = new ArrayList<>();
+        new EventJsonlReader().read(new BufferedReader(new StringReader(bytes.toString(StandardCharsets.UTF_8))),
+                collector(read, new ArrayList<>()));
+        assertThat(read).containsExactlyElementsOf(calls);
+    }
+
+    private static ApiCall api(String name) {
+        return new ApiCall(name, 1, 2, 3, 4, 5, 0, Map.of(), ClockDomain.HOST_MONOTONIC);
     }
 
     @Test
