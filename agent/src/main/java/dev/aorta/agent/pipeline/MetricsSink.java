@@ -55,6 +55,9 @@ public final class MetricsSink implements EventSink {
     private final LongSupplier dropped;
     private final LongSupplier droppedDevice;
     private final Map<Long, String> streamRoles = new HashMap<>();
+    /** Per activity, a stream label and a class are needed: both are looked up, not rebuilt (few names, few streams). */
+    private final Map<Long, String> streamLabels = new HashMap<>();
+    private final Map<String, Clazz> kernelClasses = new HashMap<>();
     /** Activities (host clock), in arrival order; pruned once no pending window can need them. */
     private final Deque<Act> activities = new ArrayDeque<>();
     private final List<Dependency> dependencies = new ArrayList<>();
@@ -92,6 +95,7 @@ public final class MetricsSink implements EventSink {
     public void stream(StreamInfo s) {
         if (s.role() != null) {
             streamRoles.put(s.id(), s.role());
+            streamLabels.remove(s.id());
         }
     }
 
@@ -114,8 +118,19 @@ public final class MetricsSink implements EventSink {
             unmappable++;
             return;
         }
-        activities.add(new Act(a, a.startNs() + offset, a.endNs() + offset, label(a.stream()), classify(a)));
+        activities.add(new Act(a, a.startNs() + offset, a.endNs() + offset,
+                streamLabels.computeIfAbsent(a.stream(), this::label), classOf(a)));
         newestEnd = Math.max(newestEnd, a.endNs() + offset);
+    }
+
+    private Clazz classOf(DeviceActivity a) {
+        if (a.kind() != ActivityKind.KERNEL) {
+            return classify(a);
+        }
+        if (kernelClasses.size() >= 4096) {  // a program that names kernels without end: start over
+            kernelClasses.clear();
+        }
+        return kernelClasses.computeIfAbsent(a.name(), n -> classify(a));
     }
 
     static Clazz classify(DeviceActivity a) {
