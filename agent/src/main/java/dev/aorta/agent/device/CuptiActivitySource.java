@@ -42,14 +42,17 @@ public final class CuptiActivitySource implements DeviceActivitySource {
 
     private final Object tracer;
     private final MethodHandle flush;
+    private final MethodHandle deliverCompleted;
     private final MethodHandle stop;
     private final MethodHandle registerStream;
     /** For cuStreamGetCtx; made on the drain thread at the first stream (JCuda is loaded by then). */
     private JCudaNatives natives;
 
-    private CuptiActivitySource(Object tracer, MethodHandle flush, MethodHandle stop, MethodHandle registerStream) {
+    private CuptiActivitySource(Object tracer, MethodHandle flush, MethodHandle deliverCompleted, MethodHandle stop,
+                                MethodHandle registerStream) {
         this.tracer = tracer;
         this.flush = flush;
+        this.deliverCompleted = deliverCompleted;
         this.stop = stop;
         this.registerStream = registerStream;
     }
@@ -83,6 +86,7 @@ public final class CuptiActivitySource implements DeviceActivitySource {
                         + (correlate ? "; API records carry cupti_correlation" : "") + ")");
                 return new Started(new CuptiActivitySource(tracer,
                         l.findVirtual(type, "flush", MethodType.methodType(void.class)),
+                        l.findVirtual(type, "deliverCompleted", MethodType.methodType(void.class)),
                         l.findVirtual(type, "stop", MethodType.methodType(void.class)),
                         l.findVirtual(type, "registerStream", MethodType.methodType(void.class, long.class, long.class))),
                         null);
@@ -106,6 +110,17 @@ public final class CuptiActivitySource implements DeviceActivitySource {
             flush.invoke(tracer);
         } catch (Throwable t) {
             AgentLog.once("cupti-flush", "CUPTI flush failed (" + t + "); later device activity may be missing");
+        }
+    }
+
+    /** Every drain cycle: the buffers CUPTI has filled, so that records keep coming without iteration markers. */
+    @Override
+    public void poll() {
+        try {
+            deliverCompleted.invoke(tracer);
+        } catch (Throwable t) {
+            AgentLog.once("cupti-poll", "CUPTI flush of completed buffers failed (" + t + "); records now come at"
+                    + " iteration ends and at exit only");
         }
     }
 

@@ -33,6 +33,13 @@ public final class Drainer implements Runnable {
      */
     public static final int MAX_QUEUED_DEVICE_RECORDS = 500_000;
 
+    /**
+     * CUPTI hands over a full buffer (tens of thousands of records) at once; while the drain thread writes them,
+     * the application's rings fill: on an H100 host a 200 000 launches/s loop lost 14% of its call records
+     * behind them. So the rings are drained again every this many CUPTI records.
+     */
+    static final int BUFFERS_EVERY = 4096;
+
     private final Fanout sinks;
     private final CallDecoder decoder;
     private final IterationTracker iterations;
@@ -102,15 +109,26 @@ public final class Drainer implements Runnable {
 
     /**
      * From CUPTI's thread: a {@link DeviceActivity} or {@link DriverCall}. Dropped and counted while
-     * {@link #MAX_QUEUED_DEVICE_RECORDS} are waiting for the drain thread.
+     * {@link #MAX_QUEUED_DEVICE_RECORDS} are waiting for the drain thread. At exit there is no drain thread to
+     * wait for, and CUPTI's last flush hands over everything it still holds at once: the queue is emptied here
+     * instead, so that nothing is dropped.
      */
     public void submitDeviceRecord(Object record) {
         if (queuedDeviceRecords.incrementAndGet() > maxQueuedDeviceRecords) {
+            if (!running) {
+                deviceRecords.add(record);
+                takeQueuedAtExit();
+                return;
+            }
             queuedDeviceRecords.decrementAndGet();
             droppedDeviceRecords.incrementAndGet();
             return;
         }
         deviceRecords.add(record);
+    }
+
+    private synchronized void takeQueuedAtExit() {
+        drainQueued();
     }
 
     /** CUPTI records dropped because the drain thread was {@link #MAX_QUEUED_DEVICE_RECORDS} behind. */
@@ -174,6 +192,9 @@ public final class Drainer implements Runnable {
             n++;
             queuedDeviceRecords.decrementAndGet();
             take(o);
+            if (n % BUFFERS_EVERY == 0) {
+                n += drainBuffers();
+            }
         }
         return n;
     }

@@ -14,7 +14,7 @@ public final class Recorder {
     private static final List<CallBuffer> BUFFERS = new CopyOnWriteArrayList<>();
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final java.util.concurrent.atomic.AtomicLong RETIRED_DROPS = new java.util.concurrent.atomic.AtomicLong();
-    private static volatile int capacity = 8192;
+    private static volatile int capacity = 16384;
 
     private static final ThreadLocal<CallBuffer> LOCAL = ThreadLocal.withInitial(Recorder::register);
 

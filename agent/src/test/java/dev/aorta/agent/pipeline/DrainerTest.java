@@ -1,6 +1,7 @@
 package dev.aorta.agent.pipeline;
 
 import dev.aorta.agent.config.AgentOptions.Category;
+import dev.aorta.agent.device.DeviceActivitySource;
 import dev.aorta.agent.recorder.CallBuffer;
 import dev.aorta.agent.recorder.CallTable;
 import dev.aorta.agent.recorder.Recorder;
@@ -96,6 +97,79 @@ class DrainerTest {
 
         assertThat(drainer.droppedDeviceRecords()).isEqualTo(500);
         assertThat(written).hasSize(2_000);
+    }
+
+    /** A call recorded while a large CUPTI batch is being written comes out before the batch ends. */
+    @Test
+    void theCallRingsAreDrainedInTheMiddleOfALargeCuptiBatch() {
+        int id = CallTable.register(Interception.of("example.Lib", "cuStreamSynchronize", 0, CallKind.SYNC, Object.class));
+        int batch = 3 * Drainer.BUFFERS_EVERY;
+        long[] activitiesBeforeTheCall = {-1};
+        int[] activities = {0};
+        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void activity(DeviceActivity a) {
+                if (++activities[0] == Drainer.BUFFERS_EVERY / 2) {
+                    Recorder.record(id, Recorder.now(), 0, 0);   // the application goes on meanwhile
+                }
+            }
+
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                if (kind == CallKind.SYNC && call.name().equals("cuStreamSynchronize")) {
+                    activitiesBeforeTheCall[0] = activities[0];
+                }
+            }
+        })));
+        Drainer drainer = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 1000, 10 * batch);
+        for (int i = 0; i < batch; i++) {
+            drainer.submitDeviceRecord(kernel(i));
+        }
+
+        drainer.cycle();
+
+        assertThat(activities[0]).isEqualTo(batch);
+        assertThat(activitiesBeforeTheCall[0]).isBetween((long) Drainer.BUFFERS_EVERY / 2, (long) Drainer.BUFFERS_EVERY);
+    }
+
+    /** At exit CUPTI's last flush hands over all it held at once, beyond the bound: written, not dropped. */
+    @Test
+    void atExitCuptisLastFlushIsWrittenWholeEvenBeyondTheBound() {
+        List<DeviceActivity> written = new ArrayList<>();
+        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void activity(DeviceActivity a) {
+                written.add(a);
+            }
+        })));
+        Drainer drainer = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 1000, 1_000);
+        drainer.deviceSource(new DeviceActivitySource() {
+            private boolean flushed;
+
+            @Override
+            public String name() {
+                return "cupti";
+            }
+
+            @Override
+            public void flush() {
+                if (!flushed) {
+                    flushed = true;
+                    for (int i = 0; i < 2_500; i++) {
+                        drainer.submitDeviceRecord(kernel(i));
+                    }
+                }
+            }
+
+            @Override
+            public void stop() {
+            }
+        });
+
+        drainer.shutdown();
+
+        assertThat(drainer.droppedDeviceRecords()).isZero();
+        assertThat(written).hasSize(2_500);
     }
 
     private static DeviceActivity kernel(long i) {

@@ -60,6 +60,11 @@ public final class CuptiTracer {
         }
     }
 
+    /** The real one delivers CUPTI's filled buffers; here every buffer counts as filled. */
+    public void deliverCompleted() {
+        flush();
+    }
+
     public void stop() {
         flush();
     }
