@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The agent's CUPTI record path (correlation join + JSONL writer, on the drain thread) at the load of
-# launch-overhead on an H100: 130 000 launches/s from one thread, CUPTI delivering in 8 MiB-sized batches.
+# launch-overhead on an H100: 130 000 launches/s from one thread, CUPTI delivering in 2 MiB-sized batches.
 # Prints the wall time per simulated second, records/s sustained and the exit drain. Not a test.
 #
 # Usage: scripts/agent-join-bench.sh [SECONDS [PREFILL_MB [BATCH]]]   e.g. scripts/agent-join-bench.sh 3 500
@@ -16,4 +16,4 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$AORTA_JAVA_HOME/bin/java" -Xmx2g \
   -cp "agent/target/test-classes:agent/target/classes:$(cat agent/target/test.classpath)" \
-  dev.aorta.agent.pipeline.CuptiJoinBench "$out/rank_0_activity.jsonl" "${1:-3}" "${2:-0}" "${3:-40000}"
+  dev.aorta.agent.pipeline.CuptiJoinBench "$out/rank_0_activity.jsonl" "${1:-3}" "${2:-0}" "${3:-10000}"

@@ -18,7 +18,7 @@ import java.util.Map;
 /**
  * The drain thread's CUPTI path at the load seen on an H100 (launch-overhead, balanced): one application
  * thread issuing 130 000 launches/s and one device→host sync per 6 launches, CUPTI delivering the matching
- * driver API and kernel records in large batches (one 8 MiB buffer ≈ {@code batch} launches). The drain
+ * driver API and kernel records in large batches (one 2 MiB buffer ≈ {@code batch} launches). The drain
  * cycles (every 20 ms of the simulated timeline) run as fast as the join and the JSONL writer allow, so the
  * wall time per simulated second says whether the pipeline keeps up (below 1 s) and how far behind it falls.
  *
@@ -37,7 +37,7 @@ public final class CuptiJoinBench {
         Path file = Path.of(args[0]);
         int seconds = Integer.parseInt(args[1]);
         long prefillMb = args.length > 2 ? Long.parseLong(args[2]) : 0;
-        int batch = args.length > 3 ? Integer.parseInt(args[3]) : 40_000;
+        int batch = args.length > 3 ? Integer.parseInt(args[3]) : 10_000;
         if (prefillMb > 0) {
             byte[] line = ("{\"type\":\"api\",\"name\":\"previous run\"}" + " ".repeat(985) + "\n").getBytes();
             try (OutputStream o = Files.newOutputStream(file)) {
