@@ -78,13 +78,7 @@ class DrainerTest {
     @Test
     void cuptiRecordsBeyondTheBoundAreDroppedAndCounted() {
         List<DeviceActivity> written = new ArrayList<>();
-        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
-            @Override
-            public void activity(DeviceActivity a) {
-                written.add(a);
-            }
-        })));
-        Drainer drainer = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 1000, 1_000);
+        Drainer drainer = new Drainer(collecting(written), EnumSet.allOf(Category.class), 0, 1000, 1_000);
 
         for (int i = 0; i < 1_500; i++) {
             drainer.submitDeviceRecord(kernel(i));
@@ -136,13 +130,7 @@ class DrainerTest {
     @Test
     void atExitCuptisLastFlushIsWrittenWholeEvenBeyondTheBound() {
         List<DeviceActivity> written = new ArrayList<>();
-        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
-            @Override
-            public void activity(DeviceActivity a) {
-                written.add(a);
-            }
-        })));
-        Drainer drainer = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 1000, 1_000);
+        Drainer drainer = new Drainer(collecting(written), EnumSet.allOf(Category.class), 0, 1000, 1_000);
         drainer.deviceSource(new DeviceActivitySource() {
             private boolean flushed;
 
@@ -170,6 +158,15 @@ class DrainerTest {
 
         assertThat(drainer.droppedDeviceRecords()).isZero();
         assertThat(written).hasSize(2_500);
+    }
+
+    private static Fanout collecting(List<DeviceActivity> written) {
+        return new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void activity(DeviceActivity a) {
+                written.add(a);
+            }
+        })));
     }
 
     private static DeviceActivity kernel(long i) {
