@@ -110,25 +110,17 @@ public final class Drainer implements Runnable {
     /**
      * From CUPTI's thread: a {@link DeviceActivity} or {@link DriverCall}. Dropped and counted while
      * {@link #MAX_QUEUED_DEVICE_RECORDS} are waiting for the drain thread. At exit there is no drain thread to
-     * wait for, and CUPTI's last flush hands over everything it still holds at once: the queue is emptied here
-     * instead, so that nothing is dropped.
+     * wait for, and CUPTI's last flush hands over what it still holds at once: it is queued whole and written by
+     * the exit's last cycle (CUPTI holds little by then, as its filled buffers are taken every cycle). Nothing
+     * here waits for the drain thread's lock, which a drain cycle may hold while it asks CUPTI for buffers.
      */
     public void submitDeviceRecord(Object record) {
-        if (queuedDeviceRecords.incrementAndGet() > maxQueuedDeviceRecords) {
-            if (!running) {
-                deviceRecords.add(record);
-                takeQueuedAtExit();
-                return;
-            }
+        if (queuedDeviceRecords.incrementAndGet() > maxQueuedDeviceRecords && running) {
             queuedDeviceRecords.decrementAndGet();
             droppedDeviceRecords.incrementAndGet();
             return;
         }
         deviceRecords.add(record);
-    }
-
-    private synchronized void takeQueuedAtExit() {
-        drainQueued();
     }
 
     /** CUPTI records dropped because the drain thread was {@link #MAX_QUEUED_DEVICE_RECORDS} behind. */
