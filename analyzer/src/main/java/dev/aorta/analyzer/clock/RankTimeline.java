@@ -48,10 +48,7 @@ public final class RankTimeline {
                 unmapped++;
                 continue;
             }
-            long d = mapper.offset(a.clock());
-            mapped.add(d == 0 && a.clock() == clock ? a : new DeviceActivity(a.kind(), a.name(), a.rank(), a.device(),
-                    a.stream(), a.startNs() + d, a.endNs() + d, a.correlationId(), shift(a.queuedNs(), d),
-                    shift(a.submittedNs(), d), a.grid(), a.block(), a.bytes(), clock));
+            mapped.add(a.shifted(mapper.offset(a.clock()), a.rank(), clock));
         }
         mapped.sort(Comparator.comparingLong(DeviceActivity::startNs));
         this.activities = mapped;
@@ -62,16 +59,14 @@ public final class RankTimeline {
         for (ApiCall c : trace.apiCalls()) {
             if (mapper.canMap(c.clock())) {
                 long d = mapper.offset(c.clock());
-                apiCalls.add(d == 0 ? c : new ApiCall(c.name(), c.thread(), c.stream(), c.startNs() + d, c.endNs() + d,
-                        c.correlationId(), c.result(), c.args(), clock));
+                apiCalls.add(d == 0 ? c : c.shifted(d, clock));  // an unshifted call keeps its own clock tag
             } else {
                 unmapped++;
             }
         }
         for (Marker m : trace.markers()) {
             if (mapper.canMap(m.clock())) {
-                long d = mapper.offset(m.clock());
-                markers.add(new Marker(m.kind(), m.name(), rank, m.step(), m.startNs() + d, m.endNs() + d, clock));
+                markers.add(m.shifted(mapper.offset(m.clock()), rank, clock));
             } else {
                 unmapped++;
             }
@@ -79,16 +74,13 @@ public final class RankTimeline {
         markers.sort(Comparator.comparingLong(Marker::startNs));
         for (Dependency x : trace.dependencies()) {
             if (mapper.canMap(x.clock())) {
-                long d = mapper.offset(x.clock());
-                dependencies.add(new Dependency(x.event(), x.recordStream(), x.recordNs() + d, x.waitStream(),
-                        x.waitNs() + d, clock));
+                dependencies.add(x.shifted(mapper.offset(x.clock()), clock));
             }
         }
         int pausesUnmapped = 0;
         for (JvmPause p : trace.jvmPauses()) {
             if (mapper.canMap(p.clock())) {
-                long d = mapper.offset(p.clock());
-                jvmPauses.add(new JvmPause(p.kind(), p.cause(), p.startNs() + d, p.endNs() + d, clock));
+                jvmPauses.add(p.shifted(mapper.offset(p.clock()), clock));
             } else {
                 pausesUnmapped++;
             }
@@ -107,10 +99,6 @@ public final class RankTimeline {
             warnings.add("rank " + rank + ": " + pausesUnmapped + " JVM pauses cannot be placed on the " + clock.tag()
                     + " clock (no anchor), so JVM attribution is incomplete");
         }
-    }
-
-    private static long shift(long t, long d) {
-        return t == DeviceActivity.UNKNOWN ? t : t + d;
     }
 
     private static ClockDomain dominantClock(RankTrace trace) {

@@ -206,32 +206,22 @@ public final class TraceLoader {
             // per-record ranks (agent JSONL, AORTA logs) win; records without one belong to the file's rank
             for (DeviceActivity a : activities) {
                 int r = a.rank() == UNKNOWN_RANK ? fileRank : a.rank();
-                long d = shift.getOrDefault(a.clock(), 0L);
-                target(set, r).activities().add(a.rank() == r && d == 0 ? a : new DeviceActivity(a.kind(), a.name(), r,
-                        a.device(), a.stream(), a.startNs() + d, a.endNs() + d, a.correlationId(), plus(a.queuedNs(), d),
-                        plus(a.submittedNs(), d), a.grid(), a.block(), a.bytes(), a.clock()));
+                target(set, r).activities().add(a.shifted(shift.getOrDefault(a.clock(), 0L), r, a.clock()));
             }
             for (Marker m : markers) {
                 int r = m.rank() == UNKNOWN_RANK ? fileRank : m.rank();
-                long d = shift.getOrDefault(m.clock(), 0L);
-                target(set, r).markers().add(m.rank() == r && d == 0 ? m : new Marker(m.kind(), m.name(), r, m.step(),
-                        m.startNs() + d, m.endNs() + d, m.clock()));
+                target(set, r).markers().add(m.shifted(shift.getOrDefault(m.clock(), 0L), r, m.clock()));
             }
             RankTrace own = target(set, fileRank);
             own.worldSize(worldSize);
             for (ApiCall c : apiCalls) {
-                long d = shift.getOrDefault(c.clock(), 0L);
-                own.apiCalls().add(d == 0 ? c : new ApiCall(c.name(), c.thread(), c.stream(), c.startNs() + d,
-                        c.endNs() + d, c.correlationId(), c.result(), c.args(), c.clock()));
+                own.apiCalls().add(c.shifted(shift.getOrDefault(c.clock(), 0L), c.clock()));
             }
             for (Dependency x : dependencies) {
-                long d = shift.getOrDefault(x.clock(), 0L);
-                own.dependencies().add(d == 0 ? x : new Dependency(x.event(), x.recordStream(), x.recordNs() + d,
-                        x.waitStream(), x.waitNs() + d, x.clock()));
+                own.dependencies().add(x.shifted(shift.getOrDefault(x.clock(), 0L), x.clock()));
             }
             for (JvmPause p : pauses) {
-                long d = shift.getOrDefault(p.clock(), 0L);
-                own.jvmPauses().add(d == 0 ? p : new JvmPause(p.kind(), p.cause(), p.startNs() + d, p.endNs() + d, p.clock()));
+                own.jvmPauses().add(p.shifted(shift.getOrDefault(p.clock(), 0L), p.clock()));
             }
             own.streams().addAll(streams);
             for (ClockAnchor a : anchors) {
@@ -260,10 +250,6 @@ public final class TraceLoader {
                 }
             }
             return shift;
-        }
-
-        private static long plus(long t, long d) {
-            return t == DeviceActivity.UNKNOWN ? t : t + d;
         }
 
         private RankTrace target(TraceSet set, int rank) {

@@ -13,4 +13,10 @@ public record ApiCall(String name, long thread, long stream, long startNs, long 
     public ApiCall {
         args = Map.copyOf(args);
     }
+
+    /** This call moved by {@code ns} onto another clock ({@code this} when nothing changes). */
+    public ApiCall shifted(long ns, ClockDomain toClock) {
+        return ns == 0 && toClock == clock ? this
+                : new ApiCall(name, thread, stream, startNs + ns, endNs + ns, correlationId, result, args, toClock);
+    }
 }

@@ -22,4 +22,14 @@ public record DeviceActivity(ActivityKind kind, String name, int rank, int devic
     public long durationNs() {
         return endNs - startNs;
     }
+
+    /** This activity moved by {@code ns} onto another clock and rank ({@code this} when nothing changes). */
+    public DeviceActivity shifted(long ns, int toRank, ClockDomain toClock) {
+        if (ns == 0 && toRank == rank && toClock == clock) {
+            return this;
+        }
+        return new DeviceActivity(kind, name, toRank, device, stream, startNs + ns, endNs + ns, correlationId,
+                queuedNs == UNKNOWN ? UNKNOWN : queuedNs + ns, submittedNs == UNKNOWN ? UNKNOWN : submittedNs + ns,
+                grid, block, bytes, toClock);
+    }
 }

@@ -7,4 +7,10 @@ package dev.aorta.core.event;
  */
 public record Marker(Kind kind, String name, int rank, long step, long startNs, long endNs, ClockDomain clock) {
     public enum Kind { ITERATION, RANGE }
+
+    /** This range moved by {@code ns} onto another clock and rank ({@code this} when nothing changes). */
+    public Marker shifted(long ns, int toRank, ClockDomain toClock) {
+        return ns == 0 && toRank == rank && toClock == clock ? this
+                : new Marker(kind, name, toRank, step, startNs + ns, endNs + ns, toClock);
+    }
 }
