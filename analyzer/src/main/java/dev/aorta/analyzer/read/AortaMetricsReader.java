@@ -105,11 +105,7 @@ public final class AortaMetricsReader implements TraceReader {
                 case "world_size" -> step.worldSize = p.getIntValue();
                 case "global_step" -> step.globalStep = p.getLongValue();
                 case "profile" -> readProfile(p, v, step, originNs);
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
         if (field == null && p.currentToken() != JsonToken.END_OBJECT) {
@@ -146,17 +142,13 @@ public final class AortaMetricsReader implements TraceReader {
         double endMs = 0;
         String field;
         while ((field = p.nextFieldName()) != null) {
-            JsonToken t = p.nextToken();
+            p.nextToken();
             switch (field) {
                 case "stream" -> stream = p.getText();
                 case "tag" -> tag = p.getText();
                 case "start_ms" -> startMs = p.getDoubleValue();
                 case "end_ms" -> endMs = p.getDoubleValue();
-                default -> {
-                    if (t.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
         long start = originNs + Math.round(startMs * 1e6);

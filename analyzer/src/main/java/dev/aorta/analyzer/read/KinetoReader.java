@@ -66,7 +66,7 @@ public final class KinetoReader implements TraceReader {
             try {
                 String field;
                 while ((field = p.nextFieldName()) != null) {
-                    JsonToken value = p.nextToken();
+                    p.nextToken();
                     switch (field) {
                         case "traceEvents" -> events += readEvents(p, sink, links);
                         case "distributedInfo" -> readDistributedInfo(p, sink);
@@ -74,11 +74,7 @@ public final class KinetoReader implements TraceReader {
                             sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, p.getLongValue()));
                             sawBase = true;
                         }
-                        default -> {
-                            if (value.isStructStart()) {
-                                p.skipChildren();
-                            }
-                        }
+                        default -> p.skipChildren();  // does nothing unless on an object or array start
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -212,11 +208,7 @@ public final class KinetoReader implements TraceReader {
                         p.skipChildren();
                     }
                 }
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
     }
@@ -236,11 +228,7 @@ public final class KinetoReader implements TraceReader {
                 case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
                 case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
                 case "block" -> e.block = dim(p, v);
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
     }

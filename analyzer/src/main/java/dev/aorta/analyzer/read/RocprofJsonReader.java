@@ -101,11 +101,7 @@ public final class RocprofJsonReader implements TraceReader {
                 case "kernel_symbols" -> forEachObject(p, v, () -> readSymbol(p, s));
                 case "strings" -> readStrings(p, v, s);
                 case "buffer_records" -> readBufferRecords(p, v, s);
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
     }
@@ -151,11 +147,7 @@ public final class RocprofJsonReader implements TraceReader {
                 case "type" -> type = p.getIntValue();
                 case "gpu_index" -> gpuIndex = p.getIntValue();
                 case "node_id" -> nodeId = p.getIntValue();
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
         // type 2 is a GPU agent; gpu_index is the HIP device number, node_id the fallback
@@ -168,16 +160,12 @@ public final class RocprofJsonReader implements TraceReader {
         String raw = null;
         String field;
         while ((field = p.nextFieldName()) != null) {
-            JsonToken v = p.nextToken();
+            p.nextToken();
             switch (field) {
                 case "kernel_id" -> id = p.getLongValue();
                 case "formatted_kernel_name" -> formatted = p.getText();
                 case "kernel_name" -> raw = p.getText();
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
         s.kernelNames.put(id, formatted != null && !formatted.isEmpty() ? formatted : raw);
@@ -246,11 +234,7 @@ public final class RocprofJsonReader implements TraceReader {
                 case "memory_copy" -> forEachObject(p, t, () -> s.pending.add(readRecord(p, ActivityKind.MEMCPY)));
                 case "hip_api" -> forEachObject(p, t, () -> readApi(p, s));
                 case "marker_api" -> forEachObject(p, t, () -> readMarker(p, s));
-                default -> {
-                    if (t.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
     }
@@ -288,19 +272,11 @@ public final class RocprofJsonReader implements TraceReader {
                             case "kernel_id" -> kernelId = p.getLongValue();
                             case "workgroup_size" -> xyz(p, fv, wg);
                             case "grid_size" -> xyz(p, fv, grid);
-                            default -> {
-                                if (fv.isStructStart()) {
-                                    p.skipChildren();
-                                }
-                            }
+                            default -> p.skipChildren();  // does nothing unless on an object or array start
                         }
                     }
                 }
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
         Dim3 block = kind == ActivityKind.KERNEL ? new Dim3((int) wg[0], (int) wg[1], (int) wg[2]) : Dim3.NONE;
@@ -329,11 +305,7 @@ public final class RocprofJsonReader implements TraceReader {
                 case "thread_id" -> thread = p.getLongValue();
                 case "kind" -> kind = p.getLongValue();
                 case "operation" -> operation = p.getLongValue();
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
         s.apiCalls.add(new ApiCall("", thread, 0, start, end, correlation, 0, Map.of(), CLOCK));
@@ -351,11 +323,7 @@ public final class RocprofJsonReader implements TraceReader {
                 case "start_timestamp" -> start = p.getLongValue();
                 case "end_timestamp" -> end = p.getLongValue();
                 case "correlation_id" -> correlation = internalCorrelation(p, v);
-                default -> {
-                    if (v.isStructStart()) {
-                        p.skipChildren();
-                    }
-                }
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
         s.markers.add(new Marker(Marker.Kind.RANGE, Long.toString(correlation), TraceSink.UNKNOWN_RANK, -1, start,
