@@ -1,14 +1,15 @@
 package dev.aorta.analyzer.read;
 
+import dev.aorta.analyzer.trace.TraceSink;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
 
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-
-import org.apache.commons.csv.CSVRecord;
-
+import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -25,6 +26,38 @@ final class CsvColumns {
         CSVFormat format = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true)
                 .setIgnoreSurroundingSpaces(true).get();
         return CSVParser.parse(new InputStreamReader(source.open(), StandardCharsets.UTF_8), format);
+    }
+
+    /** Takes one row; a RuntimeException says the row is bad. */
+    interface RowHandler {
+        void row(CSVRecord row);
+    }
+
+    /**
+     * Hands every row to {@code handler}: a row it rejects is skipped with a warning naming its line, and a file
+     * that stops parsing (a broken quote, a cut-off last line) ends with a warning, keeping the rows before.
+     */
+    static void forEachRow(CSVParser csv, TraceSource source, TraceSink sink, RowHandler handler) {
+        Iterator<CSVRecord> rows = csv.iterator();
+        long line = 1;
+        while (true) {
+            CSVRecord r;
+            try {
+                if (!rows.hasNext()) {
+                    break;
+                }
+                r = rows.next();
+            } catch (UncheckedIOException | IllegalStateException e) {
+                sink.warning(source.path() + ": stopped at line " + (line + 1) + " (" + e.getMessage() + ")");
+                break;
+            }
+            line = csv.getCurrentLineNumber();
+            try {
+                handler.row(r);
+            } catch (RuntimeException e) {
+                sink.warning(source.path() + ":" + line + ": skipped a row (" + e.getMessage() + ")");
+            }
+        }
     }
 
     CsvColumns(Map<String, Integer> headerMap) {

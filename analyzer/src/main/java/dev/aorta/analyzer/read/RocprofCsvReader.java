@@ -11,8 +11,6 @@ import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -48,26 +46,7 @@ public final class RocprofCsvReader implements TraceReader {
                 throw new TraceFormatException(source.path() + ": a rocprofv3 CSV needs a Kernel_Name, Direction or"
                         + " Domain+Function column besides Start_Timestamp and End_Timestamp");
             }
-            Iterator<CSVRecord> rows = csv.iterator();
-            long line = 1;
-            while (true) {
-                CSVRecord r;
-                try {
-                    if (!rows.hasNext()) {
-                        break;
-                    }
-                    r = rows.next();
-                } catch (UncheckedIOException | IllegalStateException e) {
-                    sink.warning(source.path() + ": stopped at line " + (line + 1) + " (" + e.getMessage() + ")");
-                    break;
-                }
-                line = csv.getCurrentLineNumber();
-                try {
-                    table.emit(cols, r, sink);
-                } catch (RuntimeException e) {
-                    sink.warning(source.path() + ":" + line + ": skipped a row (" + e.getMessage() + ")");
-                }
-            }
+            CsvColumns.forEachRow(csv, source, sink, r -> table.emit(cols, r, sink));
         }
     }
 

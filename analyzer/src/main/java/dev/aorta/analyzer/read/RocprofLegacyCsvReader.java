@@ -6,11 +6,8 @@ import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import org.apache.commons.csv.CSVParser;
-import org.apache.commons.csv.CSVRecord;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.Iterator;
 
 /**
  * Legacy rocprof (v1) {@code results.csv}: one kernel per row with {@code KernelName}, {@code BeginNs},
@@ -37,33 +34,16 @@ public final class RocprofLegacyCsvReader implements TraceReader {
             if (name == null) {
                 throw new TraceFormatException(source.path() + ": a rocprof results.csv needs a KernelName column");
             }
-            Iterator<CSVRecord> rows = csv.iterator();
-            long line = 1;
-            while (true) {
-                CSVRecord r;
-                try {
-                    if (!rows.hasNext()) {
-                        break;
-                    }
-                    r = rows.next();
-                } catch (UncheckedIOException | IllegalStateException e) {
-                    sink.warning(source.path() + ": stopped at line " + (line + 1) + " (" + e.getMessage() + ")");
-                    break;
-                }
-                line = csv.getCurrentLineNumber();
-                try {
-                    long wgr = c.number(r, "wgr", 0);
-                    long grd = c.number(r, "grd", 0);
-                    Dim3 block = wgr > 0 ? new Dim3((int) wgr, 1, 1) : Dim3.NONE;
-                    Dim3 grid = grd > 0 && wgr > 0 ? new Dim3((int) ((grd + wgr - 1) / wgr), 1, 1) : Dim3.NONE;
-                    sink.activity(new DeviceActivity(ActivityKind.KERNEL, c.text(r, name), TraceSink.UNKNOWN_RANK,
-                            (int) c.number(r, "gpu-id", 0), c.number(r, "queue-id", 0), c.required(r, "BeginNs"),
-                            c.required(r, "EndNs"), c.number(r, "Index", 0), c.number(r, "DispatchNs", DeviceActivity.UNKNOWN),
-                            DeviceActivity.UNKNOWN, grid, block, 0, ClockDomain.BOOTTIME));
-                } catch (RuntimeException e) {
-                    sink.warning(source.path() + ":" + line + ": skipped a row (" + e.getMessage() + ")");
-                }
-            }
+            CsvColumns.forEachRow(csv, source, sink, r -> {
+                long wgr = c.number(r, "wgr", 0);
+                long grd = c.number(r, "grd", 0);
+                Dim3 block = wgr > 0 ? new Dim3((int) wgr, 1, 1) : Dim3.NONE;
+                Dim3 grid = grd > 0 && wgr > 0 ? new Dim3((int) ((grd + wgr - 1) / wgr), 1, 1) : Dim3.NONE;
+                sink.activity(new DeviceActivity(ActivityKind.KERNEL, c.text(r, name), TraceSink.UNKNOWN_RANK,
+                        (int) c.number(r, "gpu-id", 0), c.number(r, "queue-id", 0), c.required(r, "BeginNs"),
+                        c.required(r, "EndNs"), c.number(r, "Index", 0), c.number(r, "DispatchNs", DeviceActivity.UNKNOWN),
+                        DeviceActivity.UNKNOWN, grid, block, 0, ClockDomain.BOOTTIME));
+            });
         }
     }
 }
