@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CorrelationJoinTest {
     private static final long OFFSET = 1_000_000_000_000L;
     private static final long LAUNCH_EVERY_NS = 7_692;   // 130 000 launches/s from one thread
+    private static final long HOST0 = 1_000_000_000L;
 
     /**
      * CUPTI hands over a whole buffer of driver calls at once, interleaved with calls that do no device work
@@ -27,17 +28,10 @@ class CorrelationJoinTest {
     @Test
     void aLargeCuptiBatchIsJoinedLookingAtAFewDriverCallsPerRecord() {
         List<ApiCall> written = new ArrayList<>();
-        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
-            @Override
-            public void api(ApiCall call, CallKind kind) {
-                written.add(call);
-            }
-        }))));
-        long host0 = 1_000_000_000L;
-        join.anchor(new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0));
+        CorrelationJoin join = anchoredJoin(written);
         int launches = 40_000;
         List<ApiCall> cuptiBatch = new ArrayList<>();
-        long t = host0;
+        long t = HOST0;
         for (long seq = 1; seq <= launches; seq++, t += LAUNCH_EVERY_NS) {
             join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
                     ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
@@ -61,17 +55,10 @@ class CorrelationJoinTest {
     @Test
     void beyondTheHoldingLimitTheOldestRecordIsWrittenAndCounted() {
         List<ApiCall> written = new ArrayList<>();
-        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
-            @Override
-            public void api(ApiCall call, CallKind kind) {
-                written.add(call);
-            }
-        }))));
-        long host0 = 1_000_000_000L;
-        join.anchor(new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0));
+        CorrelationJoin join = anchoredJoin(written);
         int launches = CorrelationJoin.MAX_HELD + 5;
         for (long seq = 1; seq <= launches; seq++) {
-            long t = host0 + seq * LAUNCH_EVERY_NS;
+            long t = HOST0 + seq * LAUNCH_EVERY_NS;
             join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
                     ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
         }
@@ -84,18 +71,11 @@ class CorrelationJoinTest {
     @Test
     void driverCallsArrivingOutOfOrderAreStillFound() {
         List<ApiCall> written = new ArrayList<>();
-        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
-            @Override
-            public void api(ApiCall call, CallKind kind) {
-                written.add(call);
-            }
-        }))));
-        long host0 = 1_000_000_000L;
-        join.anchor(new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0));
+        CorrelationJoin join = anchoredJoin(written);
         int launches = 1_000;
         List<ApiCall> cuptiBatch = new ArrayList<>();
         for (long seq = 1; seq <= launches; seq++) {
-            long t = host0 + seq * LAUNCH_EVERY_NS;
+            long t = HOST0 + seq * LAUNCH_EVERY_NS;
             join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
                     ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
             cuptiBatch.add(driverCall("cuLaunchKernel", t + 1_000, seq));
@@ -107,6 +87,18 @@ class CorrelationJoinTest {
 
         assertThat(written).hasSize(launches);
         assertThat(written).allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+    }
+
+    /** A join that writes into {@code written}, with CUPTI's clock {@link #OFFSET} ahead of the host's. */
+    private static CorrelationJoin anchoredJoin(List<ApiCall> written) {
+        CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                written.add(call);
+            }
+        }))));
+        join.anchor(new ClockAnchor(ClockDomain.CUPTI, HOST0 + OFFSET, ClockDomain.HOST_MONOTONIC, HOST0));
+        return join;
     }
 
     private static ApiCall driverCall(String name, long hostStart, long correlation) {
