@@ -180,15 +180,15 @@ public final class Drainer implements Runnable {
             n++;
             take(o);
         }
+        int device = 0;
         while ((o = deviceRecords.poll()) != null) {
-            n++;
             queuedDeviceRecords.decrementAndGet();
             take(o);
-            if (n % BUFFERS_EVERY == 0) {
+            if (++device % BUFFERS_EVERY == 0) {
                 n += drainBuffers();
             }
         }
-        return n;
+        return n + device;
     }
 
     private void take(Object o) {
