@@ -244,11 +244,7 @@ public final class CuptiTracer implements AutoCloseable {
 
     /** Delivers every record completed so far; returns after the consumers have seen them. */
     public void flush() {
-        try {
-            lib.check("cuptiActivityFlushAll", (int) lib.flushAll.invokeExact(FLUSH_FORCED));
-        } catch (Throwable t) {
-            throw Ffm.callFailed("cuptiActivityFlushAll", t);
-        }
+        flushAll(FLUSH_FORCED);
         String err = lastCallbackError;
         if (err != null) {
             lastCallbackError = null;
@@ -262,8 +258,12 @@ public final class CuptiTracer implements AutoCloseable {
      * 5-second launch loop until exit), so a long-running consumer calls this periodically.
      */
     public void deliverCompleted() {
+        flushAll(0);
+    }
+
+    private void flushAll(int flags) {
         try {
-            lib.check("cuptiActivityFlushAll", (int) lib.flushAll.invokeExact(0));
+            lib.check("cuptiActivityFlushAll", (int) lib.flushAll.invokeExact(flags));
         } catch (Throwable t) {
             throw Ffm.callFailed("cuptiActivityFlushAll", t);
         }
