@@ -22,7 +22,7 @@ streams=${STREAMS:-"1 16"}; arms=${ARMS:-"off agent"}
 out=${OUT:-$(mktemp -d -t aorta-ab.XXXXXX)}
 [ -f dist/lib/aorta-agent.jar ] || { echo "agent-ab: dist/lib/aorta-agent.jar missing; run ./build package -DskipTests" >&2; exit 1; }
 if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; else java=java; fi
-cp=$(ls dist/lib/*.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
+cp=$(ls dist/lib/*.jar dist/examples/aorta-examples.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
 pin=()
 [ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
 mkdir -p "$out"

@@ -20,7 +20,7 @@ out=${OUT:-$(mktemp -d -t aorta-advice.XXXXXX)}
 mkdir -p "$out"
 [ -f dist/lib/aorta-agent.jar ] || { echo "agent-advice-cost: dist/lib/aorta-agent.jar missing; run ./build package -DskipTests" >&2; exit 1; }
 java=${AORTA_JAVA_HOME:+$AORTA_JAVA_HOME/bin/}java
-cp=$(ls dist/lib/*.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
+cp=$(ls dist/lib/*.jar dist/examples/aorta-examples.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
 printf '%-8s %-16s %12s %12s %10s %22s %9s\n' streams arm "woven ns" "bare ns" "delta ns" "95% CI ns" "delta %"
 # delta = median over pairs of (woven - bare) ns per launch, with its distribution-free 95% interval
 for s in $streams; do

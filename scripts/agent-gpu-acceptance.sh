@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-$(mktemp -d -t aorta-accept.XXXXXX)}
 mkdir -p "$out"
 if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; else java=java; fi
-cp=$(ls dist/lib/*.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
+cp=$(ls dist/lib/*.jar dist/examples/aorta-examples.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
 iter=${ITER:-20}
 declare -a rows
 

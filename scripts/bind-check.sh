@@ -12,7 +12,7 @@ out=${OUT:-$(mktemp -d -t aorta-bind.XXXXXX)}
 mkdir -p "$out"
 iter=${ITER:-20}; ranks=${RANKS:-2}
 if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; elif [ -n "${JAVA_HOME:-}" ]; then java="$JAVA_HOME/bin/java"; else java=java; fi
-cp=$(ls dist/lib/*.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
+cp=$(ls dist/lib/*.jar dist/examples/aorta-examples.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
 export NCCL_NVLS_ENABLE=0
 
 run_arm() { # name agent-options-or-empty

@@ -1,8 +1,8 @@
 package dev.aorta.workloads;
 
 import dev.aorta.core.event.Dim3;
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.KernelArg;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.KernelArg;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.Priority;
 import dev.aorta.workloads.spi.StreamRange;

@@ -1,8 +1,8 @@
 package dev.aorta.workloads;
 
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuSessions;
-import dev.aorta.workloads.gpu.GpuUnavailableException;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuSessions;
+import dev.aorta.workloads.session.GpuUnavailableException;
 import dev.aorta.workloads.harness.Harness;
 import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.RunResult;

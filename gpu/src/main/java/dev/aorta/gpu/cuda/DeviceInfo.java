@@ -14,6 +14,16 @@ public record DeviceInfo(int ordinal, String name, int multiprocessors, long tot
         return "sm_" + computeMajor + computeMinor;
     }
 
+    /** The compute capability as results print it, e.g. "9.0". */
+    public String computeCapability() {
+        return computeMajor + "." + computeMinor;
+    }
+
+    /** The stream priorities this device accepts. */
+    public PriorityRange priorityRange() {
+        return new PriorityRange(leastStreamPriority, greatestStreamPriority);
+    }
+
     public String driverVersionText() {
         return (driverVersion / 1000) + "." + (driverVersion % 1000) / 10;
     }

@@ -1,9 +1,9 @@
 package dev.aorta.workloads.comm;
 
-import dev.aorta.workloads.gpu.CommDType;
-import dev.aorta.workloads.gpu.Communicator;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.session.CommDType;
+import dev.aorta.workloads.session.Communicator;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GpuStream;
 
 import java.util.Arrays;
 import java.util.Locale;
@@ -67,7 +67,7 @@ public enum Collective {
     }
 
     /** Enqueues the collective of size {@code s} on {@code stream}. */
-    public void issue(Communicator c, DeviceBuffer send, DeviceBuffer recv, long s, CommDType type, GpuStream stream) {
+    public void issue(Communicator c, GpuBuffer send, GpuBuffer recv, long s, CommDType type, GpuStream stream) {
         long elements = s / type.bytes();
         int n = c.size();
         switch (this) {

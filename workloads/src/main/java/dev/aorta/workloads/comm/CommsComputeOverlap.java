@@ -1,15 +1,15 @@
 package dev.aorta.workloads.comm;
 
 import dev.aorta.workloads.dist.CommWatchdog;
-import dev.aorta.workloads.gpu.CommDType;
-import dev.aorta.workloads.gpu.Communicator;
-import dev.aorta.workloads.gpu.DeviceBuffer;
+import dev.aorta.workloads.session.CommDType;
+import dev.aorta.workloads.session.Communicator;
+import dev.aorta.workloads.session.GpuBuffer;
 import dev.aorta.core.event.Dim3;
-import dev.aorta.workloads.gpu.GpuEvent;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuStream;
-import dev.aorta.workloads.gpu.KernelArg;
-import dev.aorta.workloads.gpu.PreparedLaunch;
+import dev.aorta.workloads.session.GpuEvent;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.session.KernelArg;
+import dev.aorta.workloads.session.PreparedLaunch;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.Priority;
 import dev.aorta.workloads.spi.StreamRange;
@@ -139,8 +139,8 @@ public final class CommsComputeOverlap implements Workload {
             collectiveDone = ctx.gpu().createEvent();
             int n = groupSize();
             long s = config.commBytes();
-            DeviceBuffer send = ctx.allocate(config.collective().sendBytes(s, n));
-            DeviceBuffer recv = ctx.allocate(config.collective().recvBytes(s, n));
+            GpuBuffer send = ctx.allocate(config.collective().sendBytes(s, n));
+            GpuBuffer recv = ctx.allocate(config.collective().recvBytes(s, n));
             zero(ctx, send);
             // the label names event-pair samples: it must be classified as communication like the kernels are
             String label = (communicator == null ? "simulated_collective_copy for " : "nccl ") + config.collective().label() + " "
@@ -155,13 +155,13 @@ public final class CommsComputeOverlap implements Workload {
     }
 
     /** Defined inputs (zeros) so that reductions never meet NaN or Inf patterns of uninitialized memory. */
-    private static void zero(WorkloadContext ctx, DeviceBuffer b) {
+    private static void zero(WorkloadContext ctx, GpuBuffer b) {
         long floats = b.bytes() / 4;
         ctx.kernels("comm.cu").prepare("fill_value_f32", grid(floats), new Dim3(BLOCK, 1, 1), 0, ctx.streams().getFirst(),
                 KernelArg.pointer(b), KernelArg.i64(floats), KernelArg.f32(0f)).launch();
     }
 
-    private static PreparedLaunch copyLaunch(WorkloadContext ctx, DeviceBuffer dst, DeviceBuffer src, long bytes) {
+    private static PreparedLaunch copyLaunch(WorkloadContext ctx, GpuBuffer dst, GpuBuffer src, long bytes) {
         long units = bytes / 16;
         if (units * 16 != bytes) {
             throw new IllegalArgumentException("--comm-size " + bytes + " bytes: the simulated collective copies "
@@ -204,7 +204,7 @@ public final class CommsComputeOverlap implements Workload {
         if (communicator == null || !config.mode().communicates()) {
             return; // nothing to align: simulated collectives, or compute_only (no communication stream)
         }
-        try (DeviceBuffer one = context.gpu().allocate(4)) {
+        try (GpuBuffer one = context.gpu().allocate(4)) {
             communicator.allReduce(one, one, 1, CommDType.FP32, commStream);
             commStream.synchronize();
         }
@@ -266,7 +266,7 @@ public final class CommsComputeOverlap implements Workload {
         int total = CHECK_ELEMENTS_PER_RANK * n;
         long bytes = (long) total * 4;
         Collective kind = config.collective();
-        try (DeviceBuffer send = gpu.allocate(kind.sendBytes(bytes, n)); DeviceBuffer recv = gpu.allocate(kind.recvBytes(bytes, n))) {
+        try (GpuBuffer send = gpu.allocate(kind.sendBytes(bytes, n)); GpuBuffer recv = gpu.allocate(kind.recvBytes(bytes, n))) {
             long sendFloats = send.bytes() / 4;
             context.kernels("comm.cu").prepare("fill_value_f32", grid(sendFloats), new Dim3(BLOCK, 1, 1), 0, commStream,
                     KernelArg.pointer(send), KernelArg.i64(sendFloats), KernelArg.f32(worldRank + 1)).launch();

@@ -1,8 +1,8 @@
 package dev.aorta.workloads.comm;
 
-import dev.aorta.workloads.gpu.CommDType;
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.GemmSpec;
+import dev.aorta.workloads.session.CommDType;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.GemmSpec;
 
 import java.util.Locale;
 

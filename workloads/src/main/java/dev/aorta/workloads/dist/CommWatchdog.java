@@ -1,6 +1,6 @@
 package dev.aorta.workloads.dist;
 
-import dev.aorta.workloads.gpu.Communicator;
+import dev.aorta.workloads.session.Communicator;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.aorta.workloads.dist;
 
-import dev.aorta.workloads.gpu.Communicator;
-import dev.aorta.workloads.gpu.CommunicatorId;
-import dev.aorta.workloads.gpu.GpuSession;
+import dev.aorta.workloads.session.Communicator;
+import dev.aorta.workloads.session.CommunicatorId;
+import dev.aorta.workloads.session.GpuSession;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.aorta.workloads.dist;
 
-import dev.aorta.workloads.gpu.CommunicatorId;
+import dev.aorta.workloads.session.CommunicatorId;
 
 import java.io.BufferedReader;
 import java.io.IOException;

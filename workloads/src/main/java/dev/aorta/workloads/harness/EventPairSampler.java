@@ -4,9 +4,9 @@ import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
-import dev.aorta.workloads.gpu.GpuEvent;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.session.GpuEvent;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuStream;
 
 import java.util.ArrayList;
 import java.util.List;

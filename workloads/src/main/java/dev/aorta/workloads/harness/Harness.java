@@ -2,10 +2,10 @@ package dev.aorta.workloads.harness;
 
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.DeviceActivity;
-import dev.aorta.workloads.gpu.DeviceInfo;
-import dev.aorta.workloads.gpu.GpuEvent;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.gpu.cuda.DeviceInfo;
+import dev.aorta.workloads.session.GpuEvent;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuStream;
 import dev.aorta.workloads.metrics.ConvoyEffect;
 import dev.aorta.workloads.metrics.DispatchLatency;
 import dev.aorta.workloads.metrics.Intervals;

@@ -1,14 +1,14 @@
 package dev.aorta.workloads.harness;
 
 import dev.aorta.core.event.Dim3;
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuStream;
-import dev.aorta.workloads.gpu.KernelArg;
-import dev.aorta.workloads.gpu.KernelModule;
-import dev.aorta.workloads.gpu.PreparedGemm;
-import dev.aorta.workloads.gpu.PreparedLaunch;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.session.KernelArg;
+import dev.aorta.workloads.session.KernelModule;
+import dev.aorta.workloads.session.PreparedGemm;
+import dev.aorta.workloads.session.PreparedLaunch;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.Workload;
 import dev.aorta.workloads.spi.WorkloadContext;
@@ -34,7 +34,7 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     private final HarnessOptions options;
     private final Map<String, WorkloadParameter> parameters = new HashMap<>();
     private final Map<String, KernelModule> modules = new HashMap<>();
-    private final List<DeviceBuffer> buffers = new ArrayList<>();
+    private final List<GpuBuffer> buffers = new ArrayList<>();
     private EventPairSampler sampler;
 
     HarnessContext(GpuSession gpu, List<GpuStream> streams, List<String> roles, HarnessOptions options,
@@ -96,15 +96,15 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     }
 
     @Override
-    public DeviceBuffer allocate(long bytes) {
-        DeviceBuffer b = gpu.allocate(bytes);
+    public GpuBuffer allocate(long bytes) {
+        GpuBuffer b = gpu.allocate(bytes);
         buffers.add(b);
         return b;
     }
 
     @Override
-    public DeviceBuffer randomBuffer(long elements, DType dtype, int seed) {
-        DeviceBuffer buffer = allocate(elements * dtype.bytes());
+    public GpuBuffer randomBuffer(long elements, DType dtype, int seed) {
+        GpuBuffer buffer = allocate(elements * dtype.bytes());
         String function = switch (dtype) {
             case FP32, TF32 -> "fill_uniform_f32";
             case BF16 -> "fill_uniform_bf16";
@@ -158,7 +158,7 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     @Override
     public void close() {
         RuntimeException first = null;
-        for (DeviceBuffer b : buffers) {
+        for (GpuBuffer b : buffers) {
             try {
                 b.close();
             } catch (RuntimeException e) {

@@ -1,6 +1,6 @@
 package dev.aorta.workloads.harness;
 
-import dev.aorta.workloads.gpu.DType;
+import dev.aorta.workloads.session.DType;
 
 import java.util.Map;
 

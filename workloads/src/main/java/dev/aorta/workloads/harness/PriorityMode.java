@@ -1,6 +1,6 @@
 package dev.aorta.workloads.harness;
 
-import dev.aorta.workloads.gpu.PriorityRange;
+import dev.aorta.gpu.cuda.PriorityRange;
 
 import java.util.Arrays;
 

@@ -1,8 +1,8 @@
 package dev.aorta.workloads.harness;
 
 import dev.aorta.core.event.DeviceActivity;
-import dev.aorta.workloads.gpu.DeviceInfo;
-import dev.aorta.workloads.gpu.MemoryStats;
+import dev.aorta.gpu.cuda.DeviceInfo;
+import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.metrics.ConvoyEffect;
 import dev.aorta.workloads.metrics.DispatchLatency;
 import dev.aorta.workloads.metrics.KernelClassStats;

@@ -1,23 +1,23 @@
 package dev.aorta.workloads.launchoverhead;
 
 import dev.aorta.core.event.Dim3;
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GemmSpec;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuStream;
-import dev.aorta.workloads.gpu.KernelArg;
-import dev.aorta.workloads.gpu.KernelModule;
-import dev.aorta.workloads.gpu.PreparedGemm;
-import dev.aorta.workloads.gpu.PreparedLaunch;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GemmSpec;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.session.KernelArg;
+import dev.aorta.workloads.session.KernelModule;
+import dev.aorta.workloads.session.PreparedGemm;
+import dev.aorta.workloads.session.PreparedLaunch;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import static dev.aorta.workloads.gpu.KernelArg.i32;
-import static dev.aorta.workloads.gpu.KernelArg.pointer;
+import static dev.aorta.workloads.session.KernelArg.i32;
+import static dev.aorta.workloads.session.KernelArg.pointer;
 
 /**
  * {@link CodebookDevice} on a GPU: kernels/codebook.cu compiled by NVRTC and an fp32 cuBLAS GEMM, all on one
@@ -34,10 +34,10 @@ public final class CudaCodebookDevice implements CodebookDevice {
     private final GpuSession gpu;
     private final CodebookShape shape;
     private final LaunchCounters counters = new LaunchCounters();
-    private final List<DeviceBuffer> buffers = new ArrayList<>();
+    private final List<GpuBuffer> buffers = new ArrayList<>();
     private final GpuStream stream;
-    private final DeviceBuffer[] assign;
-    private final DeviceBuffer count;
+    private final GpuBuffer[] assign;
+    private final GpuBuffer count;
 
     private final PreparedLaunch beginStep;
     private final PreparedLaunch pointNorms;
@@ -67,28 +67,28 @@ public final class CudaCodebookDevice implements CodebookDevice {
         int points = n * d;
         stream = gpu.createStream(gpu.deviceInfo().priorityRange().least());
         try {
-            DeviceBuffer batch = floats(points);
+            GpuBuffer batch = floats(points);
             gpu.writeFloats(batch, problem.batch());
-            DeviceBuffer[] codebooks = new DeviceBuffer[stages];
+            GpuBuffer[] codebooks = new GpuBuffer[stages];
             for (int s = 0; s < stages; s++) {
                 codebooks[s] = floats((long) k * d);
                 gpu.writeFloats(codebooks[s], problem.codebooks()[s]);
             }
-            DeviceBuffer residual = floats(points);
-            DeviceBuffer quantized = floats(points);
-            DeviceBuffer gathered = floats(points);
-            DeviceBuffer pNorms = floats(n);
-            DeviceBuffer cNorms = floats(k);
-            DeviceBuffer dist = floats((long) k * n);
-            assign = new DeviceBuffer[stages];
+            GpuBuffer residual = floats(points);
+            GpuBuffer quantized = floats(points);
+            GpuBuffer gathered = floats(points);
+            GpuBuffer pNorms = floats(n);
+            GpuBuffer cNorms = floats(k);
+            GpuBuffer dist = floats((long) k * n);
+            assign = new GpuBuffer[stages];
             for (int s = 0; s < stages; s++) {
                 assign[s] = ints(n);
             }
-            DeviceBuffer assigned = ints(n);
-            DeviceBuffer column = floats(n);
-            DeviceBuffer candidates = ints(n);
-            DeviceBuffer values = floats(n);
-            DeviceBuffer chosen = ints(w);
+            GpuBuffer assigned = ints(n);
+            GpuBuffer column = floats(n);
+            GpuBuffer candidates = ints(n);
+            GpuBuffer values = floats(n);
+            GpuBuffer chosen = ints(w);
             count = ints(1);
 
             KernelModule m = gpu.loadModule(KERNELS, kernelSource());
@@ -146,14 +146,14 @@ public final class CudaCodebookDevice implements CodebookDevice {
         }
     }
 
-    private DeviceBuffer floats(long count) {
-        DeviceBuffer b = gpu.allocate(count * Float.BYTES);
+    private GpuBuffer floats(long count) {
+        GpuBuffer b = gpu.allocate(count * Float.BYTES);
         buffers.add(b);
         return b;
     }
 
-    private DeviceBuffer ints(long count) {
-        DeviceBuffer b = gpu.allocate(count * Integer.BYTES);
+    private GpuBuffer ints(long count) {
+        GpuBuffer b = gpu.allocate(count * Integer.BYTES);
         buffers.add(b);
         return b;
     }
@@ -278,7 +278,7 @@ public final class CudaCodebookDevice implements CodebookDevice {
     @Override
     public void close() {
         gpu.synchronize();
-        buffers.forEach(DeviceBuffer::close);
+        buffers.forEach(GpuBuffer::close);
         buffers.clear();
         stream.close();
     }

@@ -33,7 +33,7 @@ public final class LaunchOverheadJson {
         ObjectNode device = root.putObject("device_info");
         device.put("name", r.device().name());
         device.put("compute_capability", r.device().computeCapability());
-        device.put("driver_version", r.device().driverVersion());
+        device.put("driver_version", r.device().driverVersionText());
         root.put("world_size", r.worldSize());
         ArrayNode ranks = root.putArray("ranks");
         for (LaunchOverheadResult.RankResult rank : r.ranks()) {

@@ -1,6 +1,6 @@
 package dev.aorta.workloads.launchoverhead;
 
-import dev.aorta.workloads.gpu.DeviceInfo;
+import dev.aorta.gpu.cuda.DeviceInfo;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.aorta.workloads.launchoverhead;
 
 import dev.aorta.workloads.dist.CommWatchdog;
-import dev.aorta.workloads.gpu.DeviceInfo;
+import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.workloads.launchoverhead.pcie.PcieMonitor;
 import dev.aorta.workloads.launchoverhead.pcie.PcieStats;
 

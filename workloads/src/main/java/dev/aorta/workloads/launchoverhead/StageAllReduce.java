@@ -1,10 +1,10 @@
 package dev.aorta.workloads.launchoverhead;
 
-import dev.aorta.workloads.gpu.CommDType;
-import dev.aorta.workloads.gpu.Communicator;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.session.CommDType;
+import dev.aorta.workloads.session.Communicator;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuStream;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,11 +24,11 @@ public final class StageAllReduce implements AutoCloseable {
     private final int centroids;
     private final int centroidValues;
     private final GpuStream stream;
-    private final List<DeviceBuffer> buffers = new ArrayList<>();
-    private final DeviceBuffer countsSend;
-    private final DeviceBuffer countsRecv;
-    private final DeviceBuffer sumsSend;
-    private final DeviceBuffer sumsRecv;
+    private final List<GpuBuffer> buffers = new ArrayList<>();
+    private final GpuBuffer countsSend;
+    private final GpuBuffer countsRecv;
+    private final GpuBuffer sumsSend;
+    private final GpuBuffer sumsRecv;
     private final LaunchCounters counters = new LaunchCounters();
 
     public StageAllReduce(GpuSession gpu, Communicator communicator, CodebookShape shape) {
@@ -99,7 +99,7 @@ public final class StageAllReduce implements AutoCloseable {
         return counts.isPresent() ? counts : check("K x D", sumsRecv, centroidValues);
     }
 
-    private Optional<String> check(String name, DeviceBuffer received, int count) {
+    private Optional<String> check(String name, GpuBuffer received, int count) {
         float[] got = gpu.readFloats(received, count);
         int wrong = 0;
         int first = -1;
@@ -124,8 +124,8 @@ public final class StageAllReduce implements AutoCloseable {
      * read. Outside the measured loops.
      */
     float[][] gather(float[] mine) {
-        try (DeviceBuffer send = gpu.allocate(4L * mine.length);
-             DeviceBuffer recv = gpu.allocate(4L * mine.length * size())) {
+        try (GpuBuffer send = gpu.allocate(4L * mine.length);
+             GpuBuffer recv = gpu.allocate(4L * mine.length * size())) {
             gpu.writeFloats(send, mine);
             communicator.allGather(send, recv, mine.length, CommDType.FP32, stream);
             stream.synchronize();
@@ -138,15 +138,15 @@ public final class StageAllReduce implements AutoCloseable {
         }
     }
 
-    private DeviceBuffer floats(long count) {
-        DeviceBuffer b = gpu.allocate(4 * count);
+    private GpuBuffer floats(long count) {
+        GpuBuffer b = gpu.allocate(4 * count);
         buffers.add(b);
         return b;
     }
 
     @Override
     public void close() {
-        buffers.forEach(DeviceBuffer::close);
+        buffers.forEach(GpuBuffer::close);
         stream.close();
     }
 }

@@ -1,10 +1,10 @@
 package dev.aorta.workloads.p0;
 
 import dev.aorta.core.event.Dim3;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GpuStream;
-import dev.aorta.workloads.gpu.KernelArg;
-import dev.aorta.workloads.gpu.KernelModule;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.session.KernelArg;
+import dev.aorta.workloads.session.KernelModule;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.WorkloadContext;
 
@@ -32,7 +32,7 @@ final class ElementwiseOps {
     }
 
     /** {@code count} prepared ops cycling through the four kernels, on {@code x} (in place) and {@code y}. */
-    static Op[] prepare(WorkloadContext context, GpuStream stream, DeviceBuffer x, DeviceBuffer y, int size,
+    static Op[] prepare(WorkloadContext context, GpuStream stream, GpuBuffer x, GpuBuffer y, int size,
                         int count) {
         KernelModule module = context.kernels(SOURCE);
         Dim3 grid = new Dim3((size + BLOCK - 1) / BLOCK, 1, 1);

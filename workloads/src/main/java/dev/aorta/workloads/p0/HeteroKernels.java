@@ -1,10 +1,10 @@
 package dev.aorta.workloads.p0;
 
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GemmSpec;
-import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GemmSpec;
+import dev.aorta.workloads.session.GpuStream;
 import dev.aorta.workloads.spi.ConvoyRoles;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.Priority;
@@ -30,7 +30,7 @@ public final class HeteroKernels implements Workload {
 
     private final List<Op> gemms = new ArrayList<>();
     private final List<Op[]> smallOps = new ArrayList<>();
-    private final List<DeviceBuffer> smallXs = new ArrayList<>();
+    private final List<GpuBuffer> smallXs = new ArrayList<>();
     private final List<Integer> smallStreams = new ArrayList<>();
     private GpuSession gpu;
     private long iterationsRun;
@@ -109,8 +109,8 @@ public final class HeteroKernels implements Workload {
             gemms.add(context.gemm("gemm " + spec.describe(), spec, streams.get(s), 100 + 2 * s));
         }
         for (int s : context.streamsWithRole(SMALL)) {
-            DeviceBuffer x = context.randomBuffer(smallSize, DType.FP32, 2 * s);
-            DeviceBuffer y = context.randomBuffer(smallSize, DType.FP32, 2 * s + 1);
+            GpuBuffer x = context.randomBuffer(smallSize, DType.FP32, 2 * s);
+            GpuBuffer y = context.randomBuffer(smallSize, DType.FP32, 2 * s + 1);
             smallXs.add(x);
             smallStreams.add(s);
             smallOps.add(ElementwiseOps.prepare(context, streams.get(s), x, y, smallSize, smallPerLarge));

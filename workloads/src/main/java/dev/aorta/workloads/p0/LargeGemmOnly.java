@@ -1,9 +1,9 @@
 package dev.aorta.workloads.p0;
 
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GemmSpec;
-import dev.aorta.workloads.gpu.GpuStream;
-import dev.aorta.workloads.gpu.PreparedGemm;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GemmSpec;
+import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.session.PreparedGemm;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.Priority;
 import dev.aorta.workloads.spi.StreamRange;
@@ -75,9 +75,9 @@ public final class LargeGemmOnly implements Workload {
         spec = GemmSpec.square(context.dtype(), TinyKernelStress.positive(context, "size"));
         List<GpuStream> streams = context.streams();
         for (int s = 0; s < streams.size(); s++) {
-            DeviceBuffer a = context.randomBuffer(spec.bytesA() / spec.dtype().bytes(), spec.dtype(), 2 * s);
-            DeviceBuffer b = context.randomBuffer(spec.bytesB() / spec.dtype().bytes(), spec.dtype(), 2 * s + 1);
-            DeviceBuffer c = context.allocate(spec.bytesC());
+            GpuBuffer a = context.randomBuffer(spec.bytesA() / spec.dtype().bytes(), spec.dtype(), 2 * s);
+            GpuBuffer b = context.randomBuffer(spec.bytesB() / spec.dtype().bytes(), spec.dtype(), 2 * s + 1);
+            GpuBuffer c = context.allocate(spec.bytesC());
             gemms.add(context.op("gemm " + spec.describe(), streams.get(s),
                     context.gpu().prepareGemm(spec, a, b, c, streams.get(s))));
             baseline.add(context.gpu().prepareGemm(spec, a, b, c, streams.getFirst()));

@@ -1,9 +1,9 @@
 package dev.aorta.workloads.p0;
 
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuStream;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.Priority;
 import dev.aorta.workloads.spi.StreamRange;
@@ -24,7 +24,7 @@ import java.util.Optional;
  */
 public final class TinyKernelStress implements Workload {
     private Op[][] opsPerStream;
-    private final List<DeviceBuffer> xs = new ArrayList<>();
+    private final List<GpuBuffer> xs = new ArrayList<>();
     private GpuSession gpu;
     private long iterationsRun;
     private int size;
@@ -86,8 +86,8 @@ public final class TinyKernelStress implements Workload {
         streamCount = streams.size();
         opsPerStream = new Op[streamCount][];
         for (int s = 0; s < streamCount; s++) {
-            DeviceBuffer x = context.randomBuffer(size, DType.FP32, 2 * s);
-            DeviceBuffer y = context.randomBuffer(size, DType.FP32, 2 * s + 1);
+            GpuBuffer x = context.randomBuffer(size, DType.FP32, 2 * s);
+            GpuBuffer y = context.randomBuffer(size, DType.FP32, 2 * s + 1);
             xs.add(x);
             opsPerStream[s] = ElementwiseOps.prepare(context, streams.get(s), x, y, size, kernelsPerOp);
         }

@@ -23,7 +23,7 @@ public final class ChromeTrace {
     public static ObjectNode toJson(RunResult r) {
         ObjectNode root = ResultJson.MAPPER.createObjectNode();
         ArrayNode events = root.putArray("traceEvents");
-        int pid = r.device().index();
+        int pid = r.device().ordinal();
         ObjectNode process = events.addObject();
         process.put("ph", "M");
         process.put("name", "process_name");

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.aorta.workloads.gpu.DeviceInfo;
-import dev.aorta.workloads.gpu.MemoryStats;
+import dev.aorta.gpu.cuda.DeviceInfo;
+import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.RunResult;
 import dev.aorta.workloads.metrics.ConvoyEffect;
@@ -222,12 +222,12 @@ public final class ResultJson {
 
     private static ObjectNode device(DeviceInfo d) {
         ObjectNode o = MAPPER.createObjectNode();
-        o.put("index", d.index());
+        o.put("index", d.ordinal());
         o.put("name", d.name());
         o.put("compute_capability", d.computeCapability());
         o.put("total_memory_gb", d.totalMemoryBytes() / GB);
-        o.put("multiprocessors", d.multiprocessorCount());
-        o.put("driver_version", d.driverVersion());
+        o.put("multiprocessors", d.multiprocessors());
+        o.put("driver_version", d.driverVersionText());
         o.put("stream_priority_least", d.priorityRange().least());
         o.put("stream_priority_greatest", d.priorityRange().greatest());
         return o;

@@ -1,13 +1,13 @@
 package dev.aorta.workloads.spi;
 
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GemmSpec;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuStream;
-import dev.aorta.workloads.gpu.KernelModule;
-import dev.aorta.workloads.gpu.PreparedGemm;
-import dev.aorta.workloads.gpu.PreparedLaunch;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GemmSpec;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.session.KernelModule;
+import dev.aorta.workloads.session.PreparedGemm;
+import dev.aorta.workloads.session.PreparedLaunch;
 
 import java.util.List;
 
@@ -29,10 +29,10 @@ public interface WorkloadContext {
     KernelModule kernels(String resource);
 
     /** Allocates device memory that the harness frees after the run (contents undefined). */
-    DeviceBuffer allocate(long bytes);
+    GpuBuffer allocate(long bytes);
 
     /** A buffer of {@code elements} values of {@code dtype}, uniform in [-1, 1), reproducible by seed; freed after the run. */
-    DeviceBuffer randomBuffer(long elements, DType dtype, int seed);
+    GpuBuffer randomBuffer(long elements, DType dtype, int seed);
 
     /** Wraps a prepared launch into an {@link Op}; {@code label} names the kernel class in results. */
     Op op(String label, GpuStream stream, PreparedLaunch launch);
@@ -42,9 +42,9 @@ public interface WorkloadContext {
 
     /** Shortcut: prepares a GEMM on fresh random operands of {@code spec} and wraps it. */
     default Op gemm(String label, GemmSpec spec, GpuStream stream, int seed) {
-        DeviceBuffer a = randomBuffer(spec.bytesA() / spec.dtype().bytes(), spec.dtype(), seed);
-        DeviceBuffer b = randomBuffer(spec.bytesB() / spec.dtype().bytes(), spec.dtype(), seed + 1);
-        DeviceBuffer c = allocate(spec.bytesC());
+        GpuBuffer a = randomBuffer(spec.bytesA() / spec.dtype().bytes(), spec.dtype(), seed);
+        GpuBuffer b = randomBuffer(spec.bytesB() / spec.dtype().bytes(), spec.dtype(), seed + 1);
+        GpuBuffer c = allocate(spec.bytesC());
         return op(label, stream, gpu().prepareGemm(spec, a, b, c, stream));
     }
 

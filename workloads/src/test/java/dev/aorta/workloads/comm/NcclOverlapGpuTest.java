@@ -2,12 +2,12 @@ package dev.aorta.workloads.comm;
 
 import dev.aorta.workloads.dist.CommunicatorBootstrap;
 import dev.aorta.workloads.dist.DistributedEnvironment;
-import dev.aorta.workloads.gpu.CommDType;
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.GemmSpec;
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuSessions;
-import dev.aorta.workloads.gpu.GpuUnavailableException;
+import dev.aorta.workloads.session.CommDType;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.GemmSpec;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuSessions;
+import dev.aorta.workloads.session.GpuUnavailableException;
 import dev.aorta.workloads.harness.Harness;
 import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.RunResult;

@@ -1,9 +1,9 @@
 package dev.aorta.workloads.dist;
 
-import dev.aorta.workloads.gpu.CommDType;
-import dev.aorta.workloads.gpu.Communicator;
-import dev.aorta.workloads.gpu.DeviceBuffer;
-import dev.aorta.workloads.gpu.GpuStream;
+import dev.aorta.workloads.session.CommDType;
+import dev.aorta.workloads.session.Communicator;
+import dev.aorta.workloads.session.GpuBuffer;
+import dev.aorta.workloads.session.GpuStream;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -27,19 +27,19 @@ class CommWatchdogTest {
             return 2;
         }
 
-        public void allReduce(DeviceBuffer s, DeviceBuffer r, long c, CommDType t, GpuStream st) {
+        public void allReduce(GpuBuffer s, GpuBuffer r, long c, CommDType t, GpuStream st) {
         }
 
-        public void allGather(DeviceBuffer s, DeviceBuffer r, long c, CommDType t, GpuStream st) {
+        public void allGather(GpuBuffer s, GpuBuffer r, long c, CommDType t, GpuStream st) {
         }
 
-        public void reduceScatter(DeviceBuffer s, DeviceBuffer r, long c, CommDType t, GpuStream st) {
+        public void reduceScatter(GpuBuffer s, GpuBuffer r, long c, CommDType t, GpuStream st) {
         }
 
-        public void broadcast(DeviceBuffer s, DeviceBuffer r, long c, CommDType t, int root, GpuStream st) {
+        public void broadcast(GpuBuffer s, GpuBuffer r, long c, CommDType t, int root, GpuStream st) {
         }
 
-        public void allToAll(DeviceBuffer s, DeviceBuffer r, long c, CommDType t, GpuStream st) {
+        public void allToAll(GpuBuffer s, GpuBuffer r, long c, CommDType t, GpuStream st) {
         }
 
         public Communicator split(int color, int key) {

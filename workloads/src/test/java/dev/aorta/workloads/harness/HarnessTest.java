@@ -1,8 +1,8 @@
 package dev.aorta.workloads.harness;
 
 import dev.aorta.workloads.FailingWorkload;
-import dev.aorta.workloads.gpu.DType;
-import dev.aorta.workloads.gpu.SimulatedGpuSession;
+import dev.aorta.workloads.session.DType;
+import dev.aorta.workloads.session.SimulatedGpuSession;
 import dev.aorta.workloads.p0.HeteroKernels;
 import dev.aorta.workloads.p0.LargeGemmOnly;
 import dev.aorta.workloads.p0.TinyKernelStress;

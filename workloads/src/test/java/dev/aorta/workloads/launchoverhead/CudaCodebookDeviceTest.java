@@ -1,6 +1,6 @@
 package dev.aorta.workloads.launchoverhead;
 
-import dev.aorta.workloads.gpu.SimulatedGpuSession;
+import dev.aorta.workloads.session.SimulatedGpuSession;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

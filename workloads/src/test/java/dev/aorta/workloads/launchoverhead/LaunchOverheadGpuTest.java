@@ -1,8 +1,8 @@
 package dev.aorta.workloads.launchoverhead;
 
-import dev.aorta.workloads.gpu.GpuSession;
-import dev.aorta.workloads.gpu.GpuSessions;
-import dev.aorta.workloads.gpu.GpuUnavailableException;
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuSessions;
+import dev.aorta.workloads.session.GpuUnavailableException;
 import dev.aorta.workloads.launchoverhead.pcie.PcieMonitor;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,7 @@
 package dev.aorta.workloads.launchoverhead;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.aorta.workloads.gpu.DeviceInfo;
-import dev.aorta.workloads.gpu.PriorityRange;
+import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.workloads.launchoverhead.pcie.PcieMonitor;
 import dev.aorta.workloads.launchoverhead.pcie.PcieStats;
 import org.junit.jupiter.api.Test;
@@ -16,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** A whole run on the host model with a fake clock and a fake PCIe monitor. */
 class LaunchOverheadRunTest {
-    private static final DeviceInfo DEVICE = new DeviceInfo(0, "Host model", "0.0", 0, 1, "none", new PriorityRange(0, 0));
+    private static final DeviceInfo DEVICE = new DeviceInfo(0, "Host model", 1, 0, 0, 0, 0, 0, 0, 0, 0, "none");
     private static final CodebookShape SHAPE = new CodebookShape(16, 4, 64, 2);
 
     private long nowNs;

@@ -3,9 +3,8 @@ package dev.aorta.workloads.launchoverhead;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.aorta.workloads.dist.CommunicatorBootstrap;
 import dev.aorta.workloads.dist.DistributedEnvironment;
-import dev.aorta.workloads.gpu.DeviceInfo;
-import dev.aorta.workloads.gpu.PriorityRange;
-import dev.aorta.workloads.gpu.SimulatedGpuSession;
+import dev.aorta.gpu.cuda.DeviceInfo;
+import dev.aorta.workloads.session.SimulatedGpuSession;
 import dev.aorta.workloads.launchoverhead.pcie.PcieMonitor;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +31,7 @@ import static org.assertj.core.api.Assertions.within;
  * real TCP rendezvous on 127.0.0.1 and the simulated fabric, which computes every all-reduce and all-gather.
  */
 class MultiRankLaunchOverheadTest {
-    private static final DeviceInfo DEVICE = new DeviceInfo(0, "Host model", "0.0", 0, 1, "none", new PriorityRange(0, 0));
+    private static final DeviceInfo DEVICE = new DeviceInfo(0, "Host model", 1, 0, 0, 0, 0, 0, 0, 0, 0, "none");
     private static final CodebookShape SHAPE = new CodebookShape(16, 4, 64, 2);
     private static final List<Pattern> COLLECTIVE = List.of(Pattern.ALL_REDUCE, Pattern.COMBINED);
     /** Balanced on SHAPE, as LaunchOverheadRunTest counts it. */

@@ -1,0 +1,184 @@
+package dev.aorta.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.aorta.analyzer.clock.CollectiveAlignment;
+import dev.aorta.analyzer.metrics.AnalysisOptions;
+import dev.aorta.analyzer.metrics.KernelBreakdown;
+import dev.aorta.analyzer.metrics.OverlapMetrics;
+import dev.aorta.analyzer.metrics.StreamUtilization;
+import dev.aorta.analyzer.metrics.Stragglers;
+import dev.aorta.analyzer.metrics.TraceAnalysis;
+import dev.aorta.analyzer.metrics.WindowMode;
+import dev.aorta.analyzer.metrics.WindowReport;
+import dev.aorta.analyzer.trace.TraceLoader;
+import dev.aorta.analyzer.trace.TraceSet;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code aorta analyze}: per-rank, per-window §5 metrics and the analyses built on them. */
+@Command(name = "analyze", mixinStandardHelpOptions = true,
+        description = {"Read traces (Kineto, rocprofv3 CSV/JSON/rocpd, rocprof results.csv, Nsight Systems SQLite,"
+                + " aorta agent JSONL/JFR, AORTA rank_*_metrics.jsonl; format detected by content) and print per-rank,"
+                + " per-window overlap metrics.",
+                "Files of the same rank are merged into one timeline; several ranks are aligned by their collectives."})
+public final class AnalyzeCommand implements Callable<Integer> {
+    @Parameters(arity = "1..*", paramLabel = "TRACE", description = "Trace files or directories.")
+    List<Path> traces;
+
+    @Option(names = "--window", paramLabel = "steps|whole|ranges", defaultValue = "steps",
+            description = "Windows to measure: each iteration (ProfilerStep, agent iteration, AORTA step), the whole"
+                    + " trace, or each NVTX/roctx/user range (default: ${DEFAULT-VALUE}).")
+    String window;
+
+    @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",
+            description = "text (default) or json: one JSON object per line per rank and window.")
+    String format;
+
+    @Option(names = "--details", description = "With --format json: add streams, kernels, queue switch, dispatch,"
+            + " launch latency, queue length and JVM attribution to each object.")
+    boolean details;
+
+    @Option(names = "--top", defaultValue = "10", paramLabel = "N", description = "Kernel names listed per class (default: ${DEFAULT-VALUE}).")
+    int top;
+
+    @Option(names = "--benchmark", description = "Print parse and analysis throughput (MB/s of uncompressed input) to stderr.")
+    boolean benchmark;
+
+    @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
+            description = "With --benchmark: read and analyse N times (the first runs include JIT warm-up).")
+    int repeat;
+
+    @Option(names = "--verbose", description = "Print stack traces of errors.")
+    boolean verbose;
+
+    @Mixin
+    ClassifierOptions classes = new ClassifierOptions();
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+        WindowMode mode = CliOptions.windowMode(window);
+        boolean json = CliOptions.isJson(format);
+        AnalysisOptions options = new AnalysisOptions(mode, classes.classifier(), top);
+        long bytes = benchmark ? CliOptions.uncompressedBytes(traces) : 0;
+        TraceAnalysis analysis = null;
+        for (int run = 1; run <= Math.max(1, benchmark ? repeat : 1); run++) {
+            long t0 = System.nanoTime();
+            TraceSet set = TraceLoader.withInstalledReaders().load(traces);
+            long t1 = System.nanoTime();
+            analysis = TraceAnalysis.of(set, options);
+            long t2 = System.nanoTime();
+            if (benchmark) {
+                Runtime rt = Runtime.getRuntime();
+                spec.commandLine().getErr().printf(Locale.ROOT, "aorta analyze: benchmark run %d: %.1f MB uncompressed,"
+                                + " parse %.3f s (%.1f MB/s), analyse %.3f s, parse+analyse %.1f MB/s, heap used %.0f MB"
+                                + " of %.0f MB max%n", run, bytes / 1e6, (t1 - t0) / 1e9, bytes / 1e3 / ((t1 - t0) / 1e6),
+                        (t2 - t1) / 1e9, bytes / 1e3 / ((t2 - t0) / 1e6), (rt.totalMemory() - rt.freeMemory()) / 1e6,
+                        rt.maxMemory() / 1e6);
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            printJson(analysis, out);
+        } else {
+            out.print(text(analysis));
+        }
+        out.flush();
+        analysis.warnings().forEach(w -> spec.commandLine().getErr().println("aorta analyze: warning: " + w));
+        return 0;
+    }
+
+    private void printJson(TraceAnalysis analysis, PrintWriter out) throws IOException {
+        JsonFactory f = JsonFactory.builder().build();
+        for (WindowReport r : analysis.windows()) {
+            StringWriter line = new StringWriter();
+            try (JsonGenerator g = f.createGenerator(line)) {
+                WindowReportJson.write(g, r, details);
+            }
+            out.println(line);
+        }
+    }
+
+    /** The human-readable report. */
+    public static String text(TraceAnalysis analysis) {
+        StringWriter s = new StringWriter();
+        PrintWriter out = new PrintWriter(s);
+        for (WindowReport r : analysis.windows()) {
+            OverlapMetrics m = r.overlap();
+            out.printf(Locale.ROOT, "rank %d  %s  [%s]%n", r.rank(), r.window().label(), r.source());
+            out.printf(Locale.ROOT, "  window %s  busy %s  idle %s%n", ms(m.windowNs()), ms(m.busyNs()), ms(m.idleNs()));
+            out.printf(Locale.ROOT, "  compute %s  comm %s  overlap %s  exposed comm %s  exposed memcpy %s%n",
+                    ms(m.computeNs()), ms(m.commNs()), ms(m.overlapNs()), ms(m.exposedCommNs()), ms(m.exposedMemcpyNs()));
+            out.printf(Locale.ROOT, "  comm_overlap_pct %.1f%%  aorta_overlap_ratio %.3f%n", m.commOverlapPct(),
+                    m.aortaOverlapRatio());
+            for (StreamUtilization u : r.streams()) {
+                out.printf(Locale.ROOT, "  stream %-10s busy %s  utilization %.1f%%%n", u.label(), ms(u.busyNs()),
+                        100 * u.utilization());
+            }
+            for (KernelBreakdown.Entry k : r.kernels()) {
+                out.printf(Locale.ROOT, "  %-13s %6d x  total %s  mean %.1f us  %5.1f%%  %s%n",
+                        k.activityClass().name().toLowerCase(Locale.ROOT), k.count(), ms(k.totalNs()), k.meanNs() / 1e3,
+                        100 * k.shareOfClass(), abbreviate(k.name()));
+            }
+            out.printf(Locale.ROOT, "  queue switch: %d intra gaps (mean %.1f us), %d inter gaps (mean %.1f us),"
+                            + " estimated switch overhead %.1f us%n", r.queueSwitch().intraGaps(),
+                    r.queueSwitch().meanIntraGapNs() / 1e3, r.queueSwitch().interGaps(),
+                    r.queueSwitch().meanInterGapNs() / 1e3, r.queueSwitch().estimatedSwitchOverheadNs() / 1e3);
+            out.printf(Locale.ROOT, "  dispatch latency: same-stream %s; cross-stream %s; from enqueue %s%n",
+                    latency(r.dispatch().sameStream()), latency(r.dispatch().crossStream()),
+                    latency(r.dispatch().fromEnqueue()));
+            out.printf(Locale.ROOT, "  launch latency: %s%n", latency(r.launch().latency()));
+            out.printf(Locale.ROOT, "  queue length (%s): max %d, mean %.2f%n", r.queueLength().basis(),
+                    r.queueLength().max(), r.queueLength().timeWeightedMean());
+            if (r.jvm() != null) {
+                out.printf(Locale.ROOT, "  JVM: %d idle gaps; %d GC pauses, %d gaps coincide with GC (%s idle);"
+                                + " %d safepoints, %d gaps coincide with safepoints (%s idle)%n", r.jvm().idleGaps(),
+                        r.jvm().gcPauses(), r.jvm().gapsWithGc(), ms(r.jvm().idleDuringGcNs()), r.jvm().safepoints(),
+                        r.jvm().gapsWithSafepoint(), ms(r.jvm().idleDuringSafepointNs()));
+            }
+        }
+        if (analysis.offsets().size() > 1) {
+            out.println("clock alignment by collectives (offset added to each rank's times):");
+            for (CollectiveAlignment.Offset o : analysis.offsets().values()) {
+                out.printf(Locale.ROOT, "  rank %d  offset %+.3f ms  matched %d collectives  residual %.3f ms%s%n",
+                        o.rank(), o.offsetNs() / 1e6, o.matchedCollectives(), o.residualNs() / 1e6,
+                        o.aligned() ? "" : "  (not aligned: no matching collectives)");
+            }
+        }
+        for (Stragglers st : analysis.stragglers()) {
+            out.printf(Locale.ROOT, "step %d: straggler rank %d (others waited %.3f ms in total)%n", st.step(),
+                    st.stragglerRank(), st.latenessNs() / 1e6);
+        }
+        out.flush();
+        return s.toString();
+    }
+
+    private static String ms(long ns) {
+        return String.format(Locale.ROOT, "%.3f ms", ns / 1e6);
+    }
+
+    private static String latency(dev.aorta.analyzer.metrics.LatencyStats s) {
+        return s.count() == 0 ? "n/a" : String.format(Locale.ROOT, "n=%d mean %.1f us p50 %.1f us p95 %.1f us max %.1f us",
+                s.count(), s.meanNs() / 1e3, s.p50Ns() / 1e3, s.p95Ns() / 1e3, s.maxNs() / 1e3);
+    }
+
+    private static String abbreviate(String name) {
+        return name.length() <= 90 ? name : name.substring(0, 87) + "...";
+    }
+
+}

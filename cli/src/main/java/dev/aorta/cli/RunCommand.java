@@ -1,0 +1,84 @@
+package dev.aorta.cli;
+
+import dev.aorta.workloads.session.GpuSession;
+import dev.aorta.workloads.session.GpuSessionFactory;
+import dev.aorta.workloads.harness.Harness;
+import dev.aorta.workloads.harness.HarnessOptions;
+import dev.aorta.workloads.harness.RunResult;
+import dev.aorta.workloads.harness.WorkloadRegistry;
+import dev.aorta.workloads.result.ChromeTrace;
+import dev.aorta.workloads.result.ResultJson;
+import dev.aorta.workloads.spi.Workload;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+@Command(name = "run", mixinStandardHelpOptions = true, description = "Run one workload and report throughput, latency, per-kernel device timing and memory.")
+final class RunCommand implements Callable<Integer> {
+    private final GpuSessionFactory gpu;
+
+    @Parameters(index = "0", paramLabel = "WORKLOAD", description = "Workload name (aorta list).")
+    String workloadName;
+
+    @Option(names = {"-s", "--streams"}, description = "Workload streams (default: the workload's recommended count).")
+    Integer streams;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the result JSON here (atomically).")
+    Path output;
+
+    @Option(names = "--profile", description = "Also write a Perfetto/Chrome-trace JSON of the measured iterations.")
+    boolean profile;
+
+    @Option(names = "--profile-dir", paramLabel = "DIR", defaultValue = "profiles",
+            description = "Where --profile writes its trace (default: ${DEFAULT-VALUE}).")
+    Path profileDir;
+
+    @Option(names = "--baseline-loop", hidden = true,
+            description = "Also time the workload's plain one-stream loop and report the ratio (acceptance check).")
+    boolean baselineLoop;
+
+    @Mixin
+    HarnessOptionsMixin harness;
+
+    RunCommand(GpuSessionFactory gpu) {
+        this.gpu = gpu;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (workloadName.equals("launch_overhead")) {
+            throw new IllegalArgumentException("launch_overhead runs with 'aorta launch-overhead': its steps wait for the "
+                    + "device, which harness workloads must not");
+        }
+        Workload workload = WorkloadRegistry.onClassPath().create(workloadName);
+        HarnessOptions options = harness.toOptions(streams == null ? workload.recommendedStreams() : streams);
+        Harness.validate(workload, options);
+        if (baselineLoop && !workload.hasBaselineLoop()) {
+            throw new IllegalArgumentException("--baseline-loop: " + workload.name() + " has no baseline loop");
+        }
+        RunResult result;
+        try (GpuSession session = GpuEnvironment.open(gpu, options)) {
+            result = new Harness(GpuEnvironment.recorded(), baselineLoop).run(workload, options, session);
+        }
+        RunReport.print(result, System.out);
+        if (output != null) {
+            ResultJson.write(output, ResultJson.toJson(result));
+            System.out.println("result: " + output);
+        }
+        if (profile) {
+            Path trace = profileDir.resolve(workload.name() + "_s" + options.streams() + "_trace.json");
+            ChromeTrace.write(trace, result);
+            System.out.println("trace: " + trace + " (open in ui.perfetto.dev; one track per stream)");
+        }
+        if (result.correctness().problem() != null) {
+            System.err.println("aorta run: " + workload.name() + " computed a wrong result: "
+                    + result.correctness().problem());
+            return 1;
+        }
+        return 0;
+    }
+}

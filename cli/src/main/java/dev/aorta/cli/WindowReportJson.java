@@ -1,0 +1,117 @@
+package dev.aorta.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.aorta.analyzer.metrics.KernelBreakdown;
+import dev.aorta.analyzer.metrics.LatencyStats;
+import dev.aorta.analyzer.metrics.OverlapMetrics;
+import dev.aorta.analyzer.metrics.StreamUtilization;
+import dev.aorta.analyzer.metrics.WindowReport;
+
+import java.io.IOException;
+import java.util.Locale;
+
+/** Writes a {@link WindowReport} as JSON: the §5 names first, details (streams, kernels, latencies) on request. */
+public final class WindowReportJson {
+    /** Enough to plot queue length over a window without making a line megabytes long. */
+    private static final int QUEUE_LENGTH_POINTS = 500;
+
+    private WindowReportJson() {
+    }
+
+    public static void write(JsonGenerator g, WindowReport r, boolean details) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("rank", r.rank());
+        g.writeStringField("window", r.window().label());
+        g.writeStringField("source", r.source());
+        writeOverlap(g, r.overlap());
+        if (details) {
+            g.writeNumberField("window_start_ns", r.window().startNs());
+            g.writeArrayFieldStart("streams");
+            for (StreamUtilization s : r.streams()) {
+                g.writeStartObject();
+                g.writeNumberField("stream", s.stream());
+                g.writeStringField("label", s.label());
+                g.writeNumberField("busy_ns", s.busyNs());
+                g.writeNumberField("utilization", s.utilization());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("kernels");
+            for (KernelBreakdown.Entry k : r.kernels()) {
+                g.writeStartObject();
+                g.writeStringField("class", k.activityClass().name().toLowerCase(Locale.ROOT));
+                g.writeStringField("name", k.name());
+                g.writeNumberField("count", k.count());
+                g.writeNumberField("total_ns", k.totalNs());
+                g.writeNumberField("mean_ns", k.meanNs());
+                g.writeNumberField("min_ns", k.minNs());
+                g.writeNumberField("max_ns", k.maxNs());
+                g.writeNumberField("share_of_class", k.shareOfClass());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeObjectFieldStart("queue_switch");
+            g.writeNumberField("intra_gaps", r.queueSwitch().intraGaps());
+            g.writeNumberField("mean_intra_gap_ns", r.queueSwitch().meanIntraGapNs());
+            g.writeNumberField("inter_gaps", r.queueSwitch().interGaps());
+            g.writeNumberField("mean_inter_gap_ns", r.queueSwitch().meanInterGapNs());
+            g.writeNumberField("estimated_switch_overhead_ns", r.queueSwitch().estimatedSwitchOverheadNs());
+            g.writeEndObject();
+            g.writeObjectFieldStart("dispatch_latency");
+            latency(g, "same_stream", r.dispatch().sameStream());
+            latency(g, "cross_stream", r.dispatch().crossStream());
+            latency(g, "from_enqueue", r.dispatch().fromEnqueue());
+            g.writeEndObject();
+            latency(g, "launch_latency", r.launch().latency());
+            g.writeObjectFieldStart("queue_length");
+            g.writeStringField("basis", r.queueLength().basis());
+            g.writeNumberField("max", r.queueLength().max());
+            g.writeNumberField("time_weighted_mean", r.queueLength().timeWeightedMean());
+            g.writeArrayFieldStart("series");
+            for (long[] point : r.queueLength().series(QUEUE_LENGTH_POINTS)) {
+                g.writeStartArray();
+                g.writeNumber(point[0]);
+                g.writeNumber(point[1]);
+                g.writeEndArray();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+            if (r.jvm() != null) {
+                g.writeObjectFieldStart("jvm");
+                g.writeNumberField("idle_gaps", r.jvm().idleGaps());
+                g.writeNumberField("gc_pauses", r.jvm().gcPauses());
+                g.writeNumberField("idle_gaps_with_gc", r.jvm().gapsWithGc());
+                g.writeNumberField("idle_during_gc_ns", r.jvm().idleDuringGcNs());
+                g.writeNumberField("safepoints", r.jvm().safepoints());
+                g.writeNumberField("idle_gaps_with_safepoint", r.jvm().gapsWithSafepoint());
+                g.writeNumberField("idle_during_safepoint_ns", r.jvm().idleDuringSafepointNs());
+                g.writeEndObject();
+            }
+        }
+        g.writeEndObject();
+    }
+
+    public static void writeOverlap(JsonGenerator g, OverlapMetrics m) throws IOException {
+        g.writeNumberField("window_ns", m.windowNs());
+        g.writeNumberField("busy_ns", m.busyNs());
+        g.writeNumberField("idle_ns", m.idleNs());
+        g.writeNumberField("compute_ns", m.computeNs());
+        g.writeNumberField("comm_ns", m.commNs());
+        g.writeNumberField("overlap_ns", m.overlapNs());
+        g.writeNumberField("exposed_comm_ns", m.exposedCommNs());
+        g.writeNumberField("exposed_memcpy_ns", m.exposedMemcpyNs());
+        g.writeNumberField("comm_overlap_pct", m.commOverlapPct());
+        g.writeNumberField("aorta_overlap_ratio", m.aortaOverlapRatio());
+    }
+
+    private static void latency(JsonGenerator g, String field, LatencyStats s) throws IOException {
+        g.writeObjectFieldStart(field);
+        g.writeNumberField("count", s.count());
+        g.writeNumberField("mean_ns", s.meanNs());
+        g.writeNumberField("p50_ns", s.p50Ns());
+        g.writeNumberField("p95_ns", s.p95Ns());
+        g.writeNumberField("p99_ns", s.p99Ns());
+        g.writeNumberField("max_ns", s.maxNs());
+        g.writeEndObject();
+    }
+}

@@ -1,0 +1,84 @@
+package dev.aorta.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.aorta.analyzer.Fixtures;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MergeAndReportCommandTest {
+
+    @Test
+    void mergeWritesAChromeTraceWithRanksStreamsAndIterations(@TempDir Path tmp) throws IOException {
+        Path out = tmp.resolve("trace.json");
+        CliRunner.Outcome run = CliRunner.run(null, "merge", "-o", out.toString(),
+                Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz").toString(),
+                Fixtures.resource("aorta/rank_1_metrics.jsonl").toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        Set<String> names = new HashSet<>();
+        long slices = 0;
+        try (JsonParser p = JsonFactory.builder().build().createParser(out.toFile())) {
+            while (p.nextToken() != null) {
+                if (p.currentToken() == JsonToken.FIELD_NAME && p.currentName().equals("ph")) {
+                    p.nextToken();
+                    slices += p.getText().equals("X") ? 1 : 0;
+                } else if (p.currentToken() == JsonToken.FIELD_NAME && p.currentName().equals("name")) {
+                    p.nextToken();
+                    names.add(p.getText());
+                }
+            }
+        }
+        assertThat(names).contains("rank 0", "rank 1", "iterations", "stream 7", "stream compute", "ProfilerStep#4");
+        assertThat(slices).isGreaterThan(2700);
+        assertThat(tmp).isDirectoryNotContaining("glob:**.tmp");
+    }
+
+    @Test
+    void reportComparesTwoLabelledRunsAndWritesSummaryPlotsAndHtml(@TempDir Path tmp) throws IOException {
+        Path a = Files.createDirectories(tmp.resolve("cuda"));
+        Path b = Files.createDirectories(tmp.resolve("aorta"));
+        Files.copy(Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz"), a.resolve("rank0.json.gz"));
+        Files.copy(Fixtures.resource("aorta/rank_1_metrics.jsonl"), b.resolve("rank_1_metrics.jsonl"));
+        Path out = tmp.resolve("report");
+        CliRunner.Outcome run = CliRunner.run(null, "report", "--log-dir", a.toString(), "--label", "cuda", "--log-dir",
+                b.toString(), "--label", "aorta", "--output", out.toString(), "--reference", "cuda", "--candidate", "aorta");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        String summary = Files.readString(out.resolve("summary.json"));
+        assertThat(summary).contains("\"cuda\"", "\"aorta\"", "\"comparisons\"", "\"welch_t_p\"", "\"mann_whitney_p\"",
+                "\"comm_overlap_pct\"", "\"aorta_overlap_ratio\"", "\"delta\"", "\"ratio\"");
+        for (String png : new String[] {"cuda_timeline.png", "aorta_timeline.png", "cuda_gantt.png", "aorta_gantt.png"}) {
+            BufferedImage image = ImageIO.read(out.resolve(png).toFile());
+            assertThat(image).as(png).isNotNull();
+            assertThat(image.getWidth()).isGreaterThan(500);
+        }
+        String html = Files.readString(out.resolve("report.html"));
+        assertThat(html).contains("<table", "data:image/png;base64,", "aorta vs cuda").doesNotContain("src=\"http");
+    }
+
+    @Test
+    void reportNeedsLabelsPairedWithDirectories(@TempDir Path tmp) {
+        CliRunner.Outcome run = CliRunner.run(null, "report", "--log-dir", tmp.toString(), "--log-dir", tmp.toString(), "--label",
+                "x", "--output", tmp.resolve("o").toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--log-dir and --label must come in pairs");
+    }
+
+    @Test
+    void aLabelMustBeUsableAsAFileName(@TempDir Path tmp) {
+        CliRunner.Outcome run = CliRunner.run(null, "report", "--log-dir", tmp.toString(), "--label", "../x", "--output",
+                tmp.resolve("o").toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--label '../x': use letters, digits");
+    }
+}

@@ -1,8 +1,0 @@
-package dev.aorta.workloads.gpu;
-
-/** A cuBLAS GEMM with fixed operands and stream; enqueue it as often as wanted. */
-public interface PreparedGemm {
-
-    /** Sets the handle's stream if needed and enqueues the GEMM. */
-    void launch();
-}

@@ -1,0 +1,17 @@
+package dev.aorta.workloads.session;
+
+/** A CUDA event with timing enabled. */
+public interface GpuEvent extends AutoCloseable {
+
+    /** Records the event on a stream: it completes when the stream reaches it. */
+    void record(GpuStream stream);
+
+    /** Blocks the host until the event has completed. */
+    void synchronize();
+
+    /** Device time in milliseconds from {@code start} to this event; both must have completed. */
+    float elapsedMsSince(GpuEvent start);
+
+    @Override
+    void close();
+}

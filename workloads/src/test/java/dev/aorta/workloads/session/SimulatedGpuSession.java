@@ -1,0 +1,617 @@
+package dev.aorta.workloads.session;
+
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
+import dev.aorta.gpu.cuda.DeviceInfo;
+import dev.aorta.gpu.cuda.MemoryStats;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Test double of {@link GpuSession}: a deterministic model of a device on a virtual clock.
+ * The host pays {@link #launchCostNs} per launch and {@link #eventCostNs} per event record; a kernel
+ * starts {@link #dispatchNs} after it was queued at the earliest, after its stream's previous work,
+ * and, with {@link #serialEngine}, only when the single engine is free. Kernel sources are parsed so
+ * that a launch of a missing function or with the wrong number of arguments fails like it would on a GPU;
+ * GEMM operands must be large enough. Counts what tests need to see (host waits, live resources).
+ */
+public final class SimulatedGpuSession implements GpuSession {
+    private static final Pattern KERNEL = Pattern.compile("extern \"C\" __global__ void (\\w+)\\(([^)]*)\\)");
+
+    public long launchCostNs = 3_000;
+    public long eventCostNs = 1_500;
+    public long dispatchNs = 1_000;
+    public long smallKernelNs = 2_000;
+    public double gemmFlopsPerNs = 50_000;  // 50 TFLOP/s
+    public boolean serialEngine = true;
+    public boolean emitQueued = true;
+    public String captureUnavailable;
+    /** A kernel name the simulated device computes wrongly (x + 1), to see correctness checks fail. */
+    public String miscomputed;
+
+    /** Device bytes per ns of a simulated collective (200 GB/s). */
+    public double commBytesPerNs = 200;
+    /** Reported by every communicator of this session as its asynchronous error (a peer died...). */
+    public volatile String commAsyncError;
+    /** Collectives never finish: the next device wait blocks until a communicator is aborted, then fails. */
+    public volatile boolean collectivesHang;
+    public volatile int communicatorAborts;
+    public final List<String> collectivesIssued = new ArrayList<>();
+
+    public int hostWaits;
+    public int launches;
+    public int liveStreams;
+    public int liveEvents;
+    public final List<Integer> streamPriorities = new ArrayList<>();
+
+    private long hostNs;
+    private long engineFreeNs;
+    private long correlation;
+    private boolean capturing;
+    /** Records the harness threw away while capturing (its warmup). */
+    public int discardedActivities;
+    private final List<DeviceActivity> captured = new ArrayList<>();
+    private final List<SimStream> streams = new ArrayList<>();
+    private long allocated;
+    private long allocations;
+    private long peakAllocated;
+    private final DeviceInfo info = new DeviceInfo(0, "Simulated H100", 132, 80L << 30, 9, 0, 13000,
+            50L << 20, 3, 0, -5, "0000:00:00.0");
+
+    @Override
+    public DeviceInfo deviceInfo() {
+        return info;
+    }
+
+    private final class SimStream implements GpuStream {
+        final int priority;
+        final long id;
+        long tailNs;
+        boolean closed;
+
+        SimStream(int priority, long id) {
+            this.priority = priority;
+            this.id = id;
+        }
+
+        @Override
+        public int priority() {
+            return priority;
+        }
+
+        @Override
+        public long activityStreamId() {
+            return id;
+        }
+
+        @Override
+        public void waitEvent(GpuEvent event) {
+            SimEvent e = (SimEvent) event;
+            if (e.timeNs < 0) {
+                throw new IllegalStateException("waiting on an event that was never recorded");
+            }
+            tailNs = Math.max(tailNs, e.timeNs);
+        }
+
+        @Override
+        public void synchronize() {
+            hostWaits++;
+            hostNs = Math.max(hostNs, tailNs);
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                liveStreams--;
+            }
+        }
+    }
+
+    private final class SimEvent implements GpuEvent {
+        long timeNs = -1;
+        boolean closed;
+
+        @Override
+        public void record(GpuStream stream) {
+            SimStream s = (SimStream) stream;
+            hostNs += eventCostNs;
+            timeNs = Math.max(s.tailNs, hostNs);
+            s.tailNs = timeNs;
+        }
+
+        @Override
+        public void synchronize() {
+            awaitHungCollectives();
+            hostWaits++;
+            hostNs = Math.max(hostNs, timeNs);
+        }
+
+        @Override
+        public float elapsedMsSince(GpuEvent start) {
+            SimEvent s = (SimEvent) start;
+            if (timeNs < 0 || s.timeNs < 0) {
+                throw new IllegalStateException("elapsed time of an event that was never recorded");
+            }
+            if (hostNs < timeNs || hostNs < s.timeNs) {
+                throw new IllegalStateException("elapsed time of an event the host has not waited for");
+            }
+            return (float) ((timeNs - s.timeNs) / 1e6);
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                liveEvents--;
+            }
+        }
+    }
+
+    /** Buffers up to this size hold real fp32 data that the elementwise and fill kernels compute. */
+    private static final long COMPUTED_BYTES = 1 << 20;
+
+    private final class SimBuffer implements GpuBuffer {
+        final long address;
+        final long bytes;
+        final float[] data;
+        boolean freed;
+
+        SimBuffer(long address, long bytes) {
+            this.address = address;
+            this.bytes = bytes;
+            this.data = bytes <= COMPUTED_BYTES ? new float[(int) (bytes / 4)] : null;
+        }
+
+        @Override
+        public long address() {
+            return address;
+        }
+
+        @Override
+        public long bytes() {
+            return bytes;
+        }
+
+        @Override
+        public void close() {
+            if (!freed) {
+                freed = true;
+                allocated -= bytes;
+            }
+        }
+    }
+
+    @Override
+    public GpuStream createStream(int priority) {
+        if (priority > info.priorityRange().least() || priority < info.priorityRange().greatest()) {
+            throw new IllegalArgumentException("priority " + priority + " outside " + info.priorityRange());
+        }
+        SimStream s = new SimStream(priority, 1000 + streams.size());
+        streams.add(s);
+        streamPriorities.add(priority);
+        liveStreams++;
+        return s;
+    }
+
+    @Override
+    public GpuEvent createEvent() {
+        liveEvents++;
+        return new SimEvent();
+    }
+
+    private long nextAddress = 0x7000_0000_0000L;
+
+    @Override
+    public GpuBuffer allocate(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("allocation of " + bytes + " bytes");
+        }
+        allocated += bytes;
+        allocations++;
+        peakAllocated = Math.max(peakAllocated, allocated);
+        SimBuffer b = new SimBuffer(nextAddress, bytes);
+        nextAddress += (bytes + 255) / 256 * 256;
+        return b;
+    }
+
+    @Override
+    public KernelModule loadModule(String name, String cudaSource) {
+        Map<String, Integer> arity = new HashMap<>();
+        Matcher m = KERNEL.matcher(cudaSource);
+        while (m.find()) {
+            arity.put(m.group(1), m.group(2).isBlank() ? 0 : m.group(2).split(",").length);
+        }
+        if (arity.isEmpty()) {
+            throw new IllegalArgumentException(name + " has no extern \"C\" __global__ kernels");
+        }
+        return (function, grid, block, sharedBytes, stream, args) -> {
+            Integer n = arity.get(function);
+            if (n == null) {
+                throw new IllegalArgumentException(name + " has no kernel " + function + "; it has " + arity.keySet());
+            }
+            if (n != args.length) {
+                throw new IllegalArgumentException(function + " takes " + n + " arguments, got " + args.length);
+            }
+            for (KernelArg a : args) {
+                if (a instanceof KernelArg.Pointer p && ((SimBuffer) p.buffer()).freed) {
+                    throw new IllegalStateException(function + " gets a freed buffer");
+                }
+            }
+            long duration = function.equals("simulated_collective_copy")
+                    ? Math.max(1, Math.round(((KernelArg.Int64) args[2]).value() * 16 / commBytesPerNs))
+                    : function.startsWith("fill_") ? 1_000 + grid.volume() * 10 : smallKernelNs;
+            KernelArg[] current = args.clone();
+            return new PreparedLaunch() {
+                @Override
+                public void launch() {
+                    compute(function, current);
+                    enqueue(function, (SimStream) stream, duration, grid, block);
+                }
+
+                @Override
+                public void setInt(int index, int value) {
+                    if (index < 0 || index >= current.length || !(current[index] instanceof KernelArg.Int32)) {
+                        throw new IllegalArgumentException("argument " + index + " of " + function + " is not an int32");
+                    }
+                    current[index] = KernelArg.i32(value);
+                }
+            };
+        };
+    }
+
+    @Override
+    public PreparedGemm prepareGemm(GemmSpec spec, GpuBuffer a, GpuBuffer b, GpuBuffer c, GpuStream stream) {
+        if (a.bytes() < spec.bytesA() || b.bytes() < spec.bytesB() || c.bytes() < spec.bytesC()) {
+            throw new IllegalArgumentException("GEMM " + spec.describe() + " operands too small");
+        }
+        long duration = Math.round(spec.flops() / gemmFlopsPerNs);
+        String name = "sim_gemm_" + spec.dtype().label();
+        return () -> enqueue(name, (SimStream) stream, duration, new Dim3(132, 1, 1), new Dim3(256, 1, 1));
+    }
+
+    /** What kernels/fill.cu and kernels/elementwise.cu compute, on buffers small enough to hold data. */
+    private void compute(String function, KernelArg[] args) {
+        if (!(args[0] instanceof KernelArg.Pointer p) || ((SimBuffer) p.buffer()).data == null) {
+            return;
+        }
+        float[] x = ((SimBuffer) p.buffer()).data;
+        float[] y = args.length > 1 && args[1] instanceof KernelArg.Pointer q ? ((SimBuffer) q.buffer()).data : null;
+        int n = args[args.length - 1] instanceof KernelArg.Int32 i ? i.value() : 0;
+        boolean wrong = function.equals(miscomputed);
+        switch (function) {
+            case "fill_uniform_f32" -> {
+                long count = ((KernelArg.Int64) args[1]).value();
+                int seed = ((KernelArg.Int32) args[2]).value();
+                for (int i = 0; i < count; i++) {
+                    x[i] = uniform(i, seed);
+                }
+            }
+            case "fill_value_f32" -> Arrays.fill(x, 0, (int) ((KernelArg.Int64) args[1]).value(),
+                    ((KernelArg.Float32) args[2]).value());
+            case "simulated_collective_copy" -> {
+                float[] src = ((SimBuffer) ((KernelArg.Pointer) args[1]).buffer()).data;
+                int floats = (int) (((KernelArg.Int64) args[2]).value() * 4);
+                System.arraycopy(src, 0, x, 0, Math.min(floats, Math.min(src.length, x.length)));
+            }
+            case "vec_add" -> apply(x, n, i -> x[i] + y[i], wrong);
+            case "vec_mul" -> apply(x, n, i -> x[i] * y[i], wrong);
+            case "vec_relu" -> apply(x, n, i -> x[i] > 0 ? x[i] : 0, wrong);
+            case "vec_scale" -> {
+                float a = ((KernelArg.Float32) args[1]).value();
+                float b = ((KernelArg.Float32) args[2]).value();
+                apply(x, n, i -> (float) Math.tanh(Math.fma(a, x[i], b)), wrong);
+            }
+            default -> { }
+        }
+    }
+
+    private interface Elementwise {
+        float at(int i);
+    }
+
+    private static void apply(float[] x, int n, Elementwise op, boolean wrong) {
+        for (int i = 0; i < n; i++) {
+            x[i] = wrong ? x[i] + 1 : op.at(i);
+        }
+    }
+
+    /** fill.cu's uniform_pm1, transcribed. */
+    private static float uniform(long index, int seed) {
+        long z = index + 0x9E3779B97F4A7C15L * (Integer.toUnsignedLong(seed) + 1L);
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = z ^ (z >>> 31);
+        return (float) (z >>> 40) * (2.0f / 16777216.0f) - 1.0f;
+    }
+
+    @Override
+    public float[] readFloats(GpuBuffer buffer, int count) {
+        synchronize();
+        float[] data = ((SimBuffer) buffer).data;
+        if (data == null) {
+            throw new UnsupportedOperationException("the simulated device keeps no data for buffers over "
+                    + COMPUTED_BYTES + " bytes");
+        }
+        return java.util.Arrays.copyOf(data, count);
+    }
+
+    /** Int buffers hold their values as the fp32 bit patterns of their elements, like device memory would. */
+    @Override
+    public int[] readInts(GpuBuffer buffer, int count) {
+        float[] values = readFloats(buffer, count);
+        int[] out = new int[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = Float.floatToRawIntBits(values[i]);
+        }
+        return out;
+    }
+
+    @Override
+    public void writeFloats(GpuBuffer buffer, float[] values) {
+        synchronize();
+        float[] data = ((SimBuffer) buffer).data;
+        if (data != null) {
+            System.arraycopy(values, 0, data, 0, values.length);
+        }
+    }
+
+    /**
+     * What {@link #readIntOnStream} returns: the simulated device does not run every kernel, so a test says
+     * what the device would have computed; by default the buffer's first element.
+     */
+    public java.util.function.ToIntFunction<GpuBuffer> intReadback =
+            b -> ((SimBuffer) b).data == null ? 0 : Float.floatToRawIntBits(((SimBuffer) b).data[0]);
+    public int streamReadbacks;
+
+    @Override
+    public int readIntOnStream(GpuBuffer buffer, GpuStream stream) {
+        streamReadbacks++;
+        stream.synchronize();
+        return intReadback.applyAsInt(buffer);
+    }
+
+    private void enqueue(String name, SimStream stream, long durationNs, Dim3 grid, Dim3 block) {
+        if (stream.closed) {
+            throw new IllegalStateException("launch on a closed stream");
+        }
+        hostNs += launchCostNs;
+        launches++;
+        long queued = hostNs;
+        long start = Math.max(queued + dispatchNs, stream.tailNs);
+        if (serialEngine) {
+            start = Math.max(start, engineFreeNs);
+        }
+        long end = start + durationNs;
+        stream.tailNs = end;
+        if (serialEngine) {
+            engineFreeNs = end;
+        }
+        if (capturing) {
+            captured.add(new DeviceActivity(ActivityKind.KERNEL, name, 0, 0, stream.id, start, end, ++correlation,
+                    emitQueued ? queued : DeviceActivity.UNKNOWN, emitQueued ? queued + 500 : DeviceActivity.UNKNOWN,
+                    grid, block, 0, ClockDomain.CUPTI));
+        } else {
+            ++correlation;
+        }
+    }
+
+    @Override
+    public String activityCaptureUnavailableReason() {
+        return captureUnavailable;
+    }
+
+    @Override
+    public void startActivityCapture() {
+        if (captureUnavailable != null) {
+            throw new IllegalStateException(captureUnavailable);
+        }
+        capturing = true;
+        captured.clear();
+    }
+
+    @Override
+    public void discardCapturedActivity() {
+        if (!capturing) {
+            throw new IllegalStateException("no activity capture was started");
+        }
+        discardedActivities += captured.size();
+        captured.clear();
+    }
+
+    @Override
+    public List<DeviceActivity> stopActivityCapture() {
+        capturing = false;
+        return List.copyOf(captured);
+    }
+
+    @Override
+    public MemoryStats memoryStats() {
+        return new MemoryStats(allocated, peakAllocated, allocated, peakAllocated, allocations, 0);
+    }
+
+    @Override
+    public void synchronize() {
+        awaitHungCollectives();
+        hostWaits++;
+        for (SimStream s : streams) {
+            hostNs = Math.max(hostNs, s.tailNs);
+        }
+    }
+
+    private final CountDownLatch abortedWhileHung = new CountDownLatch(1);
+    private volatile boolean hungCollectiveIssued;
+
+    /** Like a device stuck in a collective whose peer is gone: only an abort releases the host, with an error. */
+    private void awaitHungCollectives() {
+        if (!hungCollectiveIssued) {
+            return;
+        }
+        try {
+            if (!abortedWhileHung.await(SimulatedFabric.TIMEOUT_S, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("simulated hang: nobody aborted the communicator");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("CUDA_ERROR_LAUNCH_FAILED (simulated: the collective's kernel was aborted)");
+    }
+
+    @Override
+    public CommunicatorId newCommunicatorId() {
+        byte[] id = new byte[16];
+        ThreadLocalRandom.current().nextBytes(id);
+        return new CommunicatorId(id);
+    }
+
+    @Override
+    public Communicator openCommunicator(CommunicatorId id, int size, int rank) {
+        if (rank < 0 || rank >= size) {
+            throw new IllegalArgumentException("rank " + rank + " outside 0.." + (size - 1));
+        }
+        SimulatedFabric fabric = SimulatedFabric.join(id, size);
+        fabric.exchange(rank, null);  // like ncclCommInitRank: returns once every rank has joined
+        return new SimComm(fabric, rank);
+    }
+
+    /** A member of a {@link SimulatedFabric}: collectives computed on fp32 data, timed as one kernel each. */
+    private final class SimComm implements Communicator {
+        final SimulatedFabric fabric;
+        final int rank;
+        volatile boolean released;
+
+        SimComm(SimulatedFabric fabric, int rank) {
+            this.fabric = fabric;
+            this.rank = rank;
+        }
+
+        @Override
+        public int rank() {
+            return rank;
+        }
+
+        @Override
+        public int size() {
+            return fabric.size;
+        }
+
+        private float[] data(GpuBuffer b, CommDType type) {
+            return type == CommDType.FP32 ? ((SimBuffer) b).data : null;
+        }
+
+        /** Exchanges the send data, lets {@code result} fill recv from all ranks' data, and times the collective. */
+        private void collective(String name, GpuBuffer send, GpuBuffer recv, long bytes, CommDType type,
+                                GpuStream stream, java.util.function.BiConsumer<Object[], float[]> result) {
+            if (released) {
+                throw new IllegalStateException("the simulated communicator was aborted or closed");
+            }
+            if (stream == null) { // as the real session: a collective needs a stream of this session
+                throw new IllegalArgumentException("stream null does not belong to this session");
+            }
+            collectivesIssued.add(name);
+            Object[] all = fabric.exchange(rank, SimulatedFabric.copy(data(send, type)));
+            float[] out = data(recv, type);
+            if (out != null && Arrays.stream(all).allMatch(a -> a != null)) {
+                result.accept(all, out);
+                if (name.equals(miscomputed)) {
+                    out[0] += 1;
+                }
+            }
+            if (collectivesHang) {
+                hungCollectiveIssued = true;
+            }
+            enqueue("ncclDevKernel_" + name + "_" + type.label() + " (simulated)", (SimStream) stream,
+                    Math.max(1, Math.round(bytes / commBytesPerNs)), new Dim3(32, 1, 1), new Dim3(512, 1, 1));
+        }
+
+        @Override
+        public void allReduce(GpuBuffer send, GpuBuffer recv, long count, CommDType type, GpuStream stream) {
+            collective("AllReduce_Sum", send, recv, count * type.bytes(), type, stream,
+                    (all, out) -> System.arraycopy(SimulatedFabric.sum(all, 0, (int) count), 0, out, 0, (int) count));
+        }
+
+        @Override
+        public void allGather(GpuBuffer send, GpuBuffer recv, long sendCount, CommDType type, GpuStream stream) {
+            collective("AllGather", send, recv, sendCount * type.bytes() * size(), type, stream, (all, out) -> {
+                for (int r = 0; r < all.length; r++) {
+                    System.arraycopy((float[]) all[r], 0, out, (int) (r * sendCount), (int) sendCount);
+                }
+            });
+        }
+
+        @Override
+        public void reduceScatter(GpuBuffer send, GpuBuffer recv, long recvCount, CommDType type,
+                                  GpuStream stream) {
+            collective("ReduceScatter_Sum", send, recv, recvCount * type.bytes() * size(), type, stream,
+                    (all, out) -> System.arraycopy(SimulatedFabric.sum(all, (int) (rank * recvCount), (int) recvCount),
+                            0, out, 0, (int) recvCount));
+        }
+
+        @Override
+        public void broadcast(GpuBuffer send, GpuBuffer recv, long count, CommDType type, int root,
+                              GpuStream stream) {
+            collective("Broadcast", send, recv, count * type.bytes(), type, stream,
+                    (all, out) -> System.arraycopy((float[]) all[root], 0, out, 0, (int) count));
+        }
+
+        @Override
+        public void allToAll(GpuBuffer send, GpuBuffer recv, long countPerPeer, CommDType type,
+                             GpuStream stream) {
+            collective("SendRecv", send, recv, countPerPeer * type.bytes() * size(), type, stream, (all, out) -> {
+                for (int p = 0; p < all.length; p++) {
+                    System.arraycopy((float[]) all[p], (int) (rank * countPerPeer), out, (int) (p * countPerPeer),
+                            (int) countPerPeer);
+                }
+            });
+        }
+
+        @Override
+        public Communicator split(int color, int key) {
+            Object[] pairs = fabric.exchange(rank, new int[] {color, key});
+            List<Integer> members = SimulatedFabric.members(pairs, color);
+            SimulatedFabric child = SimulatedFabric.join(fabric.childId(color), members.size());
+            int childRank = members.indexOf(rank);
+            child.exchange(childRank, null);
+            return new SimComm(child, childRank);
+        }
+
+        @Override
+        public Optional<String> asyncError() {
+            return Optional.ofNullable(commAsyncError);
+        }
+
+        @Override
+        public void abort() {
+            if (!released) {
+                released = true;
+                communicatorAborts++;
+                abortedWhileHung.countDown();
+            }
+        }
+
+        @Override
+        public void close() {
+            released = true;
+        }
+    }
+
+    public long allocatedBytes() {
+        return allocated;
+    }
+
+    @Override
+    public void close() {
+    }
+}
