@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU acceptance check of the runtime (issue 2). Builds nothing: run it from the project root on a GPU host
-# after `./build package -DskipTests` here and ../shared/device/pack.sh (see README, "GPU machine").
+# after `./build package -DskipTests` here and scripts/pack-device.sh (see docs/architecture.md, "GPU hosts without a JDK").
 #   source .device/prelude.sh && scripts/gpu-check.sh
 # Writes logs to $OUT (or ./gpu-check-out) and prints the table last.
 set -uo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU acceptance of multi-GPU (issue 6), in one go, from a built dist/ on a host with 2 or more GPUs:
-#   ./build package -DskipTests && ../shared/device/pack.sh      # here
+#   ./build package -DskipTests && scripts/pack-device.sh      # here
 #   scripts/multigpu-check.sh                                      # on the GPU host, from the project root
 # Needs python3 with torch (the PyTorch reference and the table) and torchrun on PATH. Uses min(GPUs, 4) ranks;
 # the [0,1],[2,3] process-group check needs 4. Logs and results go to $OUT (default ./multigpu-check-out);
@@ -112,7 +112,7 @@ if [ -f dist/lib/aorta-agent.jar ]; then
     --java-opts "-javaagent:$root/dist/lib/aorta-agent.jar=output=$out/agent,iteration-method=dev.aorta.workloads.comm.CommsComputeOverlap#runIteration" \
     -- overlap --mode comms_compute \
     --async-op --no-references -i 20 --kernel-timing event-pairs -o "$out/agent_run.json"
-  # the report's plots need java.desktop, which ../shared/device/pack.sh's runtime leaves out (scripts/pack-device.sh has it)
+  # the report's plots need java.desktop, which a runtime packed without it leaves out (scripts/pack-device.sh has it)
   if "${JAVA_HOME:+$JAVA_HOME/bin/}java" --list-modules 2>/dev/null | grep -q '^java.desktop'; then
     step agent_report 0 "$aorta" report --log-dir "$out/agent" --label agent --output "$out/agent-report"
   else

@@ -28,7 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-/** {@code aorta analyze}: per-rank, per-window §5 metrics and the analyses built on them. */
+/** {@code aorta analyze}: per-rank, per-window overlap metrics (docs/metrics.md) and the analyses built on them. */
 @Command(name = "analyze", mixinStandardHelpOptions = true,
         description = {"Read traces (Kineto, rocprofv3 CSV/JSON/rocpd, rocprof results.csv, Nsight Systems SQLite,"
                 + " aorta agent JSONL/JFR, AORTA rank_*_metrics.jsonl; format detected by content) and print per-rank,"

@@ -293,7 +293,7 @@ final class OverlapCommand implements Callable<Integer> {
 
     /**
      * NCCL reads NCCL_NVLS_ENABLE when a communicator is made: under torchrun or srun nobody may have set it,
-     * and NVLink multicast must stay off on the shared hosts (DESIGN.md §3).
+     * and NVLink multicast must stay off on the shared hosts (docs/architecture.md#gpu-hosts-without-a-jdk).
      */
     static void keepNvlinkMulticastOff() {
         String now = NativeEnvironment.get(NVLS);

@@ -193,7 +193,7 @@ final class OverlapReport {
         ov.put("idle_ns", Math.round(a.idleNs()));
         ov.put("comm_overlap_pct", a.commOverlapPct());
         ov.put("aorta_overlap_ratio", a.aortaOverlapRatio());
-        ov.put("definition", "DESIGN.md §5 per iteration (ns: means per iteration; pct and ratio pooled): "
+        ov.put("definition", "docs/metrics.md, per iteration (ns: means per iteration; pct and ratio pooled): "
                 + "comm_overlap_pct = 100 overlap/comm, exposed_comm = comm - overlap, aorta_overlap_ratio = overlap/compute");
         putNumberOrNull(root, "compute_slowdown", o.computeSlowdown());
         putNumberOrNull(root, "comm_slowdown", o.commSlowdown());

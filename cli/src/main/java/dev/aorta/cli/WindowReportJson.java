@@ -10,7 +10,7 @@ import dev.aorta.analyzer.metrics.WindowReport;
 import java.io.IOException;
 import java.util.Locale;
 
-/** Writes a {@link WindowReport} as JSON: the §5 names first, details (streams, kernels, latencies) on request. */
+/** Writes a {@link WindowReport} as JSON: the overlap names (docs/metrics.md) first, details (streams, kernels, latencies) on request. */
 public final class WindowReportJson {
     /** Enough to plot queue length over a window without making a line megabytes long. */
     private static final int QUEUE_LENGTH_POINTS = 500;

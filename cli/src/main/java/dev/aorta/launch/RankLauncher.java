@@ -88,7 +88,7 @@ public final class RankLauncher {
         env.put("MASTER_PORT", Integer.toString(spec.masterPort()));
         env.put("AORTA_LAUNCHER", "aorta");
         env.put(LauncherWatch.VARIABLE, Long.toString(ProcessHandle.current().pid()));
-        env.put("NCCL_NVLS_ENABLE", "0");  // never NVLink multicast on the shared hosts (DESIGN.md §3)
+        env.put("NCCL_NVLS_ENABLE", "0");  // never NVLink multicast on the shared hosts (docs/architecture.md#gpu-hosts-without-a-jdk)
         env.putAll(spec.extraEnv());
         return env;
     }

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-/** Interval arithmetic for DESIGN.md §5: unions clipped to a window and their lengths. Intervals are {start, end}. */
+/** Interval arithmetic for the overlap metrics (docs/metrics.md): unions clipped to a window and their lengths. Intervals are {start, end}. */
 public final class Intervals {
     private Intervals() {
     }

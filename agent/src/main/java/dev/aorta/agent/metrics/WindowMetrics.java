@@ -3,7 +3,7 @@ package dev.aorta.agent.metrics;
 import java.util.List;
 
 /**
- * The §5 numbers for one window W, from device activity: C compute, M communication, Y memcpy/memset.
+ * The overlap numbers (docs/metrics.md) for one window W, from device activity: C compute, M communication, Y memcpy/memset.
  * All lengths in nanoseconds.
  */
 public record WindowMetrics(long window, long compute, long comm, long memcpy, long busy, long overlap,

@@ -32,8 +32,8 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * {@code rank_<r>_metrics.jsonl}: one line per iteration in the seed trainer's schema (DESIGN.md §6),
- * its overlap numbers computed from device activity per §5 and clipped to the iteration's host window
+ * {@code rank_<r>_metrics.jsonl}: one line per iteration in the seed trainer's schema (docs/trace-formats.md, AORTA's trainer log),
+ * its overlap numbers computed from device activity as docs/metrics.md defines them and clipped to the iteration's host window
  * (mapped onto the device clock by the source's anchor).
  *
  * <p>An iteration's line is written once the next iteration has ended too (or at exit) and the device
@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
  * after the host has moved on, is counted.
  */
 public final class MetricsSink implements EventSink {
-    /** Communication by name, never by stream (§5). */
+    /** Communication by name, never by stream (docs/metrics.md#classification). */
     static final Pattern COMM = Pattern.compile("(?i)nccl|rccl|cross_device_reduce|all_?reduce|reduce_?scatter|all_?gather");
     static final Pattern ALL_REDUCE = Pattern.compile("(?i)all_?reduce");
     static final Pattern REDUCE_SCATTER = Pattern.compile("(?i)reduce_?scatter");
@@ -418,7 +418,7 @@ public final class MetricsSink implements EventSink {
         j.writeEndObject();
     }
 
-    /** Our additions, named as in DESIGN.md §5, so that nothing has to be re-derived from the seed's fields. */
+    /** Our additions, named as in docs/metrics.md, so that nothing has to be re-derived from the seed's fields. */
     private void writeAorta(JsonGenerator j, WindowMetrics wm, Marker w, int activityCount) throws IOException {
         j.writeObjectFieldStart("aorta");
         j.writeStringField("device_activity", deviceSource.get());

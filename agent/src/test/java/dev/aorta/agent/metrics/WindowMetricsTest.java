@@ -6,7 +6,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** DESIGN.md §5 on small hand-computed timelines (units: ns). */
+/** The overlap metrics of docs/metrics.md on small hand-computed timelines (units: ns). */
 class WindowMetricsTest {
 
     @Test

@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
- * Sorts device activities into the §5 classes by name pattern and kind, never by stream alone:
+ * Sorts device activities into the classes of docs/metrics.md by name pattern and kind, never by stream alone:
  * MEMCPY/MEMSET records are memory (never compute); COLLECTIVE records are communication; a kernel whose name
  * matches the communication pattern (default {@value #DEFAULT_COMMUNICATION}: NCCL/RCCL kernels such as
  * {@code ncclDevKernel_Generic}, vLLM's {@code cross_device_reduce}) is communication; one matching the memory

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * A union of half-open time intervals [start, end), kept as sorted, disjoint, non-touching pairs. The algebra the
- * §5 metrics are written in: union U(·), intersection, difference, clipping to a window and length |·|.
+ * overlap metrics (docs/metrics.md) are written in: union U(·), intersection, difference, clipping to a window and length |·|.
  * Immutable; every operation is a linear merge.
  */
 public final class IntervalSet {

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Dispatch latency (§5, ours): how long a kernel that was queued while the device was still busy with what it
+ * Dispatch latency (ours, docs/metrics.md#dispatch-latency): how long a kernel that was queued while the device was still busy with what it
  * depends on waits after that dependency ends. For each activity with a known enqueue time e ({@code queued} when
  * the trace has it, else the start of its launch call found by correlation id):
  * <ul>

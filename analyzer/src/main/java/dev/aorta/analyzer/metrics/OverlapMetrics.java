@@ -3,7 +3,7 @@ package dev.aorta.analyzer.metrics;
 import dev.aorta.analyzer.interval.IntervalSet;
 
 /**
- * The DESIGN.md §5 quantities of one rank and window W, in integer nanoseconds. With C, M, Y the unions of
+ * The overlap quantities (docs/metrics.md) of one rank and window W, in integer nanoseconds. With C, M, Y the unions of
  * compute, communication and memory activities clipped to W:
  * <pre>
  * window_ns           = |W|

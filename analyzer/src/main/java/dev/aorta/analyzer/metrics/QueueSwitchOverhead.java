@@ -10,7 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Queue switch overhead, AORTA's definition kept for comparability (§5): the window's kernels sorted by end; for
+ * Queue switch overhead, AORTA's definition kept for comparability (docs/metrics.md#queue-switch-overhead): the window's kernels sorted by end; for
  * each consecutive pair, gap = next.start − prev.end when positive; a gap between kernels of the same stream is
  * intra-stream, otherwise inter-stream; {@code estimated_switch_overhead = max(0, mean(inter) − mean(intra))}.
  * Computed from real device timestamps (AORTA's is always 0 because it never records per-kernel times).

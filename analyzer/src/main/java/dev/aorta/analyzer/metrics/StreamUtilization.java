@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Per-stream utilization (§5): |U(the stream's activities) ∩ W| / |W|, for every stream active in the window.
+ * Per-stream utilization (docs/metrics.md): |U(the stream's activities) ∩ W| / |W|, for every stream active in the window.
  *
  * @param label the stream's role label when known, else its number
  */

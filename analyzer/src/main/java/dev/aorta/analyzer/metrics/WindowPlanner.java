@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The windows of a rank. WHOLE: from the start of its first device activity to the end of its last (§5).
+ * The windows of a rank. WHOLE: from the start of its first device activity to the end of its last (docs/metrics.md).
  * STEPS: one per ITERATION marker (a step seen twice, e.g. from two files of the same rank, counts once);
  * RANGES: one per RANGE marker. A rank without the markers asked for gets the whole trace and a warning, so
  * a partial trace still gives a result.

@@ -18,7 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
- * AORTA's trainer log {@code rank_<r>_metrics.jsonl} (DESIGN.md §6): one object per step with
+ * AORTA's trainer log {@code rank_<r>_metrics.jsonl} (docs/trace-formats.md): one object per step with
  * {@code rank, world_size, epoch, step, global_step, loss, grad_norm, lr} and
  * {@code profile{index, total_ms, ranges[{stream, tag, start_ms, end_ms, ...}], markers[], overlap{...}}}.
  *
@@ -27,7 +27,7 @@ import java.util.Locale;
  * starts where k−1 ended. Each step becomes an ITERATION marker ({@code step = global_step}); each range an
  * activity on a stream named by AORTA's stream label (hashed to a number): {@code allreduce},
  * {@code reducescatter} (and any label containing "comm", "nccl" or "rccl") → COLLECTIVE, the rest → KERNEL, so the
- * §5 metrics computed from them are comparable with AORTA's own {@code overlap_ms.compute_comm}.
+ * overlap metrics (docs/metrics.md) computed from them are comparable with AORTA's own {@code overlap_ms.compute_comm}.
  */
 public final class AortaMetricsReader implements TraceReader {
     private static final JsonFactory JSON = JsonFactory.builder().build();

@@ -28,7 +28,7 @@ public final class HtmlReport {
                 + "img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}"
                 + "td.name,th.name,td.text{text-align:left}td.name{word-break:break-all;max-width:720px;font-size:90%}"
                 + "</style></head><body>\n");
-        w.write("<h1>aorta overlap report</h1>\n<p>Per-iteration §5 metrics (device activity; times in ms). "
+        w.write("<h1>aorta overlap report</h1>\n<p>Per-iteration overlap metrics (device activity; times in ms). "
                 + "comm_overlap_pct = share of communication hidden under compute; aorta_overlap_ratio = overlap / compute."
                 + "</p>\n");
         for (LabelRun run : report.runs()) {

@@ -4,7 +4,7 @@ import dev.aorta.analyzer.metrics.OverlapMetrics;
 
 import java.util.function.ToDoubleFunction;
 
-/** The §5 quantities by their names, so reports can loop over them. */
+/** The overlap quantities (docs/metrics.md) by their names, so reports can loop over them. */
 public enum Metric {
     WINDOW_NS("window_ns", OverlapMetrics::windowNs),
     BUSY_NS("busy_ns", OverlapMetrics::busyNs),

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The content of {@code aorta report}: per-label aggregates of the §5 metrics over iterations, and the comparison of
+ * The content of {@code aorta report}: per-label aggregates of the overlap metrics (docs/metrics.md) over iterations, and the comparison of
  * each candidate label with the reference label. Written as {@code summary.json}:
  * <pre>
  * {"labels": {L: {"log_dir", "ranks", "iterations", "metrics": {name: {count, mean, median, std, min, max}},

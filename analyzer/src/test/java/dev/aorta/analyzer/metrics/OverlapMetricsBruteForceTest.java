@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The §5 metrics of every window of the real traces, checked against an independent computation: a sweep over all
+ * The overlap metrics (docs/metrics.md) of every window of the real traces, checked against an independent computation: a sweep over all
  * activity edges counting, between consecutive edges, how many compute, communication and memory activities run.
  */
 class OverlapMetricsBruteForceTest {

@@ -17,7 +17,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-/** AORTA's own trainer logs ({@code rank_<r>_metrics.jsonl}, schema in DESIGN.md §6; see aorta/README.md). */
+/** AORTA's own trainer logs ({@code rank_<r>_metrics.jsonl}, schema in docs/trace-formats.md; see aorta/README.md). */
 class AortaMetricsReaderTest {
 
     @Test

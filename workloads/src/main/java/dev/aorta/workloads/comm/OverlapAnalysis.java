@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * DESIGN.md §5 on one harness run of comms_compute_overlap, from its device timestamps (the analyzer's
+ * The overlap metrics (docs/metrics.md) on one harness run of comms_compute_overlap, from its device timestamps (the analyzer's
  * {@link OverlapMetrics}): per captured iteration W = [first activity start, last activity end], C = U(compute
  * kernels), M = U(communication: names matching {@link CommsComputeOverlap#COMMUNICATION}), Y = U(copies and
  * memsets); the ns values are means per iteration, the percentages are pooled over all iterations

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Our dispatch latency (DESIGN.md §5): how long a kernel that was already queued waits once it could
+ * Our dispatch latency (docs/metrics.md#dispatch-latency): how long a kernel that was already queued waits once it could
  * run. For kernel K: {@code ready = max(queued, end of K's predecessor on its own stream)}; the
  * device-side predecessor P is the kernel that ended last at or before K started. K counts when it
  * was queued no later than P ended (it was waiting, not starved by the host), with

@@ -2,7 +2,7 @@ package dev.aorta.workloads.metrics;
 
 import java.util.Arrays;
 
-/** Percentiles by linear interpolation between closest ranks (numpy's default, DESIGN.md §5). */
+/** Percentiles by linear interpolation between closest ranks (numpy's default, docs/metrics.md#percentiles-and-scaling). */
 public final class Percentiles {
     private Percentiles() {
     }

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Scaling of throughput with the stream count (DESIGN.md §5): efficiency_i = tp_i / (tp_0/s_0 · s_i),
+ * Scaling of throughput with the stream count (docs/metrics.md#percentiles-and-scaling): efficiency_i = tp_i / (tp_0/s_0 · s_i),
  * i.e. the share of perfect linear scaling from the first point; the inflection point is the first
  * stream count whose efficiency drops below 0.8 × the previous point's.
  */

@@ -7,7 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * AORTA's queue switch overhead (DESIGN.md §5), kept for comparability but fed with real device
+ * AORTA's queue switch overhead (docs/metrics.md#queue-switch-overhead), kept for comparability but fed with real device
  * timestamps: per window, kernels sorted by end; for consecutive pairs the gap next.start − prev.end
  * counts when positive, as intra-stream when both ran on one stream and inter-stream otherwise;
  * {@code estimated = max(0, mean(inter) − mean(intra))}.
