@@ -7,7 +7,7 @@ import dev.aorta.agent.jcuda.JCudaNatives;
 import dev.aorta.agent.bind.OwnStreams;
 import dev.aorta.agent.config.AgentOptions;
 import dev.aorta.agent.config.OptionsException;
-import dev.aorta.agent.device.CuptiActivitySource;
+import dev.aorta.agent.device.CuptiLoader;
 import dev.aorta.agent.device.DeviceActivitySource;
 import dev.aorta.agent.device.EventPairSampler;
 import dev.aorta.agent.pipeline.Drainer;
@@ -98,23 +98,22 @@ public final class AgentInstaller {
         }
         String whyNotCupti = "device-activity=events";
         if (mode != AgentOptions.DeviceSource.EVENTS) {
-            CuptiActivitySource.Started cupti = CuptiActivitySource.tryStart(ClassLoader.getSystemClassLoader(), rank,
-                    options.correlate(), new CuptiActivitySource.Sink() {
-                        @Override
-                        public void activity(DeviceActivity activity) {
-                            drainer.submitDeviceRecord(activity);
-                        }
+            CuptiLoader.Started cupti = CuptiLoader.tryStart(rank, options.correlate(), new CuptiLoader.Sink() {
+                @Override
+                public void activity(DeviceActivity activity) {
+                    drainer.submitDeviceRecord(activity);
+                }
 
-                        @Override
-                        public void driverCall(ApiCall call) {
-                            drainer.submitDeviceRecord(new Drainer.DriverCall(call));
-                        }
+                @Override
+                public void driverCall(ApiCall call) {
+                    drainer.submitDeviceRecord(new Drainer.DriverCall(call));
+                }
 
-                        @Override
-                        public void anchor(ClockAnchor anchor) {
-                            drainer.submit(anchor);
-                        }
-                    });
+                @Override
+                public void anchor(ClockAnchor anchor) {
+                    drainer.submit(anchor);
+                }
+            });
             if (cupti.source() != null) {
                 return cupti.source();
             }

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class OwnStreams {
     static final String STREAM = "dev.aorta.gpu.cuda.Stream";
+    static final String ADDRESS_FIELD = "address";
     private static volatile ClassLoader loader;
     private static final Map<Long, Object> CREATED = new ConcurrentHashMap<>();
 
@@ -78,7 +79,7 @@ public final class OwnStreams {
                 try {
                     Class<?> type = Class.forName(STREAM, false, l);
                     MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(type, MethodHandles.lookup());
-                    address = lookup.findVarHandle(type, "address", long.class);
+                    address = lookup.findVarHandle(type, ADDRESS_FIELD, long.class);
                     ctor = lookup.findConstructor(type, MethodType.methodType(void.class, int.class, boolean.class));
                 } catch (ReflectiveOperationException | RuntimeException e) {
                     AgentLog.once("own-streams", "cannot use " + STREAM + " (" + e + "); its collectives are recorded "

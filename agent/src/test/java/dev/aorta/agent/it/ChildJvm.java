@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Starts a test "application" in a fresh JVM, optionally with {@code -javaagent:} the shaded agent jar
- * the build produced. Its class path holds only the test doubles (JCuda-shaped, aorta-gpu-shaped), the
- * aorta-api jar and aorta-core (which the fake CUPTI tracer uses): never the real JCuda, never the
- * agent's unshaded classes.
+ * the build produced. Its class path holds the test doubles (JCuda-shaped, aorta-gpu-shaped), the
+ * aorta-api jar, aorta-core and, behind the doubles, aorta-gpu (whose {@code CuptiRecords} the fake CUPTI
+ * tracer feeds): never the real JCuda, never the agent's unshaded classes.
  */
 final class ChildJvm {
     static final Path AGENT_JAR = Path.of(System.getProperty("aorta.agent.jar", "target/aorta-agent-shaded.jar"));
@@ -50,6 +50,7 @@ final class ChildJvm {
     static String classPath() {
         return String.join(File.pathSeparator, location(ChildJvm.class), location(dev.aorta.api.Aorta.class),
                 location(dev.aorta.core.event.DeviceActivity.class),
+                location(dev.aorta.gpu.cupti.CuptiRecords.class),
                 location(com.fasterxml.jackson.core.JsonFactory.class));
     }
 

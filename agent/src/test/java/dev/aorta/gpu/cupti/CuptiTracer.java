@@ -1,45 +1,36 @@
 package dev.aorta.gpu.cupti;
 
-import dev.aorta.core.event.ActivityKind;
-import dev.aorta.core.event.ApiCall;
-import dev.aorta.core.event.ClockAnchor;
-import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
-import dev.aorta.core.event.Dim3;
 import example.fakegpu.FakeGpu;
 
-import java.util.Map;
-import java.util.function.Consumer;
-
 /**
- * Test double of the aorta-gpu CUPTI tracer (same static factory and methods): delivers the fake device's
- * finished work as {@link DeviceActivity} records, and the driver API calls behind them as {@link ApiCall}
- * records with the same correlation ids (when asked), in a CUPTI clock running {@link FakeGpu#CUPTI_OFFSET}
- * ahead of the host clock. Its "OS thread ids" are Java thread ids + 100000, as real ones differ too.
+ * Test double of the aorta-gpu CUPTI tracer (the static factory and methods the agent uses, with the real
+ * signatures): hands the fake device's finished work to the {@link CuptiRecords} (the real interface, from the
+ * aorta-gpu jar behind the test classes), and the driver API calls behind it with the same correlation ids (when
+ * asked), in a CUPTI clock running {@link FakeGpu#CUPTI_OFFSET} ahead of the host clock. Its "OS thread ids"
+ * are Java thread ids + 100000, as real ones differ too.
  */
 public final class CuptiTracer {
-    private final Consumer<DeviceActivity> activities;
-    private final Consumer<ApiCall> apiCalls;
+    private final CuptiRecords records;
+    private final boolean driverCalls;
     private final boolean latency;
 
-    private CuptiTracer(Consumer<DeviceActivity> activities, Consumer<ApiCall> apiCalls, boolean latency) {
-        this.activities = activities;
-        this.apiCalls = apiCalls;
+    private CuptiTracer(CuptiRecords records, boolean driverCalls, boolean latency) {
+        this.records = records;
+        this.driverCalls = driverCalls;
         this.latency = latency;
     }
 
-    public static CuptiTracer start(Consumer<DeviceActivity> activities, Consumer<ApiCall> apiCalls, int rank,
-                                    boolean latencyTimestamps) {
-        return new CuptiTracer(activities, apiCalls, latencyTimestamps);
+    public record ClockPair(long cuptiNs, long hostNs) {
     }
 
-    public static long timestampNs() {
-        return System.nanoTime() + FakeGpu.CUPTI_OFFSET;
+    public static CuptiTracer start(CuptiRecords records, boolean driverCalls, boolean latencyTimestamps) {
+        return new CuptiTracer(records, driverCalls, latencyTimestamps);
     }
 
-    public static ClockAnchor anchor() {
+    public static ClockPair clockPair() {
         long host = System.nanoTime();
-        return new ClockAnchor(ClockDomain.CUPTI, host + FakeGpu.CUPTI_OFFSET, ClockDomain.HOST_MONOTONIC, host);
+        return new ClockPair(host + FakeGpu.CUPTI_OFFSET, host);
     }
 
     public void registerStream(long context, long stream) {
@@ -49,14 +40,20 @@ public final class CuptiTracer {
     public void flush() {
         long o = FakeGpu.CUPTI_OFFSET;
         for (FakeGpu.Work w : FakeGpu.takeFinished()) {
-            if (apiCalls != null) {
-                apiCalls.accept(new ApiCall(w.api(), w.thread() + 100_000, 0, w.apiStart() + o, w.apiEnd() + o,
-                        w.correlation(), 0, Map.of(), ClockDomain.CUPTI));
+            if (driverCalls) {
+                records.driverCall(w.api(), w.thread() + 100_000, w.apiStart() + o, w.apiEnd() + o, w.correlation(), 0);
             }
-            activities.accept(new DeviceActivity(ActivityKind.valueOf(w.kind()), w.name(), 0, 0, w.stream(),
-                    w.start() + o, w.end() + o, w.correlation(),
-                    latency ? w.apiEnd() + o : DeviceActivity.UNKNOWN, latency ? w.apiEnd() + o + 200 : DeviceActivity.UNKNOWN,
-                    new Dim3(w.gridX(), 1, 1), new Dim3(w.blockX(), 1, 1), w.bytes(), ClockDomain.CUPTI));
+            long start = w.start() + o;
+            long end = w.end() + o;
+            switch (w.kind()) {
+                case "KERNEL" -> records.kernel(w.name(), 0, w.stream(), start, end, w.correlation(),
+                        latency ? w.apiEnd() + o : DeviceActivity.UNKNOWN,
+                        latency ? w.apiEnd() + o + 200 : DeviceActivity.UNKNOWN, w.gridX(), 1, 1,
+                        w.blockX(), 1, 1);
+                case "MEMCPY" -> records.memcpy(w.name(), 0, w.stream(), start, end, w.correlation(), w.bytes());
+                case "MEMSET" -> records.memset(w.name(), 0, w.stream(), start, end, w.correlation(), w.bytes());
+                default -> throw new IllegalArgumentException("CUPTI records no " + w.kind());
+            }
         }
     }
 

@@ -1,11 +1,9 @@
 package dev.aorta.gpu.cupti;
 
-import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
-import dev.aorta.core.event.Dim3;
 import dev.aorta.gpu.Ffm;
 import dev.aorta.gpu.GpuException;
 import dev.aorta.gpu.Lazy;
@@ -36,7 +34,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * and (optionally) every driver API call with its correlation id, so launches and kernels can be joined.
  *
  * <p>CUPTI fills buffers we hand it and gives them back, full, on its own thread; records are decoded there
- * (never on the application's launch path) and passed to the consumers. {@link #flush()} forces out the
+ * (never on the application's launch path) and passed to a {@link CuptiRecords}, or as {@code dev.aorta.core}
+ * events to the consumers of {@link #start(Consumer, Consumer, int, boolean)}. {@link #flush()} forces out the
  * partly filled buffers and returns after their records were delivered. CUPTI is process-wide: at most one
  * tracer runs at a time. Timestamps are CUPTI's clock ({@link ClockDomain#CUPTI}); {@link #anchor()} pairs it
  * with {@code System.nanoTime()}.
@@ -58,9 +57,8 @@ public final class CuptiTracer implements AutoCloseable {
     private static final Lazy<Library> LIBRARY = new Lazy<>(Library::new);
 
     private final Library lib;
-    private final Consumer<DeviceActivity> activities;
-    private final Consumer<ApiCall> apiCalls;
-    private final int rank;
+    private final CuptiRecords sink;
+    private final boolean driverCalls;
     private final Map<Long, Long> streamsByCuptiId = new ConcurrentHashMap<>();
     private final Map<Integer, String> apiNames = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<MemorySegment> freeBuffers = new ConcurrentLinkedQueue<>();
@@ -163,8 +161,18 @@ public final class CuptiTracer implements AutoCloseable {
         }
     }
 
-    /** The same instant on CUPTI's clock and on {@code System.nanoTime()} (midpoint of two host reads). */
+    /** The same instant on CUPTI's clock and on {@code System.nanoTime()}, in ns. */
+    public record ClockPair(long cuptiNs, long hostNs) {
+    }
+
+    /** The same instant on CUPTI's clock and on {@code System.nanoTime()}, as a core event. */
     public static ClockAnchor anchor() {
+        ClockPair p = clockPair();
+        return new ClockAnchor(ClockDomain.CUPTI, p.cuptiNs(), ClockDomain.HOST_MONOTONIC, p.hostNs());
+    }
+
+    /** The same instant on both clocks: the CUPTI read of five with the shortest host interval, at its midpoint. */
+    public static ClockPair clockPair() {
         long best = Long.MAX_VALUE;
         long cupti = 0;
         long host = 0;
@@ -178,26 +186,36 @@ public final class CuptiTracer implements AutoCloseable {
                 host = before + (after - before) / 2;
             }
         }
-        return new ClockAnchor(ClockDomain.CUPTI, cupti, ClockDomain.HOST_MONOTONIC, host);
+        return new ClockPair(cupti, host);
     }
 
-    private CuptiTracer(Library lib, Consumer<DeviceActivity> activities, Consumer<ApiCall> apiCalls, int rank,
-                        boolean latencyTimestamps) {
+    private CuptiTracer(Library lib, CuptiRecords sink, boolean driverCalls, boolean latencyTimestamps) {
         this.lib = lib;
-        this.activities = activities;
-        this.apiCalls = apiCalls;
-        this.rank = rank;
+        this.sink = sink;
+        this.driverCalls = driverCalls;
         this.latencyTimestamps = latencyTimestamps;
     }
 
     /**
-     * Starts recording kernels, memcpys and memsets (and driver API calls when {@code apiCalls} is not null).
+     * Starts recording kernels, memcpys and memsets (and driver API calls when {@code apiCalls} is not null),
+     * delivered as {@code dev.aorta.core} events of this rank.
      *
      * @param latencyTimestamps also record each kernel's queued/submitted times (costs a little per launch)
      * @throws IllegalStateException when a tracer is already running in this process
      */
     public static CuptiTracer start(Consumer<DeviceActivity> activities, Consumer<ApiCall> apiCalls, int rank,
                                     boolean latencyTimestamps) {
+        return start(new CoreRecords(activities, apiCalls, rank), apiCalls != null, latencyTimestamps);
+    }
+
+    /**
+     * Starts recording kernels, memcpys and memsets (and driver API calls when {@code driverCalls}), each record
+     * passed to {@code records}.
+     *
+     * @param latencyTimestamps also record each kernel's queued/submitted times (costs a little per launch)
+     * @throws IllegalStateException when a tracer is already running in this process
+     */
+    public static CuptiTracer start(CuptiRecords records, boolean driverCalls, boolean latencyTimestamps) {
         Library l = library();
         int v = version();
         if (v / 10000 != 13) {
@@ -208,7 +226,7 @@ public final class CuptiTracer implements AutoCloseable {
             if (running != null) {
                 throw new IllegalStateException("a CUPTI tracer is already running in this process");
             }
-            CuptiTracer t = new CuptiTracer(l, activities, apiCalls, rank, latencyTimestamps);
+            CuptiTracer t = new CuptiTracer(l, records, driverCalls, latencyTimestamps);
             running = t;
             try {
                 l.check("cuptiActivityRegisterCallbacks", (int) l.registerCallbacks.invokeExact(l.requestStub, l.completeStub));
@@ -227,7 +245,7 @@ public final class CuptiTracer implements AutoCloseable {
     }
 
     private int[] kinds() {
-        return apiCalls == null ? new int[] {KIND_CONCURRENT_KERNEL, KIND_MEMCPY, KIND_MEMSET}
+        return !driverCalls ? new int[] {KIND_CONCURRENT_KERNEL, KIND_MEMCPY, KIND_MEMSET}
                 : new int[] {KIND_CONCURRENT_KERNEL, KIND_MEMCPY, KIND_MEMSET, KIND_DRIVER};
     }
 
@@ -363,12 +381,12 @@ public final class CuptiTracer implements AutoCloseable {
                 MemorySegment r = recordOut.get(ADDRESS, 0);
                 int kind = r.reinterpret(4).get(JAVA_INT, KIND);
                 switch (kind) {
-                    case KIND_KERNEL, KIND_CONCURRENT_KERNEL -> deliver(kernel(r.reinterpret(KERNEL_SIZE)));
-                    case KIND_MEMCPY -> deliver(memcpy(r.reinterpret(MEMCPY_SIZE)));
-                    case KIND_MEMSET -> deliver(memset(r.reinterpret(MEMSET_SIZE)));
+                    case KIND_KERNEL, KIND_CONCURRENT_KERNEL -> kernel(r.reinterpret(KERNEL_SIZE));
+                    case KIND_MEMCPY -> memcpy(r.reinterpret(MEMCPY_SIZE));
+                    case KIND_MEMSET -> memset(r.reinterpret(MEMSET_SIZE));
                     case KIND_DRIVER -> {
-                        if (apiCalls != null) {
-                            apiCalls.accept(api(r.reinterpret(API_SIZE)));
+                        if (driverCalls) {
+                            api(r.reinterpret(API_SIZE));
                         }
                     }
                     default -> {
@@ -381,46 +399,56 @@ public final class CuptiTracer implements AutoCloseable {
     }
 
     /**
-     * Passes a record on, unless CUPTI could not time it: start and end both 0 is CUPTI's way of saying so
-     * (seen for NCCL kernels still running when a communicator was torn down); those are counted instead.
+     * Whether CUPTI timed the record: start and end both 0 is CUPTI's way of saying it could not (seen for NCCL
+     * kernels still running when a communicator was torn down); those are counted and left out.
      */
-    private void deliver(DeviceActivity a) {
-        if (a.startNs() == 0 && a.endNs() == 0) {
+    private boolean timed(long startNs, long endNs) {
+        if (startNs == 0 && endNs == 0) {
             untimed.incrementAndGet();
-        } else {
-            activities.accept(a);
+            return false;
         }
+        return true;
     }
 
-    private DeviceActivity kernel(MemorySegment r) {
+    private void kernel(MemorySegment r) {
+        long start = r.get(JAVA_LONG, KERNEL_START);
+        long end = r.get(JAVA_LONG, KERNEL_END);
+        if (!timed(start, end)) {
+            return;
+        }
         long queued = r.get(JAVA_LONG, KERNEL_QUEUED);
         long submitted = r.get(JAVA_LONG, KERNEL_SUBMITTED);
-        return new DeviceActivity(ActivityKind.KERNEL, Ffm.string(r.get(ADDRESS, KERNEL_NAME)), rank,
-                r.get(JAVA_INT, KERNEL_DEVICE), stream(r.get(JAVA_INT, KERNEL_STREAM)), r.get(JAVA_LONG, KERNEL_START),
-                r.get(JAVA_LONG, KERNEL_END), Integer.toUnsignedLong(r.get(JAVA_INT, KERNEL_CORRELATION)),
+        sink.kernel(Ffm.string(r.get(ADDRESS, KERNEL_NAME)), r.get(JAVA_INT, KERNEL_DEVICE),
+                stream(r.get(JAVA_INT, KERNEL_STREAM)), start, end,
+                Integer.toUnsignedLong(r.get(JAVA_INT, KERNEL_CORRELATION)),
                 queued == 0 ? DeviceActivity.UNKNOWN : queued, submitted == 0 ? DeviceActivity.UNKNOWN : submitted,
-                new Dim3(r.get(JAVA_INT, KERNEL_GRID_X), r.get(JAVA_INT, KERNEL_GRID_X + 4), r.get(JAVA_INT, KERNEL_GRID_X + 8)),
-                new Dim3(r.get(JAVA_INT, KERNEL_BLOCK_X), r.get(JAVA_INT, KERNEL_BLOCK_X + 4), r.get(JAVA_INT, KERNEL_BLOCK_X + 8)),
-                0, ClockDomain.CUPTI);
+                r.get(JAVA_INT, KERNEL_GRID_X), r.get(JAVA_INT, KERNEL_GRID_X + 4), r.get(JAVA_INT, KERNEL_GRID_X + 8),
+                r.get(JAVA_INT, KERNEL_BLOCK_X), r.get(JAVA_INT, KERNEL_BLOCK_X + 4), r.get(JAVA_INT, KERNEL_BLOCK_X + 8));
     }
 
-    private DeviceActivity memcpy(MemorySegment r) {
+    private void memcpy(MemorySegment r) {
+        long start = r.get(JAVA_LONG, MEMCPY_START);
+        long end = r.get(JAVA_LONG, MEMCPY_END);
+        if (!timed(start, end)) {
+            return;
+        }
         int copyKind = Byte.toUnsignedInt(r.get(JAVA_BYTE, MEMCPY_COPY_KIND));
         String name = "Memcpy " + (copyKind < COPY_KINDS.length ? COPY_KINDS[copyKind] : "kind " + copyKind);
-        return new DeviceActivity(ActivityKind.MEMCPY, name, rank, r.get(JAVA_INT, MEMCPY_DEVICE),
-                stream(r.get(JAVA_INT, MEMCPY_STREAM)), r.get(JAVA_LONG, MEMCPY_START), r.get(JAVA_LONG, MEMCPY_END),
-                Integer.toUnsignedLong(r.get(JAVA_INT, MEMCPY_CORRELATION)), DeviceActivity.UNKNOWN,
-                DeviceActivity.UNKNOWN, Dim3.NONE, Dim3.NONE, r.get(JAVA_LONG, MEMCPY_BYTES), ClockDomain.CUPTI);
+        sink.memcpy(name, r.get(JAVA_INT, MEMCPY_DEVICE), stream(r.get(JAVA_INT, MEMCPY_STREAM)), start, end,
+                Integer.toUnsignedLong(r.get(JAVA_INT, MEMCPY_CORRELATION)), r.get(JAVA_LONG, MEMCPY_BYTES));
     }
 
-    private DeviceActivity memset(MemorySegment r) {
-        return new DeviceActivity(ActivityKind.MEMSET, "Memset", rank, r.get(JAVA_INT, MEMSET_DEVICE),
-                stream(r.get(JAVA_INT, MEMSET_STREAM)), r.get(JAVA_LONG, MEMSET_START), r.get(JAVA_LONG, MEMSET_END),
-                Integer.toUnsignedLong(r.get(JAVA_INT, MEMSET_CORRELATION)), DeviceActivity.UNKNOWN,
-                DeviceActivity.UNKNOWN, Dim3.NONE, Dim3.NONE, r.get(JAVA_LONG, MEMSET_BYTES), ClockDomain.CUPTI);
+    private void memset(MemorySegment r) {
+        long start = r.get(JAVA_LONG, MEMSET_START);
+        long end = r.get(JAVA_LONG, MEMSET_END);
+        if (!timed(start, end)) {
+            return;
+        }
+        sink.memset("Memset", r.get(JAVA_INT, MEMSET_DEVICE), stream(r.get(JAVA_INT, MEMSET_STREAM)), start, end,
+                Integer.toUnsignedLong(r.get(JAVA_INT, MEMSET_CORRELATION)), r.get(JAVA_LONG, MEMSET_BYTES));
     }
 
-    private ApiCall api(MemorySegment r) throws Throwable {
+    private void api(MemorySegment r) throws Throwable {
         int cbid = r.get(JAVA_INT, API_CBID);
         String name = apiNames.get(cbid);
         if (name == null) {
@@ -431,9 +459,9 @@ public final class CuptiTracer implements AutoCloseable {
             }
             apiNames.put(cbid, name);
         }
-        return new ApiCall(name, Integer.toUnsignedLong(r.get(JAVA_INT, API_THREAD)), 0, r.get(JAVA_LONG, API_START),
+        sink.driverCall(name, Integer.toUnsignedLong(r.get(JAVA_INT, API_THREAD)), r.get(JAVA_LONG, API_START),
                 r.get(JAVA_LONG, API_END), Integer.toUnsignedLong(r.get(JAVA_INT, API_CORRELATION)),
-                r.get(JAVA_INT, API_RETURN), Map.of(), ClockDomain.CUPTI);
+                r.get(JAVA_INT, API_RETURN));
     }
 
     private long stream(int cuptiStreamId) {

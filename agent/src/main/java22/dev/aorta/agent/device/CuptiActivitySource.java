@@ -1,0 +1,133 @@
+package dev.aorta.agent.device;
+
+import dev.aorta.agent.AgentLog;
+import dev.aorta.agent.jcuda.JCudaNatives;
+import dev.aorta.core.event.ActivityKind;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.ClockDomain;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
+import dev.aorta.gpu.cupti.CuptiRecords;
+import dev.aorta.gpu.cupti.CuptiTracer;
+
+import java.util.Map;
+
+/**
+ * Device activity from CUPTI through the project's FFM binding {@link CuptiTracer}: kernels, copies and memsets
+ * with queued/submitted latency timestamps, and optionally CUPTI's driver API records, whose correlation ids join
+ * the agent's API records to the device activity.
+ *
+ * <p>Compiled for Java 22 against aorta-gpu and started once by {@link CuptiLoader}. The tracer hands over plain
+ * values ({@link CuptiRecords}), not the application's core records: the agent's core is a relocated copy, so
+ * the records are built here, directly as the agent's own.
+ */
+public final class CuptiActivitySource implements DeviceActivitySource, CuptiRecords {
+    private final int rank;
+    private final CuptiLoader.Sink sink;
+    private CuptiTracer tracer;
+    /** For cuStreamGetCtx; made on the drain thread at the first stream (JCuda is loaded by then). */
+    private JCudaNatives natives;
+
+    CuptiActivitySource(int rank, CuptiLoader.Sink sink) {
+        this.rank = rank;
+        this.sink = sink;
+    }
+
+    /**
+     * Starts CUPTI tracing (with latency timestamps) and passes the clock anchor on.
+     *
+     * @param correlate also record CUPTI's driver API calls, to join API records to device activity
+     */
+    public static DeviceActivitySource start(int rank, boolean correlate, CuptiLoader.Sink sink) {
+        CuptiActivitySource source = new CuptiActivitySource(rank, sink);
+        source.tracer = CuptiTracer.start(source, correlate, true);
+        try {
+            CuptiTracer.ClockPair now = CuptiTracer.clockPair();
+            sink.anchor(new ClockAnchor(ClockDomain.CUPTI, now.cuptiNs(), ClockDomain.HOST_MONOTONIC, now.hostNs()));
+        } catch (RuntimeException e) {
+            source.tracer.stop(); // records without an anchor could not be placed on the host timeline
+            throw e;
+        }
+        return source;
+    }
+
+    @Override
+    public void kernel(String name, int device, long stream, long startNs, long endNs, long correlationId,
+                       long queuedNs, long submittedNs, int gridX, int gridY, int gridZ, int blockX, int blockY,
+                       int blockZ) {
+        sink.activity(new DeviceActivity(ActivityKind.KERNEL, name, rank, device, stream, startNs, endNs,
+                correlationId, queuedNs, submittedNs, new Dim3(gridX, gridY, gridZ), new Dim3(blockX, blockY, blockZ),
+                0, ClockDomain.CUPTI));
+    }
+
+    @Override
+    public void memcpy(String name, int device, long stream, long startNs, long endNs, long correlationId, long bytes) {
+        sink.activity(transfer(ActivityKind.MEMCPY, name, device, stream, startNs, endNs, correlationId, bytes));
+    }
+
+    @Override
+    public void memset(String name, int device, long stream, long startNs, long endNs, long correlationId, long bytes) {
+        sink.activity(transfer(ActivityKind.MEMSET, name, device, stream, startNs, endNs, correlationId, bytes));
+    }
+
+    private DeviceActivity transfer(ActivityKind kind, String name, int device, long stream, long startNs, long endNs,
+                                    long correlationId, long bytes) {
+        return new DeviceActivity(kind, name, rank, device, stream, startNs, endNs, correlationId,
+                DeviceActivity.UNKNOWN, DeviceActivity.UNKNOWN, Dim3.NONE, Dim3.NONE, bytes, ClockDomain.CUPTI);
+    }
+
+    @Override
+    public void driverCall(String name, long thread, long startNs, long endNs, long correlationId, int result) {
+        sink.driverCall(new ApiCall(name, thread, 0, startNs, endNs, correlationId, result, Map.of(),
+                ClockDomain.CUPTI));
+    }
+
+    @Override
+    public String name() {
+        return "cupti";
+    }
+
+    @Override
+    public void flush() {
+        try {
+            tracer.flush();
+        } catch (RuntimeException | LinkageError e) {
+            AgentLog.once("cupti-flush", "CUPTI flush failed (" + e + "); later device activity may be missing");
+        }
+    }
+
+    /** Every drain cycle: the buffers CUPTI has filled, so that records keep coming without iteration markers. */
+    @Override
+    public void poll() {
+        try {
+            tracer.deliverCompleted();
+        } catch (RuntimeException | LinkageError e) {
+            AgentLog.once("cupti-poll", "CUPTI flush of completed buffers failed (" + e + "); records now come at"
+                    + " iteration ends and at exit only");
+        }
+    }
+
+    @Override
+    public void stop() {
+        try {
+            tracer.stop();
+        } catch (RuntimeException | LinkageError e) {
+            AgentLog.once("cupti-stop", "CUPTI stop failed (" + e + ")");
+        }
+    }
+
+    /** Tells CUPTI the stream's address (its records then carry it instead of CUPTI's own stream id). */
+    @Override
+    public void streamCreated(long stream) {
+        try {
+            if (natives == null) {
+                natives = new JCudaNatives();
+            }
+            tracer.registerStream(natives.streamContext(stream), stream);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            AgentLog.once("cupti-register", "cannot register streams with CUPTI (" + e
+                    + "); device records carry CUPTI stream ids, not addresses");
+        }
+    }
+}
