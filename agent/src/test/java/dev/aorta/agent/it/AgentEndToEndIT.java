@@ -282,6 +282,19 @@ class AgentEndToEndIT {
     }
 
     @Test
+    void theAgentsOwnJfrRecordingIsWrittenAtExitWithoutAnError(@TempDir Path dir) throws Exception {
+        for (boolean java17 : List.of(true, false)) {
+            Path jfr = dir.resolve(java17 + ".jfr");
+            ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(java17), "output=" + dir.resolve("out" + java17) + ",jfr=" + jfr,
+                    "example.apps.JCudaApp", "10");
+            assertThat(run.exitCode()).as(run.stderr()).isZero();
+            assertThat(run.stderr()).doesNotContain("ERROR", "already stopped");
+            assertThat(RecordingFile.readAllEvents(jfr)).extracting(e -> e.getEventType().getName())
+                    .contains("aorta.KernelLaunch", "aorta.Iteration");
+        }
+    }
+
+    @Test
     void eventsGoIntoTheApplicationsOwnRecordingToo(@TempDir Path dir) throws Exception {
         Path jfr = dir.resolve("app.jfr");
         Process p = ChildJvm.startWith(ChildJvm.javaHome(true), List.of("-XX:StartFlightRecording:filename=" + jfr),
