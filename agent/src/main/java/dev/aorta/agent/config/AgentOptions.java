@@ -26,6 +26,9 @@ import java.util.TreeSet;
  */
 public final class AgentOptions {
 
+    /** The agent argument that prints {@link #describe()} instead of starting the agent. */
+    public static final String HELP = "help";
+
     /** Every option: its key, its default, and one line saying what it does. */
     public enum Option {
         OUTPUT("output", "aorta-out", "directory for rank_<r>_activity.jsonl, rank_<r>_metrics.jsonl (created if missing)"),
@@ -128,7 +131,7 @@ public final class AgentOptions {
         resolve(agentArgs, Map.of());
     }
 
-    /** The option table as "key  default  description" lines (for help texts and error messages). */
+    /** The option table as "key  default  description" lines (for {@link #HELP}). */
     public static String describe() {
         StringBuilder sb = new StringBuilder();
         for (Option o : Option.values()) {

@@ -1,6 +1,7 @@
 package dev.aorta.agent.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.aorta.agent.config.AgentOptions;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
@@ -352,6 +353,25 @@ class AgentEndToEndIT {
         assertThat(run.lines("RESULT ")).isEqualTo(withoutAgent.lines("RESULT "));
         assertThat(run.stderr()).contains("unknown option 'outptu'", "valid options: output, rank,", "bind-collectives",
                 "agent not started");
+        assertThat(run.stderr().lines()).as(run.stderr()).hasSize(1);
+    }
+
+    @Test
+    void aBadValueIsOneLineNamingOptionValueAndExpectation_theTableOnlyOnRequest() throws Exception {
+        ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(true), "join=later", "example.apps.JCudaApp");
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.lines("RESULT ")).isEqualTo(withoutAgent.lines("RESULT "));
+        assertThat(run.stderr().lines()).as(run.stderr()).singleElement().asString()
+                .contains("option 'join': expected immediate, next-sync or iteration-end, got 'later'",
+                        "agent not started", "docs/agent.md");
+
+        ChildJvm.Result help = ChildJvm.run(ChildJvm.javaHome(true), "help", "example.apps.JCudaApp");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.lines("RESULT ")).isEqualTo(withoutAgent.lines("RESULT "));
+        for (AgentOptions.Option o : AgentOptions.Option.values()) {
+            assertThat(help.stderr()).contains("  " + o.key() + " ");
+        }
+        assertThat(help.stderr()).contains("agent not started").doesNotContain("ERROR");
     }
 
     @Test
