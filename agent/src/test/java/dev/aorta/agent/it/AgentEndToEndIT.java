@@ -268,17 +268,15 @@ class AgentEndToEndIT {
                 assertThat(c.endNs()).isBetween(c.startNs(), t1);
             });
             assertThat(o.markers).as(clock).hasSize(ClockApp.STEPS);
-            List<Long> lags = new java.util.ArrayList<>();
             for (Marker m : o.markers) {
-                long begin = run.number("STEP " + m.step());
-                assertThat(m.startNs()).as(clock + " step " + m.step()).isBetween(begin, begin + ClockApp.STEP_MS * 1_000_000L);
-                if (m.step() > 0) {  // the first call also loads the marker path
-                    lags.add(m.startNs() - begin);
-                }
+                // the marker starts inside the Aorta.step call, as the application itself timed it: a bound no load
+                // can break (a descheduled call only widens it), yet on an idle step it is a few microseconds, so a
+                // TSC conversion off by more than that, or a timestamp in the wrong clock, falls outside
+                long called = run.number("STEP " + m.step());
+                long returned = run.number("RETURNED " + m.step());
+                assertThat(m.startNs()).as(clock + " step " + m.step() + ", call took " + (returned - called) + " ns")
+                        .isBetween(called, returned);
             }
-            // Aorta.step runs right after the app read nanoTime: the marker starts at that moment, to microseconds
-            // (the median, so that one step descheduled on a busy machine does not decide)
-            assertThat(lags.stream().sorted().toList().get(lags.size() / 2)).as(clock + " " + lags).isLessThan(200_000L);
         }
     }
 
