@@ -11,8 +11,8 @@ import static jcuda.driver.JCudaDriver.cuStreamCreate;
 
 /**
  * Known host times for the agent's clock: prints {@code System.nanoTime()} before and after the work and
- * right before each {@code Aorta.step}; five iterations of 40 ms each (a hundred launches, then a sleep),
- * long enough for the TSC clock to take several anchors.
+ * right before and right after each {@code Aorta.step}; five iterations of 40 ms each (a hundred launches,
+ * then a sleep), long enough for the TSC clock to take several anchors.
  */
 public final class ClockApp {
     public static final int STEPS = 5;
@@ -25,10 +25,12 @@ public final class ClockApp {
         CUfunction f = new CUfunction();
         cuModuleGetFunction(f, new CUmodule(), "scale");
         long[] begins = new long[STEPS];
+        long[] returns = new long[STEPS];
         for (int step = 0; step < STEPS; step++) {
             long begin = System.nanoTime();
             begins[step] = begin;
             Aorta.step(step);
+            returns[step] = System.nanoTime();
             for (int i = 0; i < 100; i++) {
                 cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, null, null);
             }
@@ -40,6 +42,7 @@ public final class ClockApp {
         System.out.println("T1 " + System.nanoTime());
         for (int step = 0; step < STEPS; step++) {
             System.out.println("STEP " + step + " " + begins[step]);
+            System.out.println("RETURNED " + step + " " + returns[step]);
         }
         Thread.sleep(100);
     }

@@ -58,13 +58,18 @@ public final class AgentInstaller {
     }
 
     static void install(String args, Instrumentation inst, boolean lateAttach) {
+        if (AgentOptions.HELP.equals(args == null ? "" : args.trim())) {
+            AgentLog.info("agent not started; its options (key=value after -javaagent:aorta-agent.jar=, separated by ','),"
+                    + " with their defaults:\n" + AgentOptions.describe());
+            return;
+        }
         AgentOptions options;
         try {
             options = AgentOptions.resolve(args, System.getenv());
         } catch (OptionsException e) {
-            AgentLog.error(e.getMessage());
-            AgentLog.info("valid options (key, default, meaning):\n" + AgentOptions.describe());
-            AgentLog.info("agent not started; the application runs unprofiled");
+            // one line, so that it stands out in the application's own output; the table is one option away
+            AgentLog.error(e.getMessage() + "; agent not started, the application runs unprofiled (all options:"
+                    + " docs/agent.md, or -javaagent:aorta-agent.jar=" + AgentOptions.HELP + ")");
             if (lateAttach) {
                 throw e;
             }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -25,6 +26,9 @@ import java.util.TreeSet;
  * {@code key=value,key=value}.
  */
 public final class AgentOptions {
+
+    /** The agent argument that prints {@link #describe()} instead of starting the agent. */
+    public static final String HELP = "help";
 
     /** Every option: its key, its default, and one line saying what it does. */
     public enum Option {
@@ -70,6 +74,11 @@ public final class AgentOptions {
             return description;
         }
 
+        /** How errors name it when its value came from the agent argument. */
+        String named() {
+            return "option '" + key + "'";
+        }
+
         String envName() {
             return "AORTA_" + key.toUpperCase(Locale.ROOT).replace('-', '_');
         }
@@ -94,9 +103,12 @@ public final class AgentOptions {
     public enum DeviceSource { AUTO, CUPTI, EVENTS, NONE }
 
     private final Map<Option, String> values;
+    /** How an error names each value that did not come from the agent argument or the defaults: its variable or file. */
+    private final Map<Option, String> origins;
 
-    private AgentOptions(Map<Option, String> values) {
+    private AgentOptions(Map<Option, String> values, Map<Option, String> origins) {
         this.values = values;
+        this.origins = origins;
         validate();
     }
 
@@ -104,23 +116,33 @@ public final class AgentOptions {
     public static AgentOptions resolve(String agentArgs, Map<String, String> env) {
         Map<Option, String> fromArgs = parseArgs(agentArgs);
         Map<Option, String> merged = new LinkedHashMap<>();
+        Map<Option, String> origins = new EnumMap<>(Option.class);
         for (Option o : Option.values()) {
             merged.put(o, o.defaultValue);
         }
-        String configFile = fromArgs.containsKey(Option.CONFIG) ? fromArgs.get(Option.CONFIG)
-                : env.getOrDefault(Option.CONFIG.envName(), "");
+        boolean configFromEnv = !fromArgs.containsKey(Option.CONFIG) && env.containsKey(Option.CONFIG.envName());
+        String configFile = configFromEnv ? env.get(Option.CONFIG.envName()) : fromArgs.getOrDefault(Option.CONFIG, "");
         if (!configFile.isEmpty()) {
-            merged.putAll(readFile(Path.of(configFile)));
+            String configSubject = configFromEnv ? fromEnvironment(Option.CONFIG) : Option.CONFIG.named();
+            Map<Option, String> fromFile = readFile(Path.of(configFile), configSubject);
+            merged.putAll(fromFile);
+            fromFile.keySet().forEach(o -> origins.put(o, o.named() + " in config file " + configFile));
             merged.put(Option.CONFIG, configFile);
         }
         for (Option o : Option.values()) {
             String v = env.get(o.envName());
             if (v != null && o != Option.CONFIG) {
                 merged.put(o, v.trim());
+                origins.put(o, fromEnvironment(o));
             }
         }
         merged.putAll(fromArgs);
-        return new AgentOptions(merged);
+        origins.keySet().removeAll(fromArgs.keySet());
+        return new AgentOptions(merged, origins);
+    }
+
+    private static String fromEnvironment(Option o) {
+        return "environment variable " + o.envName() + " (" + o.named() + ")";
     }
 
     /** Checks an argument string without starting anything; used by {@code aorta attach} before it attaches. */
@@ -128,7 +150,7 @@ public final class AgentOptions {
         resolve(agentArgs, Map.of());
     }
 
-    /** The option table as "key  default  description" lines (for help texts and error messages). */
+    /** The option table as "key  default  description" lines (for {@link #HELP}). */
     public static String describe() {
         StringBuilder sb = new StringBuilder();
         for (Option o : Option.values()) {
@@ -156,9 +178,10 @@ public final class AgentOptions {
         return out;
     }
 
-    private static Map<Option, String> readFile(Path file) {
+    /** {@code subject}: how an error names where the file's name came from. */
+    private static Map<Option, String> readFile(Path file, String subject) {
         if (!Files.isReadable(file)) {
-            throw new OptionsException("option 'config': cannot read '" + file + "' (expected a .properties or YAML file)");
+            throw new OptionsException(subject + ": cannot read '" + file + "' (expected a .properties or YAML file)");
         }
         Map<Option, String> out = new LinkedHashMap<>();
         String where = "config file " + file;
@@ -220,20 +243,30 @@ public final class AgentOptions {
         clock();
         int records = bufferRecords();
         if (records < 64 || records > (1 << 20) || Integer.bitCount(records) != 1) {
-            throw new OptionsException("option 'buffer-records': expected a power of two in 64..1048576, got " + records);
+            throw expected(Option.BUFFER_RECORDS, "a power of two in 64..1048576");
         }
         if (drainIntervalMs() < 1) {
-            throw new OptionsException("option 'drain-interval-ms': expected >= 1, got " + drainIntervalMs());
+            throw expected(Option.DRAIN_INTERVAL_MS, ">= 1");
         }
         if (sampleEvery() < 1) {
-            throw new OptionsException("option 'sample-every': expected >= 1, got " + sampleEvery());
+            throw expected(Option.SAMPLE_EVERY, ">= 1");
         }
         if (maxRanges() < 0) {
-            throw new OptionsException("option 'metrics-max-ranges': expected >= 0, got " + maxRanges());
+            throw expected(Option.MAX_RANGES, ">= 0");
         }
         if (get(Option.OUTPUT).isEmpty()) {
-            throw new OptionsException("option 'output': expected a directory, got an empty value");
+            throw new OptionsException(subject(Option.OUTPUT) + ": expected a directory, got an empty value");
         }
+    }
+
+    /** How errors name option {@code o}: by its key, or by the variable or file its value came from. */
+    private String subject(Option o) {
+        return origins.getOrDefault(o, o.named());
+    }
+
+    /** A bad value: where it came from, what was expected, and the value. */
+    private OptionsException expected(Option o, String what) {
+        return new OptionsException(subject(o) + ": expected " + what + ", got '" + get(o) + "'");
     }
 
     public String get(Option o) {
@@ -256,9 +289,9 @@ public final class AgentOptions {
     private int intOrEnv(Option o, Map<String, String> env, String v1, String v2, String v3, String v4, int dflt) {
         String explicit = get(o);
         if (!explicit.isEmpty()) {
-            int v = integer(o, explicit);
+            int v = integer(o);
             if (v < 0) {
-                throw new OptionsException("option '" + o.key + "': expected >= 0, got " + v);
+                throw expected(o, ">= 0");
             }
             return v;
         }
@@ -308,7 +341,7 @@ public final class AgentOptions {
         }
         int hash = v.indexOf('#');
         if (hash <= 0 || hash == v.length() - 1 || v.indexOf('#', hash + 1) >= 0) {
-            throw new OptionsException("option 'iteration-method': expected fully.qualified.Class#method, got '" + v + "'");
+            throw expected(Option.ITERATION_METHOD, "fully.qualified.Class#method");
         }
         return new String[] {v.substring(0, hash), v.substring(hash + 1)};
     }
@@ -322,31 +355,31 @@ public final class AgentOptions {
     }
 
     public int commStreamPriority() {
-        return integer(Option.COMM_STREAM_PRIORITY, get(Option.COMM_STREAM_PRIORITY));
+        return integer(Option.COMM_STREAM_PRIORITY);
     }
 
     public ClockChoice clock() {
-        return ClockChoice.parse(Option.CLOCK.key, get(Option.CLOCK));
+        return ClockChoice.parse(subject(Option.CLOCK), get(Option.CLOCK));
     }
 
     public JoinMode join() {
-        return JoinMode.parse(Option.JOIN.key, get(Option.JOIN));
+        return JoinMode.parse(subject(Option.JOIN), get(Option.JOIN));
     }
 
     public int bufferRecords() {
-        return integer(Option.BUFFER_RECORDS, get(Option.BUFFER_RECORDS));
+        return integer(Option.BUFFER_RECORDS);
     }
 
     public int drainIntervalMs() {
-        return integer(Option.DRAIN_INTERVAL_MS, get(Option.DRAIN_INTERVAL_MS));
+        return integer(Option.DRAIN_INTERVAL_MS);
     }
 
     public int maxRanges() {
-        return integer(Option.MAX_RANGES, get(Option.MAX_RANGES));
+        return integer(Option.MAX_RANGES);
     }
 
     public int sampleEvery() {
-        return integer(Option.SAMPLE_EVERY, get(Option.SAMPLE_EVERY));
+        return integer(Option.SAMPLE_EVERY);
     }
 
     public boolean correlate() {
@@ -362,14 +395,14 @@ public final class AgentOptions {
         if (v.equals("true") || v.equals("false")) {
             return Boolean.parseBoolean(v);
         }
-        throw new OptionsException("option '" + o.key + "': expected true or false, got '" + v + "'");
+        throw expected(o, "true or false");
     }
 
-    private static int integer(Option o, String v) {
+    private int integer(Option o) {
         try {
-            return Integer.parseInt(v);
+            return Integer.parseInt(get(o));
         } catch (NumberFormatException e) {
-            throw new OptionsException("option '" + o.key + "': expected an integer, got '" + v + "'");
+            throw expected(o, "an integer");
         }
     }
 
@@ -377,7 +410,7 @@ public final class AgentOptions {
         return Arrays.stream(v.split("[+;]")).map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
     }
 
-    private static <E extends Enum<E>> E enumValue(Class<E> type, Option o, String v) {
+    private <E extends Enum<E>> E enumValue(Class<E> type, Option o, String v) {
         for (E e : type.getEnumConstants()) {
             if (e.name().toLowerCase(Locale.ROOT).replace('_', '-').equals(v)) {
                 return e;
@@ -387,7 +420,7 @@ public final class AgentOptions {
         for (E e : type.getEnumConstants()) {
             valid.add(e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
         }
-        throw new OptionsException("option '" + o.key + "': unknown value '" + v + "'; expected one of " + valid);
+        throw new OptionsException(subject(o) + ": unknown value '" + v + "'; expected one of " + valid);
     }
 
     @Override

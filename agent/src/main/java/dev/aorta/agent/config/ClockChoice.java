@@ -19,12 +19,13 @@ public enum ClockChoice {
         return option;
     }
 
-    static ClockChoice parse(String key, String value) {
+    /** {@code subject}: how an error names the option ("option 'x'", or the variable or file its value came from). */
+    static ClockChoice parse(String subject, String value) {
         for (ClockChoice c : values()) {
             if (c.option.equals(value)) {
                 return c;
             }
         }
-        throw new OptionsException("option '" + key + "': expected auto, tsc or nanotime, got '" + value + "'");
+        throw new OptionsException(subject + ": expected auto, tsc or nanotime, got '" + value + "'");
     }
 }

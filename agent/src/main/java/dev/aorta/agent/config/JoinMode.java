@@ -25,12 +25,13 @@ public enum JoinMode {
         return option;
     }
 
-    static JoinMode parse(String key, String value) {
+    /** {@code subject}: how an error names the option ("option 'x'", or the variable or file its value came from). */
+    static JoinMode parse(String subject, String value) {
         for (JoinMode m : values()) {
             if (m.option.equals(value)) {
                 return m;
             }
         }
-        throw new OptionsException("option '" + key + "': expected immediate, next-sync or iteration-end, got '" + value + "'");
+        throw new OptionsException(subject + ": expected immediate, next-sync or iteration-end, got '" + value + "'");
     }
 }

@@ -134,10 +134,16 @@ public final class JfrSink implements EventSink {
 
     @Override
     public void close() {
-        if (own != null) {
-            own.stop();
-            own.close();
+        if (own == null) {
+            return;
         }
+        try {
+            own.stop();
+        } catch (IllegalStateException alreadyStopped) {
+            // the recording was started in the constructor, so this means it is stopped already: the JVM's JFR
+            // shutdown hook runs beside ours and, for setDumpOnExit, stops the recording and writes the file itself
+        }
+        own.close();
     }
 
     private static long num(Map<String, Object> a, String key) {

@@ -83,7 +83,7 @@ class AgentOptionsTest {
         assertThatThrownBy(() -> AgentOptions.resolve("join=later", Map.of()))
                 .hasMessage("option 'join': expected immediate, next-sync or iteration-end, got 'later'");
         assertThatThrownBy(() -> AgentOptions.resolve("buffer-records=1000", Map.of()))
-                .hasMessage("option 'buffer-records': expected a power of two in 64..1048576, got 1000");
+                .hasMessage("option 'buffer-records': expected a power of two in 64..1048576, got '1000'");
         assertThatThrownBy(() -> AgentOptions.resolve("bind-collectives=yes", Map.of()))
                 .hasMessage("option 'bind-collectives': expected true or false, got 'yes'");
         assertThatThrownBy(() -> AgentOptions.resolve("record=launch+kernels", Map.of()))
@@ -100,6 +100,24 @@ class AgentOptionsTest {
         Path unknown = Files.writeString(dir.resolve("unknown.yaml"), "ouput: x\n");
         assertThatThrownBy(() -> AgentOptions.resolve("config=" + unknown, Map.of()))
                 .hasMessageStartingWith("unknown option 'ouput' in config file " + unknown + "; valid options: output,");
+    }
+
+    @Test
+    void aBadValueNamesWhereItCameFrom_theEnvironmentVariableOrTheConfigFile(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> AgentOptions.resolve("", Map.of("AORTA_BUFFER_RECORDS", "7")))
+                .hasMessage("environment variable AORTA_BUFFER_RECORDS (option 'buffer-records'): expected a power of two"
+                        + " in 64..1048576, got '7'");
+        assertThatThrownBy(() -> AgentOptions.resolve("", Map.of("AORTA_JOIN", "later")))
+                .hasMessage("environment variable AORTA_JOIN (option 'join'): expected immediate, next-sync or iteration-end,"
+                        + " got 'later'");
+        assertThatThrownBy(() -> AgentOptions.resolve("", Map.of("AORTA_CONFIG", dir.resolve("missing.yaml").toString())))
+                .hasMessageStartingWith("environment variable AORTA_CONFIG (option 'config'): cannot read '");
+        Path yaml = Files.writeString(dir.resolve("agent.yaml"), "sample-every: 0\n");
+        assertThatThrownBy(() -> AgentOptions.resolve("config=" + yaml, Map.of()))
+                .hasMessage("option 'sample-every' in config file " + yaml + ": expected >= 1, got '0'");
+        // the agent argument overrides the variable, and so does its name in the message
+        assertThatThrownBy(() -> AgentOptions.resolve("buffer-records=9", Map.of("AORTA_BUFFER_RECORDS", "7")))
+                .hasMessage("option 'buffer-records': expected a power of two in 64..1048576, got '9'");
     }
 
     @Test

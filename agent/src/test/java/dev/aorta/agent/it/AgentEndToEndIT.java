@@ -1,6 +1,7 @@
 package dev.aorta.agent.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.aorta.agent.config.AgentOptions;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
@@ -267,17 +268,28 @@ class AgentEndToEndIT {
                 assertThat(c.endNs()).isBetween(c.startNs(), t1);
             });
             assertThat(o.markers).as(clock).hasSize(ClockApp.STEPS);
-            List<Long> lags = new java.util.ArrayList<>();
             for (Marker m : o.markers) {
-                long begin = run.number("STEP " + m.step());
-                assertThat(m.startNs()).as(clock + " step " + m.step()).isBetween(begin, begin + ClockApp.STEP_MS * 1_000_000L);
-                if (m.step() > 0) {  // the first call also loads the marker path
-                    lags.add(m.startNs() - begin);
-                }
+                // the marker starts inside the Aorta.step call, as the application itself timed it: a bound no load
+                // can break (a descheduled call only widens it), yet on an idle step it is a few microseconds, so a
+                // TSC conversion off by more than that, or a timestamp in the wrong clock, falls outside
+                long called = run.number("STEP " + m.step());
+                long returned = run.number("RETURNED " + m.step());
+                assertThat(m.startNs()).as(clock + " step " + m.step() + ", call took " + (returned - called) + " ns")
+                        .isBetween(called, returned);
             }
-            // Aorta.step runs right after the app read nanoTime: the marker starts at that moment, to microseconds
-            // (the median, so that one step descheduled on a busy machine does not decide)
-            assertThat(lags.stream().sorted().toList().get(lags.size() / 2)).as(clock + " " + lags).isLessThan(200_000L);
+        }
+    }
+
+    @Test
+    void theAgentsOwnJfrRecordingIsWrittenAtExitWithoutAnError(@TempDir Path dir) throws Exception {
+        for (boolean java17 : List.of(true, false)) {
+            Path jfr = dir.resolve(java17 + ".jfr");
+            ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(java17), "output=" + dir.resolve("out" + java17) + ",jfr=" + jfr,
+                    "example.apps.JCudaApp", "10");
+            assertThat(run.exitCode()).as(run.stderr()).isZero();
+            assertThat(run.stderr()).doesNotContain("ERROR", "already stopped");
+            assertThat(RecordingFile.readAllEvents(jfr)).extracting(e -> e.getEventType().getName())
+                    .contains("aorta.KernelLaunch", "aorta.Iteration");
         }
     }
 
@@ -339,6 +351,25 @@ class AgentEndToEndIT {
         assertThat(run.lines("RESULT ")).isEqualTo(withoutAgent.lines("RESULT "));
         assertThat(run.stderr()).contains("unknown option 'outptu'", "valid options: output, rank,", "bind-collectives",
                 "agent not started");
+        assertThat(run.stderr().lines()).as(run.stderr()).hasSize(1);
+    }
+
+    @Test
+    void aBadValueIsOneLineNamingOptionValueAndExpectation_theTableOnlyOnRequest() throws Exception {
+        ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(true), "join=later", "example.apps.JCudaApp");
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.lines("RESULT ")).isEqualTo(withoutAgent.lines("RESULT "));
+        assertThat(run.stderr().lines()).as(run.stderr()).singleElement().asString()
+                .contains("option 'join': expected immediate, next-sync or iteration-end, got 'later'",
+                        "agent not started", "docs/agent.md");
+
+        ChildJvm.Result help = ChildJvm.run(ChildJvm.javaHome(true), "help", "example.apps.JCudaApp");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.lines("RESULT ")).isEqualTo(withoutAgent.lines("RESULT "));
+        for (AgentOptions.Option o : AgentOptions.Option.values()) {
+            assertThat(help.stderr()).contains("  " + o.key() + " ");
+        }
+        assertThat(help.stderr()).contains("agent not started").doesNotContain("ERROR");
     }
 
     @Test

@@ -93,14 +93,20 @@ public final class TraceLoader {
         FileRecords records = new FileRecords(source.name());
         reader.read(source, records);
         int rank = records.declaredRank != TraceSink.UNKNOWN_RANK ? records.declaredRank : rankFromName(source.name());
-        if (reader.format().equals(METRICS_FORMAT) && !set.rank(rank).activities().isEmpty()) {
+        if (reader.format().equals(METRICS_FORMAT) && hasTimedRecords(set.rank(rank))) {
             // AORTA-style metrics carry no absolute times (their timeline is synthetic), so they cannot join real
-            // device records on one clock; beside our agent's records they summarise the same run anyway
-            set.warnings().add(source.name() + ": left out: rank " + rank + " has device records from other files, "
+            // records on one clock; beside our agent's records they summarise the same run anyway. API calls and
+            // markers count too: with device-activity=none the agent writes only those, and its summary's
+            // iterations would otherwise stay behind as records no anchor can place
+            set.warnings().add(source.name() + ": left out: rank " + rank + " has timed records from other files, "
                     + "and per-iteration metrics have no clock to place them beside those");
             return;
         }
         records.flushInto(set, rank);
+    }
+
+    private static boolean hasTimedRecords(RankTrace rank) {
+        return !rank.activities().isEmpty() || !rank.apiCalls().isEmpty() || !rank.markers().isEmpty();
     }
 
     static int rankFromName(String name) {

@@ -1,11 +1,14 @@
 package dev.aorta.analyzer.trace;
 
 import dev.aorta.analyzer.Fixtures;
+import dev.aorta.analyzer.metrics.AnalysisOptions;
+import dev.aorta.analyzer.metrics.TraceAnalysis;
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
+import dev.aorta.core.event.Marker;
 import dev.aorta.core.jsonl.EventJsonlWriter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +48,19 @@ class AgentOutputDirectoryTest {
         assertThat(activities).allSatisfy(a -> assertThat(a.startNs()).isGreaterThan(base));
         assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("rank_0_metrics.jsonl: left out"));
         assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("left out 1 device records without timestamps"));
+    }
+
+    @Test
+    void withoutDeviceActivityTheAgentsRecordsStillOutrankItsSummary_noRecordLacksAnAnchor() throws Exception {
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(Fixtures.resource("agent/device-activity-none")));
+
+        TraceAnalysis analysis = TraceAnalysis.of(set, AnalysisOptions.defaults());
+
+        assertThat(analysis.warnings()).noneSatisfy(w -> assertThat(w).contains("no anchor"));
+        // the two iterations once, as the agent timed them, not again from the summary's synthetic timeline
+        assertThat(set.rank(0).markers()).extracting(Marker::step).containsExactly(0L, 1L);
+        assertThat(set.rank(0).markers()).extracting(Marker::clock).containsOnly(ClockDomain.HOST_MONOTONIC);
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("rank_0_metrics.jsonl: left out"));
     }
 
     private static DeviceActivity kernel(String name, long start, long end) {
