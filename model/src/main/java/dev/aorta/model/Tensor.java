@@ -232,6 +232,17 @@ public final class Tensor implements AutoCloseable {
         slicedBuffer().fill8Async((byte) 0, bytes(), stream);
     }
 
+    /** Sets every element's 32 bits to {@code value}'s (fp32 and i32 tensors; NaN poisons an output). */
+    public void fill(float value, Stream stream) {
+        requireMemory();
+        Shapes.requireContiguous("fill", "self", this);
+        if (dtype.bytes() != 4) {
+            throw new IllegalArgumentException("fill: a " + dtype + " tensor; only 32-bit dtypes");
+        }
+        device.makeCurrent();
+        slicedBuffer().fill32Async(Float.floatToRawIntBits(value), numel(), stream);
+    }
+
     private void upload(byte[] raw) {
         device.makeCurrent();
         if (dtype.bytes() == 2) {
