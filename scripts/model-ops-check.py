@@ -4,7 +4,7 @@
 Reads what `dev.aorta.model.check.OpsCheck --out DIR` wrote (DIR/cases.json and one safetensors-layout file
 per case holding the inputs, parameters, our GPU outputs and gradients), recomputes every output and gradient
 with PyTorch in float64 on the CPU from the same inputs and weights, and prints the relative L2 error
-||ours - torch|| / ||torch|| of each. Exits 1 when one is over its tolerance (fp32: 1e-5).
+||ours - torch|| / ||torch|| of each. Exits 1 when one is over its tolerance (fp32: 1e-5, attention: 1e-4).
 
 Usage: python3 scripts/model-ops-check.py DIR
 Needs numpy and torch; reads the files with json + numpy only (no safetensors package).
@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 FP32_TOL = 1e-5
+ATTENTION_TOL = 1e-4
 ZERO_NORM = 1e-10  # same rule as CheckRow.relL2 on the Java side
 
 
@@ -117,6 +118,15 @@ def check_embedding(t, case):
     return [("y", t["out.y"], y), ("dweight", t["grad.weight"], w.grad)]
 
 
+def check_attention(t, case):
+    q, k, v = d(t["q"]), d(t["k"]), d(t["v"])
+    y = F.scaled_dot_product_attention(q, k, v, is_causal=case["causal"])
+    y.backward(t["dy"].double())
+    return [(name, ours, ref, ATTENTION_TOL) for name, ours, ref in
+            [("y", t["out.y"], y), ("dq", t["grad.q"], q.grad), ("dk", t["grad.k"], k.grad),
+             ("dv", t["grad.v"], v.grad)]]
+
+
 def check_adamw(t, case):
     names = sorted(k[len("param."):] for k in t if k.startswith("param."))
     params = [t["param." + n].double().clone().requires_grad_(True) for n in names]
@@ -144,6 +154,7 @@ CHECKS = {
     "bce_with_logits": check_bce,
     "elementwise": check_elementwise,
     "embedding_mean": check_embedding,
+    "attention": check_attention,
     "adamw": check_adamw,
 }
 

@@ -18,7 +18,7 @@ import java.util.Map;
 public final class Kernels implements AutoCloseable {
     /** Every kernel source of the module; a test compiles each one. */
     public static final List<String> SOURCES = List.of("elementwise.cu", "layernorm.cu", "softmax.cu",
-            "embedding.cu", "loss.cu", "adamw.cu");
+            "embedding.cu", "loss.cu", "adamw.cu", "attention.cu");
 
     private final CudaDevice device;
     private final Map<String, CudaModule> modules = new HashMap<>();
@@ -43,8 +43,13 @@ public final class Kernels implements AutoCloseable {
      * null (a null pointer), Integer, Long or Float, matching the kernel's parameter list.
      */
     public void launch(String file, String name, int grid, int block, Stream stream, Object... args) {
+        launch2d(file, name, grid, 1, block, stream, args);
+    }
+
+    /** As {@link #launch}, on a two-dimensional grid. */
+    public void launch2d(String file, String name, int gridX, int gridY, int block, Stream stream, Object... args) {
         device.makeCurrent();
-        KernelLaunch l = kernel(file, name).prepare(grid, 1, 1, block, 1, 1, 0, stream, args.length);
+        KernelLaunch l = kernel(file, name).prepare(gridX, gridY, 1, block, 1, 1, 0, stream, args.length);
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case null -> l.pointer(i, 0L);

@@ -12,6 +12,7 @@ import dev.aorta.model.OpContext;
 import dev.aorta.model.ParameterFile;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.AdamW;
+import dev.aorta.model.ops.Attention;
 import dev.aorta.model.ops.BceWithLogits;
 import dev.aorta.model.ops.Elementwise;
 import dev.aorta.model.ops.EmbeddingMeanPool;
@@ -19,6 +20,7 @@ import dev.aorta.model.ops.LayerNorm;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.model.ops.Parameter;
 import dev.aorta.model.ops.Softmax;
+import dev.aorta.model.reference.RefAttention;
 import dev.aorta.model.reference.RefElementwise;
 import dev.aorta.model.reference.RefEmbedding;
 import dev.aorta.model.reference.RefLayerNorm;
@@ -49,6 +51,8 @@ import java.util.SplittableRandom;
 public final class OpsCheck {
     /** fp32 ops against a float64 reference (the bar). */
     public static final double FP32_TOLERANCE = 1e-5;
+    /** Attention's bar (its reductions run over T and D). */
+    public static final double ATTENTION_TOLERANCE = 1e-4;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -121,6 +125,11 @@ public final class OpsCheck {
         for (int[] d : large ? new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}, {32, 50, 1000, 300}}
                 : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
             embedding(d[0], d[1], d[2], d[3]);
+        }
+        for (int[] d : large ? new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 129, 64}, {2, 2, 77, 128}, {1, 1, 2048, 64}}
+                : new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 37, 64}}) {
+            attention(d[0], d[1], d[2], d[3], false);
+            attention(d[0], d[1], d[2], d[3], true);
         }
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3);
         if (out != null) {
@@ -295,6 +304,36 @@ public final class OpsCheck {
         }
     }
 
+    void attention(int batch, int heads, int t, int d, boolean causal) {
+        try (Case c = new Case("attention" + (causal ? "_causal_" : "_") + batch + "x" + heads + "x" + t + "x" + d,
+                "attention")) {
+            c.meta.put("causal", causal);
+            c.tolerance = ATTENTION_TOLERANCE;
+            Attention att = new Attention(ctx);
+            Tensor q = c.input("q", batch, heads, t, d);
+            Tensor k = c.input("k", batch, heads, t, d);
+            Tensor v = c.input("v", batch, heads, t, d);
+            Tensor dout = c.input("dy", batch, heads, t, d);
+            Tensor o = c.output(batch, heads, t, d);
+            Tensor lse = c.output(batch, heads, t);
+            Tensor delta = c.output(batch, heads, t);
+            Tensor dq = c.output(batch, heads, t, d);
+            Tensor dk = c.output(batch, heads, t, d);
+            Tensor dv = c.output(batch, heads, t, d);
+            att.forward(q, k, v, o, lse, causal, s);
+            att.backward(q, k, v, o, lse, dout, delta, dq, dk, dv, causal, s);
+            int n = batch * heads;
+            double[] qd = c.values("q");
+            double[] kd = c.values("k");
+            double[] vd = c.values("v");
+            RefAttention.Grads g = RefAttention.backward(qd, kd, vd, c.values("dy"), n, t, d, causal);
+            c.compare("y", c.result("out.y", o), RefAttention.forward(qd, kd, vd, n, t, d, causal));
+            c.compare("dq", c.result("grad.q", dq), g.dq());
+            c.compare("dk", c.result("grad.k", dk), g.dk());
+            c.compare("dv", c.result("grad.v", dv), g.dv());
+        }
+    }
+
     void adamw(int[][] shapes, int steps) {
         try (Case c = new Case("adamw_" + shapes.length + "_tensors_" + steps + "_steps", "adamw")) {
             double b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1, maxNorm = 0.5;
@@ -347,6 +386,7 @@ public final class OpsCheck {
         final Map<String, HostTensor> tensors = new LinkedHashMap<>();
         final List<AutoCloseable> owned = new ArrayList<>();
         final ObjectNode meta;
+        double tolerance = FP32_TOLERANCE;
 
         Case(String name, String op) {
             this.name = name;
@@ -420,7 +460,7 @@ public final class OpsCheck {
         }
 
         void compare(String tensor, float[] ours, double[] reference) {
-            rows.add(new CheckRow(name, tensor, ours.length, CheckRow.relL2(ours, reference), FP32_TOLERANCE));
+            rows.add(new CheckRow(name, tensor, ours.length, CheckRow.relL2(ours, reference), tolerance));
         }
 
         /** A mask that differs in one element is off by far more than one fp32 rounding (6e-8). */

@@ -118,4 +118,25 @@ class ReferenceGradientTest {
         assertThat(RefLoss.bceWithLogits(new double[] {0.3}, new double[] {0.8}, null, null, 1, 1))
                 .isCloseTo(-(0.8 * Math.log(s) + 0.2 * Math.log(1 - s)), within(1e-15));
     }
+
+    @Test
+    void attentionWithAndWithoutTheCausalMask() {
+        int n = 2, t = 4, d = 3;
+        for (boolean causal : new boolean[] {false, true}) {
+            double[] q = random(rnd, n * t * d);
+            double[] k = random(rnd, n * t * d);
+            double[] v = random(rnd, n * t * d);
+            double[] r = upstream(rnd, n * t * d);
+            RefAttention.Grads g = RefAttention.backward(q, k, v, r, n, t, d, causal);
+            check("attention dq, causal " + causal, qq -> RefAttention.forward(qq, k, v, n, t, d, causal), q, r, g.dq());
+            check("attention dk, causal " + causal, kk -> RefAttention.forward(q, kk, v, n, t, d, causal), k, r, g.dk());
+            check("attention dv, causal " + causal, vv -> RefAttention.forward(q, k, vv, n, t, d, causal), v, r, g.dv());
+        }
+        // causal: the first query sees only the first key, so its output is v's first row
+        double[] q = random(rnd, 6);
+        double[] k = random(rnd, 6);
+        double[] v = random(rnd, 6);
+        double[] o = RefAttention.forward(q, k, v, 1, 3, 2, true);
+        assertThat(new double[] {o[0], o[1]}).containsExactly(v[0], v[1]);
+    }
 }
