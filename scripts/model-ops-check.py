@@ -127,6 +127,21 @@ def check_attention(t, case):
              ("dv", t["grad.v"], v.grad)]]
 
 
+def check_encoder_layer(t, case):
+    x = d(t["x"])
+    e = x.shape[-1]
+    layer = torch.nn.TransformerEncoderLayer(e, case["heads"], case["ff"], dropout=case["dropout"],
+                                             activation="gelu", batch_first=True, dtype=torch.float64)
+    state = {k[len("param."):]: v.double() for k, v in t.items() if k.startswith("param.")}
+    layer.load_state_dict(state, strict=True)  # our parameter names are torch's
+    layer.train()
+    y = layer(x)
+    y.backward(t["dy"].double())
+    rows = [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+    rows += [("d" + name, t["grad." + name], p.grad) for name, p in layer.named_parameters()]
+    return [(n, ours, ref, ATTENTION_TOL) for n, ours, ref in rows]
+
+
 def check_adamw(t, case):
     names = sorted(k[len("param."):] for k in t if k.startswith("param."))
     params = [t["param." + n].double().clone().requires_grad_(True) for n in names]
@@ -155,6 +170,7 @@ CHECKS = {
     "elementwise": check_elementwise,
     "embedding_mean": check_embedding,
     "attention": check_attention,
+    "encoder_layer": check_encoder_layer,
     "adamw": check_adamw,
 }
 
@@ -169,7 +185,7 @@ def main():
     failed = 0
     total = 0
     print(f"torch {torch.__version__}, reference in float64 on the CPU")
-    print(f"{'case':34s} {'tensor':16s} {'elements':>10s} {'rel L2':>11s} {'tol':>9s}")
+    print(f"{'case':34s} {'tensor':28s} {'elements':>10s} {'rel L2':>11s} {'tol':>9s}")
     for case in cases:
         t = load(folder + "/" + case["file"])
         for row in CHECKS[case["op"]](t, case):
@@ -179,7 +195,7 @@ def main():
             ok = err <= tol  # NaN fails
             failed += 0 if ok else 1
             total += 1
-            print(f"{case['name']:34s} {name:16s} {ours.numel():10d} {err:11.3e} {tol:9.0e}  {'ok' if ok else 'FAIL'}")
+            print(f"{case['name']:34s} {name:28s} {ours.numel():10d} {err:11.3e} {tol:9.0e}  {'ok' if ok else 'FAIL'}")
     print(f"all {total} comparisons within tolerance" if failed == 0 else f"{failed} of {total} comparisons FAILED")
     sys.exit(1 if failed else 0)
 

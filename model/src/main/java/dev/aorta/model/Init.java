@@ -50,6 +50,11 @@ public final class Init {
         return (float) (1 / Math.sqrt(fanIn));
     }
 
+    /** xavier_uniform_'s bound, which PyTorch's MultiheadAttention uses for its input projection. */
+    public static float xavierBound(int fanIn, int fanOut) {
+        return (float) Math.sqrt(6.0 / (fanIn + fanOut));
+    }
+
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
     private static long streamSeed(long seed, String name) {

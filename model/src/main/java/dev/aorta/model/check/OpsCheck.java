@@ -20,9 +20,11 @@ import dev.aorta.model.ops.LayerNorm;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.model.ops.Parameter;
 import dev.aorta.model.ops.Softmax;
+import dev.aorta.model.ops.TransformerEncoderLayer;
 import dev.aorta.model.reference.RefAttention;
 import dev.aorta.model.reference.RefElementwise;
 import dev.aorta.model.reference.RefEmbedding;
+import dev.aorta.model.reference.RefEncoderLayer;
 import dev.aorta.model.reference.RefLayerNorm;
 import dev.aorta.model.reference.RefLinear;
 import dev.aorta.model.reference.RefLoss;
@@ -97,9 +99,9 @@ public final class OpsCheck {
     }
 
     public static void print(List<CheckRow> rows, PrintStream p) {
-        p.printf("%-34s %-16s %10s %11s %9s  %s%n", "case", "tensor", "elements", "rel L2", "tol", "");
+        p.printf("%-34s %-28s %10s %11s %9s  %s%n", "case", "tensor", "elements", "rel L2", "tol", "");
         for (CheckRow r : rows) {
-            p.printf("%-34s %-16s %10d %11.3e %9.0e  %s%n", r.caseName(), r.tensor(), r.elements(), r.relL2(),
+            p.printf("%-34s %-28s %10d %11.3e %9.0e  %s%n", r.caseName(), r.tensor(), r.elements(), r.relL2(),
                     r.tolerance(), r.passed() ? "ok" : "FAIL");
         }
         long failed = rows.stream().filter(r -> !r.passed()).count();
@@ -130,6 +132,10 @@ public final class OpsCheck {
                 : new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 37, 64}}) {
             attention(d[0], d[1], d[2], d[3], false);
             attention(d[0], d[1], d[2], d[3], true);
+        }
+        for (int[] d : large ? new int[][] {{1, 1, 8, 2, 16}, {2, 7, 12, 3, 20}, {2, 65, 256, 4, 1024}}
+                : new int[][] {{1, 1, 8, 2, 16}, {2, 7, 12, 3, 20}}) {
+            encoderLayer(d[0], d[1], d[2], d[3], d[4]);
         }
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3);
         if (out != null) {
@@ -331,6 +337,49 @@ public final class OpsCheck {
             c.compare("dq", c.result("grad.q", dq), g.dq());
             c.compare("dk", c.result("grad.k", dk), g.dk());
             c.compare("dv", c.result("grad.v", dv), g.dv());
+        }
+    }
+
+    void encoderLayer(int batch, int t, int e, int heads, int ff) {
+        try (Case c = new Case("encoder_layer_" + batch + "x" + t + "x" + e + "_h" + heads + "_f" + ff,
+                "encoder_layer")) {
+            c.meta.put("heads", heads).put("ff", ff).put("dropout", 0.0);
+            c.tolerance = ATTENTION_TOLERANCE;
+            TransformerEncoderLayer layer = c.own(new TransformerEncoderLayer(ctx, "", e, heads, ff, 0f,
+                    rnd.nextLong()));
+            // biases and norm parameters away from their 0/1 starts, so that their effect is tested too
+            for (Parameter p : layer.parameters()) {
+                int[] shape = p.value().shape();
+                if (shape.length == 1) {
+                    float[] r = c.randoms(shape[0]);
+                    boolean gamma = p.name().startsWith("norm") && p.name().endsWith("weight");
+                    for (int i = 0; i < r.length; i++) {
+                        r[i] = (gamma ? 1 : 0) + 0.2f * r[i];
+                    }
+                    p.load(HostTensor.ofFloats(DType.FP32, shape, r));
+                }
+                c.record("param." + p.name(), p.value());
+            }
+            Tensor x = c.input("x", batch, t, e);
+            Tensor dy = c.input("dy", batch, t, e);
+            Tensor y = c.output(batch, t, e);
+            Tensor dx = c.output(batch, t, e);
+            try (TransformerEncoderLayer.Activations a = layer.activations(batch, t)) {
+                layer.zeroGrad(s);
+                layer.forward(x, y, a, 1, 0, s);
+                layer.backward(x, dy, dx, a, 1, 0, s);
+                Map<String, double[]> p64 = new LinkedHashMap<>();
+                for (Parameter p : layer.parameters()) {
+                    p64.put(p.name(), c.values("param." + p.name()));
+                }
+                double[] xd = c.values("x");
+                Map<String, double[]> g = RefEncoderLayer.backward(p64, xd, c.values("dy"), batch, t, e, heads, ff);
+                c.compare("y", c.result("out.y", y), RefEncoderLayer.forward(p64, xd, batch, t, e, heads, ff));
+                c.compare("dx", c.result("grad.x", dx), g.get("x"));
+                for (Parameter p : layer.parameters()) {
+                    c.compare("d" + p.name(), c.result("grad." + p.name(), p.grad()), g.get(p.name()));
+                }
+            }
         }
     }
 

@@ -30,16 +30,21 @@ public final class Linear implements Layer {
 
     /** With PyTorch's default initialisation, deterministic from {@code seed} and the parameter names. */
     public Linear(OpContext ctx, String name, int in, int out, boolean withBias, long seed) {
+        this(ctx, name + ".weight", withBias ? name + ".bias" : null, in, out, seed);
+    }
+
+    /** With explicit parameter names (PyTorch's "self_attn.in_proj_weight"); no bias where biasName is null. */
+    public Linear(OpContext ctx, String weightName, String biasName, int in, int out, long seed) {
         this.ctx = ctx;
         this.in = in;
         this.out = out;
-        this.weight = new Parameter(name + ".weight", ctx.empty(OP, name + ".weight", DType.FP32, out, in),
-                ctx.empty(OP, name + ".weight grad", DType.FP32, out, in));
-        weight.load(Init.uniform(seed, weight.name(), Init.linearBound(in), out, in));
-        if (withBias) {
-            this.bias = new Parameter(name + ".bias", ctx.empty(OP, name + ".bias", DType.FP32, out),
-                    ctx.empty(OP, name + ".bias grad", DType.FP32, out));
-            bias.load(Init.uniform(seed, bias.name(), Init.linearBound(in), out));
+        this.weight = new Parameter(weightName, ctx.empty(OP, weightName, DType.FP32, out, in),
+                ctx.empty(OP, weightName + " grad", DType.FP32, out, in));
+        weight.load(Init.uniform(seed, weightName, Init.linearBound(in), out, in));
+        if (biasName != null) {
+            this.bias = new Parameter(biasName, ctx.empty(OP, biasName, DType.FP32, out),
+                    ctx.empty(OP, biasName + " grad", DType.FP32, out));
+            bias.load(Init.uniform(seed, biasName, Init.linearBound(in), out));
         } else {
             this.bias = null;
         }

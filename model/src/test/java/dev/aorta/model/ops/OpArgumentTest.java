@@ -48,4 +48,14 @@ class OpArgumentTest {
         assertThatThrownBy(() -> new Softmax(null).forward(t, f32(6, 4), null))
                 .hasMessageStartingWith("softmax: operand x [6, 4] is a strided view");
     }
+
+    @Test
+    void attentionRejectsHeadsWiderThan128AndMismatchedKeys() {
+        assertThatThrownBy(() -> new Attention(null).forward(f32(1, 2, 4, 129), f32(1, 2, 4, 129), f32(1, 2, 4, 129),
+                f32(1, 2, 4, 129), f32(1, 2, 4), false, null))
+                .hasMessage("attention: operand q has shape [1, 2, 4, 129], expected [batch, heads, T >= 1, 1 <= D <= 128]");
+        assertThatThrownBy(() -> new Attention(null).forward(f32(1, 2, 4, 8), f32(1, 2, 5, 8), f32(1, 2, 4, 8),
+                f32(1, 2, 4, 8), f32(1, 2, 4), false, null))
+                .hasMessage("attention: operand k has shape [1, 2, 5, 8], expected the shape of q [1, 2, 4, 8]");
+    }
 }
