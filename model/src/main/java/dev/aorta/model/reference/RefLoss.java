@@ -1,7 +1,7 @@
 package dev.aorta.model.reference;
 
 /**
- * Weighted binary cross-entropy on logits, as torch.nn.BCEWithLogitsLoss(weight=w, pos_weight=p,
+ * Losses, each averaged as PyTorch's reduction="mean" does. Weighted binary cross-entropy on logits, as torch.nn.BCEWithLogitsLoss(weight=w, pos_weight=p,
  * reduction="mean") on x, y [n, c] with w and p of shape [c] (broadcast over rows) or null:
  * ℓ = w·(p·y·softplus(-x) + (1 - y)·softplus(x)), averaged over all n·c elements.
  */
@@ -36,6 +36,56 @@ public final class RefLoss {
             }
         }
         return dx;
+    }
+
+    /**
+     * torch.nn.functional.cross_entropy(x [n, c], target [n], reduction="mean", ignore_index): the mean over the
+     * rows whose target is not {@code ignoreIndex} of -log softmax(x)[target].
+     */
+    public static double crossEntropy(double[] x, int[] target, int n, int c, int ignoreIndex) {
+        double sum = 0;
+        int counted = 0;
+        for (int r = 0; r < n; r++) {
+            if (target[r] == ignoreIndex) {
+                continue;
+            }
+            sum += logSumExp(x, r, c) - x[r * c + target[r]];
+            counted++;
+        }
+        return sum / counted;
+    }
+
+    /** dx = dloss·(softmax(x) - onehot(target)) / counted rows; zero on ignored rows. */
+    public static double[] crossEntropyBackward(double[] x, int[] target, int n, int c, int ignoreIndex,
+                                                double dloss) {
+        int counted = 0;
+        for (int r = 0; r < n; r++) {
+            counted += target[r] == ignoreIndex ? 0 : 1;
+        }
+        double[] dx = new double[n * c];
+        for (int r = 0; r < n; r++) {
+            if (target[r] == ignoreIndex) {
+                continue;
+            }
+            double lse = logSumExp(x, r, c);
+            for (int i = 0; i < c; i++) {
+                double p = Math.exp(x[r * c + i] - lse);
+                dx[r * c + i] = dloss * (p - (i == target[r] ? 1 : 0)) / counted;
+            }
+        }
+        return dx;
+    }
+
+    private static double logSumExp(double[] x, int r, int c) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < c; i++) {
+            max = Math.max(max, x[r * c + i]);
+        }
+        double s = 0;
+        for (int i = 0; i < c; i++) {
+            s += Math.exp(x[r * c + i] - max);
+        }
+        return max + Math.log(s);
     }
 
     /** log(1 + e^x) without overflow. */
