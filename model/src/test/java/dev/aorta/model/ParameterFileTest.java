@@ -69,4 +69,19 @@ class ParameterFileTest {
         assertThatThrownBy(() -> ParameterFile.require(f, t, "ln.beta", DType.FP32, 4))
                 .hasMessageContaining("has no tensor ln.beta (expected fp32 [4]; it holds [ln.gamma])");
     }
+
+    @Test
+    void readsAFileWrittenByPythonWithJsonAndNumpy() throws Exception {
+        // written by scripts/model-param-fixture.py
+        Path f = Path.of(ParameterFileTest.class.getResource("/python-written.safetensors").toURI());
+        Map<String, HostTensor> t = ParameterFile.read(f);
+        assertThat(t.keySet()).containsExactly("layers.0.linear1.weight", "norm.gamma", "h", "ids");
+        assertThat(ParameterFile.require(f, t, "layers.0.linear1.weight", DType.FP32, 2, 3).toFloats())
+                .containsExactly(1.5f, -2.0f, 0.25f, 3.0f, 1e-3f, -7.5f);
+        assertThat(t.get("norm.gamma").toFloats()).containsExactly(1.0f, -0.5f, 3.140625f);
+        assertThat(t.get("h").dtype()).isEqualTo(DType.FP16);
+        assertThat(t.get("h").toFloats()).containsExactly(0.5f, -65504f);
+        assertThat(ParameterFile.require(f, t, "ids", DType.I32, 2, 2).toInts())
+                .containsExactly(0, 7, -1, Integer.MAX_VALUE);
+    }
 }
