@@ -178,7 +178,10 @@ public final class Tensor implements AutoCloseable {
         return new Tensor(device, buffer, false, dtype, s, st, offset);
     }
 
-    /** Copies host values in, converting to this tensor's dtype (synchronous). */
+    /**
+     * Copies host values in, converting to this tensor's dtype. Synchronous for the host, but not ordered after
+     * work queued on non-blocking streams: call it once such work that reads or writes this tensor is done.
+     */
     public void copyFrom(float[] values) {
         requireHostTransfer("copyFrom", values.length);
         HostTensor h = HostTensor.ofFloats(dtype, shape, values);
