@@ -1,0 +1,80 @@
+package dev.aorta.model;
+
+import dev.aorta.gpu.cuda.CudaDevice;
+import dev.aorta.gpu.cuda.CudaModule;
+import dev.aorta.gpu.cuda.Kernel;
+import dev.aorta.gpu.cuda.KernelLaunch;
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.gpu.nvrtc.Nvrtc;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The model's CUDA C kernels ({@code /kernels/*.cu} on the class path), compiled by NVRTC for this device on
+ * first use (NVRTC caches the cubins on disk) and loaded once per device.
+ */
+public final class Kernels implements AutoCloseable {
+    /** Every kernel source of the module; a test compiles each one. */
+    public static final List<String> SOURCES = List.of("elementwise.cu", "layernorm.cu", "softmax.cu",
+            "embedding.cu", "loss.cu", "adamw.cu", "attention.cu", "layout.cu");
+
+    private final CudaDevice device;
+    private final Map<String, CudaModule> modules = new HashMap<>();
+    private final Map<String, Kernel> kernels = new HashMap<>();
+
+    public Kernels(CudaDevice device) {
+        this.device = device;
+    }
+
+    /** The source text of {@code file}, e.g. "layernorm.cu". */
+    public static String source(String file) {
+        return Nvrtc.resource(Kernels.class, "/kernels/" + file);
+    }
+
+    public synchronized Kernel kernel(String file, String name) {
+        return kernels.computeIfAbsent(file + ":" + name, k -> modules.computeIfAbsent(file, f -> device.loadModule(
+                Nvrtc.get().compile(source(f), f, device.info().arch()))).kernel(name));
+    }
+
+    /**
+     * Launches {@code name} of {@code file} on {@code stream}; each argument is a {@link Tensor} (its address),
+     * null (a null pointer), Integer, Long or Float, matching the kernel's parameter list.
+     */
+    public void launch(String file, String name, int grid, int block, Stream stream, Object... args) {
+        launch2d(file, name, grid, 1, block, stream, args);
+    }
+
+    /** As {@link #launch}, on a two-dimensional grid. */
+    public void launch2d(String file, String name, int gridX, int gridY, int block, Stream stream, Object... args) {
+        device.makeCurrent();
+        KernelLaunch l = kernel(file, name).prepare(gridX, gridY, 1, block, 1, 1, 0, stream, args.length);
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case null -> l.pointer(i, 0L);
+                case Tensor t -> l.pointer(i, t.address());
+                case Integer v -> l.intArg(i, v);
+                case Long v -> l.longArg(i, v);
+                case Float v -> l.floatArg(i, v);
+                default -> throw new IllegalArgumentException("kernel " + name + ": argument " + i + " is a "
+                        + args[i].getClass().getSimpleName() + "; expected Tensor, Integer, Long or Float");
+            }
+        }
+        l.launch();
+    }
+
+    /** A grid for a grid-stride loop over {@code n} elements: enough blocks to fill the GPU, no more than needed. */
+    public int gridFor(long n, int block) {
+        long needed = (n + block - 1) / block;
+        long fill = 8L * device.info().multiprocessors();
+        return (int) Math.max(1, Math.min(needed, fill));
+    }
+
+    @Override
+    public synchronized void close() {
+        modules.values().forEach(CudaModule::close);
+        modules.clear();
+        kernels.clear();
+    }
+}

@@ -1,0 +1,534 @@
+package dev.aorta.model.check;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.aorta.gpu.cuda.CudaDevice;
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.HostTensor;
+import dev.aorta.model.LrSchedule;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.ParameterFile;
+import dev.aorta.model.Tensor;
+import dev.aorta.model.ops.AdamW;
+import dev.aorta.model.ops.Attention;
+import dev.aorta.model.ops.BceWithLogits;
+import dev.aorta.model.ops.Elementwise;
+import dev.aorta.model.ops.EmbeddingMeanPool;
+import dev.aorta.model.ops.LayerNorm;
+import dev.aorta.model.ops.Linear;
+import dev.aorta.model.ops.Parameter;
+import dev.aorta.model.ops.Softmax;
+import dev.aorta.model.ops.TransformerEncoderLayer;
+import dev.aorta.model.reference.RefAttention;
+import dev.aorta.model.reference.RefElementwise;
+import dev.aorta.model.reference.RefEmbedding;
+import dev.aorta.model.reference.RefEncoderLayer;
+import dev.aorta.model.reference.RefLayerNorm;
+import dev.aorta.model.reference.RefLinear;
+import dev.aorta.model.reference.RefLoss;
+import dev.aorta.model.reference.RefOptim;
+import dev.aorta.model.reference.RefSoftmax;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Runs each op forward and backward on the GPU over several shapes (odd sizes, one row, one element) and
+ * compares every output and gradient with the float64 CPU reference. With an output folder it also writes
+ * each case's inputs, parameters, outputs and gradients as a parameter file plus {@code cases.json}, which
+ * scripts/model-ops-check.py feeds to PyTorch for the second comparison.
+ *
+ * <p>Usage: {@code OpsCheck [--out DIR] [--seed N] [--small]}; exits 1 when a comparison fails.
+ */
+public final class OpsCheck {
+    /** fp32 ops against a float64 reference (the bar). */
+    public static final double FP32_TOLERANCE = 1e-5;
+    /** Attention's bar (its reductions run over T and D). */
+    public static final double ATTENTION_TOLERANCE = 1e-4;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final OpContext ctx;
+    private final Stream s;
+    private final SplittableRandom rnd;
+    private final Path out;
+    private final List<CheckRow> rows = new ArrayList<>();
+    private final ArrayNode manifest = JSON.createArrayNode();
+
+    public OpsCheck(OpContext ctx, Stream s, long seed, Path out) {
+        this.ctx = ctx;
+        this.s = s;
+        this.rnd = new SplittableRandom(seed);
+        this.out = out;
+    }
+
+    public static void main(String[] args) throws IOException {
+        Path out = null;
+        long seed = 13;
+        boolean small = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--out" -> out = Path.of(args[++i]);
+                case "--seed" -> seed = Long.parseLong(args[++i]);
+                case "--small" -> small = true;
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; usage: OpsCheck [--out DIR] [--seed N] [--small]");
+            }
+        }
+        if (out != null) {
+            Files.createDirectories(out);
+        }
+        List<CheckRow> result;
+        try (CudaDevice device = CudaDevice.open(0); Stream stream = device.createStream(0, true);
+             OpContext ctx = new OpContext(device, stream)) {
+            System.out.println("device: " + device.info().name() + " (" + device.info().arch() + ")");
+            result = new OpsCheck(ctx, stream, seed, out).runAll(!small);
+        }
+        print(result, System.out);
+        System.exit(result.stream().allMatch(CheckRow::passed) ? 0 : 1);
+    }
+
+    public static void print(List<CheckRow> rows, PrintStream p) {
+        p.printf("%-34s %-28s %10s %11s %9s  %s%n", "case", "tensor", "elements", "rel L2", "tol", "");
+        for (CheckRow r : rows) {
+            p.printf("%-34s %-28s %10d %11.3e %9.0e  %s%n", r.caseName(), r.tensor(), r.elements(), r.relL2(),
+                    r.tolerance(), r.passed() ? "ok" : "FAIL");
+        }
+        long failed = rows.stream().filter(r -> !r.passed()).count();
+        p.println(failed == 0 ? "all " + rows.size() + " comparisons within tolerance"
+                : failed + " of " + rows.size() + " comparisons FAILED");
+    }
+
+    /** Every case; {@code large} adds the model-sized shapes. Writes cases.json last when there is a folder. */
+    public List<CheckRow> runAll(boolean large) {
+        for (int[] d : large ? new int[][] {{1, 1, 1}, {5, 7, 3}, {3, 17, 33}, {64, 768, 3072}, {129, 1023, 77}}
+                : new int[][] {{1, 1, 1}, {5, 7, 3}, {3, 17, 33}}) {
+            linear(d[0], d[1], d[2], false);
+            linear(d[0], d[1], d[2], true);
+        }
+        for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {33, 768}, {8, 2049}} : new int[][] {{1, 1}, {3, 7}}) {
+            layerNorm(d[0], d[1]);
+            softmax(d[0], d[1]);
+            bce(d[0], d[1]);
+        }
+        for (int n : large ? new int[] {1, 7, 1_000_003} : new int[] {1, 7, 1001}) {
+            elementwise(n);
+        }
+        for (int[] d : large ? new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}, {32, 50, 1000, 300}}
+                : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
+            embedding(d[0], d[1], d[2], d[3]);
+        }
+        for (int[] d : large ? new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 129, 64}, {2, 2, 77, 128}, {1, 1, 2048, 64}}
+                : new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 37, 64}}) {
+            attention(d[0], d[1], d[2], d[3], false);
+            attention(d[0], d[1], d[2], d[3], true);
+        }
+        for (int[] d : large ? new int[][] {{1, 1, 8, 2, 16}, {2, 7, 12, 3, 20}, {2, 65, 256, 4, 1024}}
+                : new int[][] {{1, 1, 8, 2, 16}, {2, 7, 12, 3, 20}}) {
+            encoderLayer(d[0], d[1], d[2], d[3], d[4]);
+        }
+        adamw(new int[][] {{7}, {3, 5}, {1}}, 3);
+        if (out != null) {
+            try {
+                JSON.writerWithDefaultPrettyPrinter().writeValue(out.resolve("cases.json").toFile(), manifest);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return rows;
+    }
+
+    void linear(int n, int in, int outF, boolean gelu) {
+        try (Case c = new Case((gelu ? "linear_gelu" : "linear") + "_" + n + "x" + in + "x" + outF,
+                gelu ? "linear_gelu" : "linear")) {
+            Linear lin = c.own(new Linear(ctx, "lin", in, outF, true, rnd.nextLong()));
+            Tensor x = c.input("x", n, in);
+            Tensor y = c.output(n, outF);
+            Tensor pre = gelu ? c.output(n, outF) : null;
+            Tensor dy = c.input("dy", n, outF);
+            Tensor dx = c.output(n, in);
+            lin.zeroGrad(s);
+            if (gelu) {
+                lin.forwardGelu(x, pre, y, s);
+            } else {
+                lin.forward(x, y, s);
+            }
+            c.record("param.weight", lin.weight().value());
+            c.record("param.bias", lin.bias().value());
+            float[] yOurs = c.result("out.y", y);
+            if (gelu) {
+                lin.backwardGelu(x, pre, dy, dx, s);
+            } else {
+                lin.backward(x, dy, dx, s);
+            }
+            double[] xd = c.values("x");
+            double[] w = c.values("param.weight");
+            double[] b = c.values("param.bias");
+            double[] dyd = c.values("dy");
+            double[] preRef = RefLinear.forward(xd, w, b, n, in, outF);
+            double[] dPre = gelu ? RefElementwise.geluBackward(preRef, dyd) : dyd;
+            RefLinear.Grads g = RefLinear.backward(xd, w, dPre, n, in, outF);
+            c.compare("y", yOurs, gelu ? RefElementwise.gelu(preRef) : preRef);
+            c.compare("dx", c.result("grad.x", dx), g.dx());
+            c.compare("dweight", c.result("grad.weight", lin.weight().grad()), g.dw());
+            c.compare("dbias", c.result("grad.bias", lin.bias().grad()), g.db());
+        }
+    }
+
+    void layerNorm(int n, int dim) {
+        try (Case c = new Case("layer_norm_" + n + "x" + dim, "layer_norm")) {
+            c.meta.put("eps", 1e-5);
+            LayerNorm ln = c.own(new LayerNorm(ctx, "ln", dim, 1e-5f));
+            // random γ and β, so their gradients and effect are really tested
+            ln.parameters().get(0).load(HostTensor.ofFloats(DType.FP32, new int[] {dim}, c.randoms(dim)));
+            ln.parameters().get(1).load(HostTensor.ofFloats(DType.FP32, new int[] {dim}, c.randoms(dim)));
+            Tensor x = c.input("x", n, dim);
+            Tensor y = c.output(n, dim);
+            Tensor mean = c.output(n);
+            Tensor rstd = c.output(n);
+            Tensor dy = c.input("dy", n, dim);
+            Tensor dx = c.output(n, dim);
+            ln.zeroGrad(s);
+            ln.forward(x, y, mean, rstd, s);
+            ln.backward(x, mean, rstd, dy, dx, s);
+            c.record("param.weight", ln.parameters().get(0).value());
+            c.record("param.bias", ln.parameters().get(1).value());
+            double[] xd = c.values("x");
+            double[] gamma = c.values("param.weight");
+            double[] dyd = c.values("dy");
+            RefLayerNorm.Grads g = RefLayerNorm.backward(xd, gamma, dyd, n, dim, 1e-5);
+            c.compare("y", c.result("out.y", y), RefLayerNorm.forward(xd, gamma, c.values("param.bias"), n, dim, 1e-5));
+            c.compare("dx", c.result("grad.x", dx), g.dx());
+            c.compare("dweight", c.result("grad.weight", ln.parameters().get(0).grad()), g.dgamma());
+            c.compare("dbias", c.result("grad.bias", ln.parameters().get(1).grad()), g.dbeta());
+        }
+    }
+
+    void softmax(int n, int dim) {
+        try (Case c = new Case("softmax_" + n + "x" + dim, "softmax")) {
+            Softmax sm = new Softmax(ctx);
+            Tensor x = c.input("x", n, dim);
+            Tensor y = c.output(n, dim);
+            Tensor dy = c.input("dy", n, dim);
+            Tensor dx = c.output(n, dim);
+            sm.forward(x, y, s);
+            sm.backward(y, dy, dx, s);
+            double[] yRef = RefSoftmax.forward(c.values("x"), n, dim);
+            c.compare("y", c.result("out.y", y), yRef);
+            c.compare("dx", c.result("grad.x", dx), RefSoftmax.backward(yRef, c.values("dy"), n, dim));
+        }
+    }
+
+    void bce(int n, int cols) {
+        try (Case c = new Case("bce_with_logits_" + n + "x" + cols, "bce_with_logits")) {
+            BceWithLogits loss = new BceWithLogits(ctx);
+            Tensor x = c.input("x", n, cols);
+            Tensor y = c.upload("targets", c.uniforms(n * cols, 0, 1), n, cols);
+            Tensor w = c.upload("weight", c.uniforms(cols, 0.1, 2), cols);
+            Tensor pw = c.upload("pos_weight", c.uniforms(cols, 0.5, 3), cols);
+            Tensor l = c.output(1);
+            Tensor dx = c.output(n, cols);
+            float dloss = 1.5f;
+            c.meta.put("dloss", dloss);
+            loss.forward(x, y, w, pw, l, s);
+            loss.backward(x, y, w, pw, dloss, dx, s);
+            double[] xd = c.values("x");
+            double[] yd = c.values("targets");
+            double[] wd = c.values("weight");
+            double[] pwd = c.values("pos_weight");
+            c.compare("loss", c.result("out.loss", l), new double[] {RefLoss.bceWithLogits(xd, yd, wd, pwd, n, cols)});
+            c.compare("dx", c.result("grad.x", dx), RefLoss.bceWithLogitsBackward(xd, yd, wd, pwd, n, cols, dloss));
+        }
+    }
+
+    void elementwise(int n) {
+        try (Case c = new Case("elementwise_" + n, "elementwise")) {
+            Elementwise ew = new Elementwise(ctx);
+            Tensor x = c.input("x", n);
+            Tensor b = c.input("b", n);
+            Tensor dy = c.input("dy", n);
+            Tensor y = c.output(n);
+            Tensor dx = c.output(n);
+            ew.gelu(x, y, s);
+            ew.geluBackward(x, dy, dx, s);
+            double[] xd = c.values("x");
+            double[] dyd = c.values("dy");
+            c.compare("gelu y", c.result("out.gelu", y), RefElementwise.gelu(xd));
+            c.compare("gelu dx", c.result("grad.gelu", dx), RefElementwise.geluBackward(xd, dyd));
+            ew.residualAdd(x, b, y, s);
+            c.compare("residual y", c.result("out.add", y), RefElementwise.add(xd, c.values("b")));
+            dx.copyFrom(c.floats("b"));
+            ew.accumulate(dx, dy, s);
+            c.compare("accumulate", c.result("out.accumulate", dx), RefElementwise.add(c.values("b"), dyd));
+            float p = 0.3f;
+            long seed = rnd.nextLong();
+            long offset = rnd.nextInt(1 << 20);
+            c.meta.put("p", p);
+            ew.dropout(x, y, p, seed, offset, s);
+            ew.dropout(dy, dx, p, seed, offset, s);
+            double[] mask = RefElementwise.dropoutMask(n, p, seed, offset);
+            // the same Philox bits give the same mask; what differs is the fp32 rounding of x·scale (≤ 2^-24)
+            double scale = (float) (1 / (1 - p));
+            for (int i = 0; i < n; i++) {
+                mask[i] = mask[i] == 0 ? 0 : scale;
+            }
+            c.compareMask("dropout y", c.result("out.dropout", y), RefElementwise.times(xd, mask));
+            c.compareMask("dropout dx", c.result("grad.dropout", dx), RefElementwise.times(dyd, mask));
+        }
+    }
+
+    void embedding(int bags, int len, int vocab, int dim) {
+        try (Case c = new Case("embedding_mean_" + bags + "x" + len + "_" + vocab + "x" + dim, "embedding_mean")) {
+            EmbeddingMeanPool emb = c.own(new EmbeddingMeanPool(ctx, "emb", vocab, dim, rnd.nextLong()));
+            int[] ids = new int[bags * len];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = rnd.nextInt(vocab);
+            }
+            Tensor idT = c.own(Tensor.empty(ctx.device(), "check", "ids", DType.I32, bags, len));
+            idT.copyFrom(ids);
+            c.tensors.put("ids", HostTensor.ofInts(new int[] {bags, len}, ids));
+            Tensor o = c.output(bags, dim);
+            Tensor dout = c.input("dy", bags, dim);
+            emb.zeroGrad(s);
+            emb.forward(idT, o, s);
+            emb.backward(idT, dout, s);
+            c.record("param.weight", emb.parameters().getFirst().value());
+            double[] table = c.values("param.weight");
+            c.compare("y", c.result("out.y", o), RefEmbedding.forward(table, ids, bags, len, dim));
+            c.compare("dweight", c.result("grad.weight", emb.parameters().getFirst().grad()),
+                    RefEmbedding.backward(c.values("dy"), ids, bags, len, dim, vocab));
+        }
+    }
+
+    void attention(int batch, int heads, int t, int d, boolean causal) {
+        try (Case c = new Case("attention" + (causal ? "_causal_" : "_") + batch + "x" + heads + "x" + t + "x" + d,
+                "attention")) {
+            c.meta.put("causal", causal);
+            c.tolerance = ATTENTION_TOLERANCE;
+            Attention att = new Attention(ctx);
+            Tensor q = c.input("q", batch, heads, t, d);
+            Tensor k = c.input("k", batch, heads, t, d);
+            Tensor v = c.input("v", batch, heads, t, d);
+            Tensor dout = c.input("dy", batch, heads, t, d);
+            Tensor o = c.output(batch, heads, t, d);
+            Tensor lse = c.output(batch, heads, t);
+            Tensor delta = c.output(batch, heads, t);
+            Tensor dq = c.output(batch, heads, t, d);
+            Tensor dk = c.output(batch, heads, t, d);
+            Tensor dv = c.output(batch, heads, t, d);
+            att.forward(q, k, v, o, lse, causal, s);
+            att.backward(q, k, v, o, lse, dout, delta, dq, dk, dv, causal, s);
+            int n = batch * heads;
+            double[] qd = c.values("q");
+            double[] kd = c.values("k");
+            double[] vd = c.values("v");
+            RefAttention.Grads g = RefAttention.backward(qd, kd, vd, c.values("dy"), n, t, d, causal);
+            c.compare("y", c.result("out.y", o), RefAttention.forward(qd, kd, vd, n, t, d, causal));
+            c.compare("dq", c.result("grad.q", dq), g.dq());
+            c.compare("dk", c.result("grad.k", dk), g.dk());
+            c.compare("dv", c.result("grad.v", dv), g.dv());
+        }
+    }
+
+    void encoderLayer(int batch, int t, int e, int heads, int ff) {
+        try (Case c = new Case("encoder_layer_" + batch + "x" + t + "x" + e + "_h" + heads + "_f" + ff,
+                "encoder_layer")) {
+            c.meta.put("heads", heads).put("ff", ff).put("dropout", 0.0);
+            c.tolerance = ATTENTION_TOLERANCE;
+            TransformerEncoderLayer layer = c.own(new TransformerEncoderLayer(ctx, "", e, heads, ff, 0f,
+                    rnd.nextLong()));
+            // biases and norm parameters away from their 0/1 starts, so that their effect is tested too
+            for (Parameter p : layer.parameters()) {
+                int[] shape = p.value().shape();
+                if (shape.length == 1) {
+                    float[] r = c.randoms(shape[0]);
+                    boolean gamma = p.name().startsWith("norm") && p.name().endsWith("weight");
+                    for (int i = 0; i < r.length; i++) {
+                        r[i] = (gamma ? 1 : 0) + 0.2f * r[i];
+                    }
+                    p.load(HostTensor.ofFloats(DType.FP32, shape, r));
+                }
+                c.record("param." + p.name(), p.value());
+            }
+            Tensor x = c.input("x", batch, t, e);
+            Tensor dy = c.input("dy", batch, t, e);
+            Tensor y = c.output(batch, t, e);
+            Tensor dx = c.output(batch, t, e);
+            try (TransformerEncoderLayer.Activations a = layer.activations(batch, t)) {
+                layer.zeroGrad(s);
+                layer.forward(x, y, a, 1, 0, s);
+                layer.backward(x, dy, dx, a, 1, 0, s);
+                Map<String, double[]> p64 = new LinkedHashMap<>();
+                for (Parameter p : layer.parameters()) {
+                    p64.put(p.name(), c.values("param." + p.name()));
+                }
+                double[] xd = c.values("x");
+                Map<String, double[]> g = RefEncoderLayer.backward(p64, xd, c.values("dy"), batch, t, e, heads, ff);
+                c.compare("y", c.result("out.y", y), RefEncoderLayer.forward(p64, xd, batch, t, e, heads, ff));
+                c.compare("dx", c.result("grad.x", dx), g.get("x"));
+                for (Parameter p : layer.parameters()) {
+                    c.compare("d" + p.name(), c.result("grad." + p.name(), p.grad()), g.get(p.name()));
+                }
+            }
+        }
+    }
+
+    void adamw(int[][] shapes, int steps) {
+        try (Case c = new Case("adamw_" + shapes.length + "_tensors_" + steps + "_steps", "adamw")) {
+            double b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1, maxNorm = 0.5;
+            LrSchedule sched = new LrSchedule(1e-2, 1e-3, 2, steps);
+            c.meta.put("beta1", b1).put("beta2", b2).put("eps", eps).put("weight_decay", wd).put("max_norm", maxNorm)
+                    .put("steps", steps);
+            ArrayNode lrs = c.meta.putArray("lr");
+            List<Parameter> params = new ArrayList<>();
+            List<double[]> p64 = new ArrayList<>();
+            List<double[]> g64 = new ArrayList<>();
+            for (int i = 0; i < shapes.length; i++) {
+                Tensor p = c.input("param.p" + i, shapes[i]);
+                Tensor g = c.input("grad_in.p" + i, shapes[i]);
+                params.add(new Parameter("p" + i, p, g));
+                p64.add(c.values("param.p" + i));
+                g64.add(c.values("grad_in.p" + i));
+            }
+            List<double[]> m64 = new ArrayList<>();
+            List<double[]> v64 = new ArrayList<>();
+            for (double[] p : p64) {
+                m64.add(new double[p.length]);
+                v64.add(new double[p.length]);
+            }
+            try (AdamW opt = new AdamW(ctx, params, b1, b2, eps, wd, s)) {
+                for (int t = 0; t < steps; t++) {
+                    double lr = sched.lr(t);
+                    lrs.add(lr);
+                    opt.step(lr, maxNorm, s);
+                    double coef = RefOptim.clipCoefficient(RefOptim.globalNorm(g64), maxNorm);
+                    for (int i = 0; i < p64.size(); i++) {
+                        double[] g = g64.get(i).clone();
+                        for (int k = 0; k < g.length; k++) {
+                            g[k] *= coef;
+                        }
+                        RefOptim.adamw(p64.get(i), g, m64.get(i), v64.get(i), t + 1, lr, b1, b2, eps, wd);
+                    }
+                }
+                c.compare("grad norm", c.result("out.grad_norm", opt.gradNorm()),
+                        new double[] {RefOptim.globalNorm(g64)});
+            }
+            for (int i = 0; i < params.size(); i++) {
+                c.compare("p" + i, c.result("out.p" + i, params.get(i).value()), p64.get(i));
+            }
+        }
+    }
+
+    /** One case: its tensors (kept for the file), device tensors (closed at the end) and manifest entry. */
+    private final class Case implements AutoCloseable {
+        final String name;
+        final Map<String, HostTensor> tensors = new LinkedHashMap<>();
+        final List<AutoCloseable> owned = new ArrayList<>();
+        final ObjectNode meta;
+        double tolerance = FP32_TOLERANCE;
+
+        Case(String name, String op) {
+            this.name = name;
+            this.meta = manifest.addObject();
+            meta.put("name", name).put("op", op).put("file", name + ".safetensors");
+        }
+
+        <T extends AutoCloseable> T own(T t) {
+            owned.add(t);
+            return t;
+        }
+
+        float[] randoms(int n) {
+            float[] v = new float[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = (float) gaussian();
+            }
+            return v;
+        }
+
+        float[] uniforms(int n, double lo, double hi) {
+            float[] v = new float[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = (float) rnd.nextDouble(lo, hi);
+            }
+            return v;
+        }
+
+        private double gaussian() {
+            double u1 = 1 - rnd.nextDouble();
+            double u2 = rnd.nextDouble();
+            return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+        }
+
+        /** A random N(0, 1) fp32 input, recorded under {@code key}. */
+        Tensor input(String key, int... shape) {
+            return upload(key, randoms((int) dev.aorta.model.Shapes.numel(shape)), shape);
+        }
+
+        Tensor upload(String key, float[] values, int... shape) {
+            Tensor t = own(Tensor.empty(ctx.device(), "check", key, DType.FP32, shape));
+            HostTensor h = HostTensor.ofFloats(DType.FP32, shape, values);
+            t.copyFrom(h);
+            tensors.put(key, h);
+            return t;
+        }
+
+        /** An output, poisoned with NaN so that an element the op fails to write shows up in the comparison. */
+        Tensor output(int... shape) {
+            Tensor t = own(Tensor.empty(ctx.device(), "check", "output", DType.FP32, shape));
+            t.fill(Float.NaN, s);
+            return t;
+        }
+
+        void record(String key, Tensor t) {
+            tensors.put(key, t.toHost());
+        }
+
+        float[] result(String key, Tensor t) {
+            HostTensor h = t.toHost();
+            tensors.put(key, h);
+            return h.toFloats();
+        }
+
+        double[] values(String key) {
+            return tensors.get(key).toDoubles();
+        }
+
+        float[] floats(String key) {
+            return tensors.get(key).toFloats();
+        }
+
+        void compare(String tensor, float[] ours, double[] reference) {
+            rows.add(new CheckRow(name, tensor, ours.length, CheckRow.relL2(ours, reference), tolerance));
+        }
+
+        /** A mask that differs in one element is off by far more than one fp32 rounding (6e-8). */
+        void compareMask(String tensor, float[] ours, double[] reference) {
+            rows.add(new CheckRow(name, tensor, ours.length, CheckRow.relL2(ours, reference), 1e-7));
+        }
+
+        @Override
+        public void close() {
+            if (out != null) {
+                ParameterFile.write(out.resolve(name + ".safetensors"), tensors);
+            }
+            for (AutoCloseable a : owned.reversed()) {
+                try {
+                    a.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("closing " + a + " of case " + name, e);
+                }
+            }
+        }
+    }
+}

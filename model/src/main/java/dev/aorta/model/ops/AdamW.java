@@ -1,0 +1,139 @@
+package dev.aorta.model.ops;
+
+import dev.aorta.gpu.cuda.DeviceBuffer;
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.Tensor;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * torch.optim.AdamW over fp32 parameters, all of them in one launch (multi-tensor), with the global gradient
+ * norm and clip_grad_norm_'s clipping computed on the device: {@link #step} queues three launches and never
+ * waits for the GPU. Unlike clip_grad_norm_, the gradients themselves are left unscaled (the clip factor is
+ * applied as they are read).
+ */
+public final class AdamW implements AutoCloseable {
+    private static final String OP = "adamw";
+    private static final int BLOCK = 256;
+
+    private final OpContext ctx;
+    private final double beta1;
+    private final double beta2;
+    private final double eps;
+    private final double weightDecay;
+    private final List<Tensor> moments = new ArrayList<>();
+    private final DeviceBuffer params;
+    private final DeviceBuffer grads;
+    private final DeviceBuffer firstMoments;
+    private final DeviceBuffer secondMoments;
+    private final DeviceBuffer starts;
+    private final int count;
+    private final int grid;
+    private final Tensor partial;
+    private final Tensor norm;
+    private int t;
+
+    public AdamW(OpContext ctx, List<Parameter> parameters, double beta1, double beta2, double eps, double weightDecay,
+                 Stream s) {
+        if (parameters.isEmpty()) {
+            throw new IllegalArgumentException(OP + ": no parameters to optimise");
+        }
+        this.ctx = ctx;
+        this.beta1 = beta1;
+        this.beta2 = beta2;
+        this.eps = eps;
+        this.weightDecay = weightDecay;
+        this.count = parameters.size();
+        long[] p = new long[count];
+        long[] g = new long[count];
+        long[] m = new long[count];
+        long[] v = new long[count];
+        long[] st = new long[count + 1];
+        for (int i = 0; i < count; i++) {
+            Parameter par = parameters.get(i);
+            if (par.value().dtype() != DType.FP32 || par.grad().dtype() != DType.FP32) {
+                throw new IllegalArgumentException(OP + ": parameter " + par.name() + " is " + par.value().dtype()
+                        + " with a " + par.grad().dtype() + " gradient, expected fp32 master weights and gradients");
+            }
+            Tensor mi = ctx.empty(OP, par.name() + " first moment", DType.FP32, par.value().shape());
+            Tensor vi = ctx.empty(OP, par.name() + " second moment", DType.FP32, par.value().shape());
+            mi.zero(s);
+            vi.zero(s);
+            moments.add(mi);
+            moments.add(vi);
+            p[i] = par.value().address();
+            g[i] = par.grad().address();
+            m[i] = mi.address();
+            v[i] = vi.address();
+            st[i + 1] = st[i] + par.value().numel();
+        }
+        this.params = upload(p);
+        this.grads = upload(g);
+        this.firstMoments = upload(m);
+        this.secondMoments = upload(v);
+        this.starts = upload(st);
+        this.grid = ctx.kernels().gridFor(st[count], BLOCK);
+        this.partial = ctx.empty(OP, "norm partials", DType.FP32, grid);
+        this.norm = ctx.empty(OP, "gradient norm", DType.FP32, 1);
+    }
+
+    /** Device addresses as a table the kernels index: little-endian 64-bit words, copied as int pairs. */
+    private DeviceBuffer upload(long[] values) {
+        int[] words = new int[2 * values.length];
+        for (int i = 0; i < values.length; i++) {
+            words[2 * i] = (int) values[i];
+            words[2 * i + 1] = (int) (values[i] >>> 32);
+        }
+        ctx.device().makeCurrent();
+        DeviceBuffer b = ctx.device().allocate(8L * values.length);
+        b.copyFrom(words);
+        return b;
+    }
+
+    /** Queues the global L2 norm of all gradients into {@link #gradNorm()}'s tensor. */
+    public void computeGradNorm(Stream s) {
+        ctx.kernels().launch("adamw.cu", "grad_sum_squares", grid, BLOCK, s, grads.address(), starts.address(),
+                count, partial);
+        ctx.kernels().launch("adamw.cu", "grad_norm_finish", 1, BLOCK, s, partial, grid, norm);
+    }
+
+    /** The [1] tensor holding the last computed gradient norm. */
+    public Tensor gradNorm() {
+        return norm;
+    }
+
+    /**
+     * One step at learning rate {@code lr}; with {@code maxNorm > 0} the gradients are first clipped to that
+     * global norm (the norm is computed here, on {@code s}).
+     */
+    public void step(double lr, double maxNorm, Stream s) {
+        t++;
+        if (maxNorm > 0) {
+            computeGradNorm(s);
+        }
+        double bc1 = 1 - Math.pow(beta1, t);
+        double bc2 = 1 - Math.pow(beta2, t);
+        ctx.kernels().launch("adamw.cu", "adamw_step", grid, BLOCK, s, params.address(), grads.address(),
+                firstMoments.address(), secondMoments.address(), starts.address(), count, (float) lr, (float) beta1,
+                (float) beta2, (float) eps, (float) weightDecay, (float) (lr / bc1), (float) Math.sqrt(bc2),
+                maxNorm > 0 ? norm : null, (float) maxNorm);
+    }
+
+    /** Steps taken so far. */
+    public int steps() {
+        return t;
+    }
+
+    @Override
+    public void close() {
+        moments.forEach(Tensor::close);
+        for (DeviceBuffer b : new DeviceBuffer[] {params, grads, firstMoments, secondMoments, starts}) {
+            b.close();
+        }
+        partial.close();
+        norm.close();
+    }
+}

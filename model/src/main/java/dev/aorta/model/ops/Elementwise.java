@@ -1,0 +1,70 @@
+package dev.aorta.model.ops;
+
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.Shapes;
+import dev.aorta.model.Tensor;
+
+/**
+ * The parameter-free elementwise ops on fp32 tensors of one shape: GELU (exact erf form), residual add and
+ * dropout. Each checks shapes and dtypes before launching.
+ */
+public final class Elementwise {
+    private final OpContext ctx;
+
+    public Elementwise(OpContext ctx) {
+        this.ctx = ctx;
+    }
+
+    public void gelu(Tensor x, Tensor y, Stream s) {
+        same("gelu", "x", x, "y", y);
+        ctx.kernels().launch("elementwise.cu", "gelu_forward", grid(x), 256, s, x, y, x.numel());
+    }
+
+    /** dx = dy·gelu'(x); dx may be dy. */
+    public void geluBackward(Tensor x, Tensor dy, Tensor dx, Stream s) {
+        same("gelu backward", "x", x, "dy", dy);
+        same("gelu backward", "x", x, "dx", dx);
+        ctx.kernels().launch("elementwise.cu", "gelu_backward", grid(x), 256, s, x, dy, dx, x.numel());
+    }
+
+    /** y = a + b (y may be a or b). Its backward hands dy to both inputs: see {@link #accumulate}. */
+    public void residualAdd(Tensor a, Tensor b, Tensor y, Stream s) {
+        same("residual add", "a", a, "b", b);
+        same("residual add", "a", a, "y", y);
+        ctx.kernels().launch("elementwise.cu", "add", grid(a), 256, s, a, b, y, a.numel());
+    }
+
+    /** dst += src: sums a gradient that reaches a tensor by two paths (the skip and the branch of a residual). */
+    public void accumulate(Tensor dst, Tensor src, Stream s) {
+        same("accumulate", "dst", dst, "src", src);
+        ctx.kernels().launch("elementwise.cu", "accumulate", grid(dst), 256, s, dst, src, dst.numel());
+    }
+
+    /**
+     * Inverted dropout: y = x/(1-p) where the Philox uniform of (seed, offset, i) is ≥ p, else 0. The same call
+     * with (dy, dx) and the same seed and offset is its backward; a new offset per step gives a new mask.
+     */
+    public void dropout(Tensor x, Tensor y, float p, long seed, long offset, Stream s) {
+        same("dropout", "x", x, "y", y);
+        if (!(p >= 0 && p < 1)) {
+            throw new IllegalArgumentException("dropout: probability " + p + " outside [0, 1)");
+        }
+        long blocks = (x.numel() + 3) / 4;
+        ctx.kernels().launch("elementwise.cu", "dropout", ctx.kernels().gridFor(blocks, 256), 256, s, x, y,
+                x.numel(), p, 1 / (1 - p), seed, offset);
+    }
+
+    private int grid(Tensor t) {
+        return ctx.kernels().gridFor(t.numel(), 256);
+    }
+
+    private static void same(String op, String nameA, Tensor a, String nameB, Tensor b) {
+        Shapes.requireDtype(op, nameA, a, DType.FP32);
+        Shapes.requireDtype(op, nameB, b, DType.FP32);
+        Shapes.requireSame(op, nameA, a, nameB, b);
+        Shapes.requireContiguous(op, nameA, a);
+        Shapes.requireContiguous(op, nameB, b);
+    }
+}

@@ -1,0 +1,79 @@
+package dev.aorta.model.ops;
+
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.Init;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.Shapes;
+import dev.aorta.model.Tensor;
+
+import java.util.List;
+
+/**
+ * torch.nn.LayerNorm over the last dimension (weight γ = 1, bias β = 0 initially). The forward pass keeps each
+ * row's mean and 1/std (fp32, [rows]) for the backward pass instead of recomputing them.
+ */
+public final class LayerNorm implements Layer {
+    private static final String OP = "layer norm";
+    private static final int ROWS_PER_BLOCK = 4;
+
+    private final OpContext ctx;
+    private final int dim;
+    private final float eps;
+    private final Parameter gamma;
+    private final Parameter beta;
+
+    public LayerNorm(OpContext ctx, String name, int dim, float eps) {
+        this.ctx = ctx;
+        this.dim = dim;
+        this.eps = eps;
+        this.gamma = new Parameter(name + ".weight", ctx.empty(OP, name + ".weight", DType.FP32, dim),
+                ctx.empty(OP, name + ".weight grad", DType.FP32, dim));
+        this.beta = new Parameter(name + ".bias", ctx.empty(OP, name + ".bias", DType.FP32, dim),
+                ctx.empty(OP, name + ".bias grad", DType.FP32, dim));
+        gamma.load(Init.constant(1f, dim));
+        beta.load(Init.constant(0f, dim));
+    }
+
+    @Override
+    public List<Parameter> parameters() {
+        return List.of(gamma, beta);
+    }
+
+    /** y = (x - mean)·rstd·γ + β; mean and rstd [rows] are written for {@link #backward}. */
+    public void forward(Tensor x, Tensor y, Tensor mean, Tensor rstd, Stream s) {
+        int rows = check(x, "y", y, mean, rstd);
+        ctx.kernels().launch("layernorm.cu", "layernorm_forward", (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK,
+                32 * ROWS_PER_BLOCK, s, x, gamma.value(), beta.value(), y, mean, rstd, rows, dim, eps);
+    }
+
+    /** dx is overwritten; dγ and dβ accumulate. */
+    public void backward(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dx, Stream s) {
+        int rows = check(x, "dy", dy, mean, rstd);
+        Shapes.requireSame(OP, "x", x, "dx", dx);
+        Shapes.requireDtype(OP, "dx", dx, DType.FP32);
+        Shapes.requireContiguous(OP, "dx", dx);
+        ctx.kernels().launch("layernorm.cu", "layernorm_backward", (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK,
+                32 * ROWS_PER_BLOCK, s, dy, x, gamma.value(), mean, rstd, dx, rows, dim);
+        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad", (dim + 255) / 256, 256, s, dy, x, mean, rstd,
+                gamma.grad(), beta.grad(), rows, dim);
+    }
+
+    private int check(Tensor x, String yName, Tensor y, Tensor mean, Tensor rstd) {
+        Shapes.requireDtype(OP, "x", x, DType.FP32);
+        Shapes.requireContiguous(OP, "x", x);
+        if (x.rank() < 1 || x.dim(-1) != dim) {
+            throw new IllegalArgumentException(OP + ": operand x has shape " + Shapes.format(x.shape())
+                    + ", expected [..., " + dim + "] (normalized_shape " + dim + ")");
+        }
+        Shapes.requireSame(OP, "x", x, yName, y);
+        Shapes.requireDtype(OP, yName, y, DType.FP32);
+        Shapes.requireContiguous(OP, yName, y);
+        int rows = (int) (x.numel() / dim);
+        Shapes.require(OP, "mean", mean, rows);
+        Shapes.require(OP, "rstd", rstd, rows);
+        Shapes.requireDtype(OP, "mean", mean, DType.FP32);
+        Shapes.requireDtype(OP, "rstd", rstd, DType.FP32);
+        return rows;
+    }
+}

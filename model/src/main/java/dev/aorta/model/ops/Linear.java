@@ -1,0 +1,139 @@
+package dev.aorta.model.ops;
+
+import dev.aorta.gpu.blas.Cublas;
+import dev.aorta.gpu.blas.GemmPrecision;
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.Init;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.Shapes;
+import dev.aorta.model.Tensor;
+
+import java.util.List;
+
+/**
+ * y = x·Wᵀ + b (torch.nn.Linear: W [out, in], b [out]) over x [..., in], optionally followed by GELU with the
+ * bias add and the activation fused into one pass after the GEMM. fp32 GEMMs through cuBLAS (no TF32, so
+ * results stay within fp32 rounding of the reference).
+ *
+ * <p>Later: bf16/fp16 inputs and cuBLASLt's bias and GELU epilogues in the GEMM itself, which would save the
+ * extra pass over y.
+ */
+public final class Linear implements Layer {
+    private static final String OP = "linear";
+
+    private final OpContext ctx;
+    private final int in;
+    private final int out;
+    private final Parameter weight;
+    private final Parameter bias;
+
+    /** With PyTorch's default initialisation, deterministic from {@code seed} and the parameter names. */
+    public Linear(OpContext ctx, String name, int in, int out, boolean withBias, long seed) {
+        this(ctx, name + ".weight", withBias ? name + ".bias" : null, in, out, seed);
+    }
+
+    /** With explicit parameter names (PyTorch's "self_attn.in_proj_weight"); no bias where biasName is null. */
+    public Linear(OpContext ctx, String weightName, String biasName, int in, int out, long seed) {
+        this.ctx = ctx;
+        this.in = in;
+        this.out = out;
+        this.weight = new Parameter(weightName, ctx.empty(OP, weightName, DType.FP32, out, in),
+                ctx.empty(OP, weightName + " grad", DType.FP32, out, in));
+        weight.load(Init.uniform(seed, weightName, Init.linearBound(in), out, in));
+        if (biasName != null) {
+            this.bias = new Parameter(biasName, ctx.empty(OP, biasName, DType.FP32, out),
+                    ctx.empty(OP, biasName + " grad", DType.FP32, out));
+            bias.load(Init.uniform(seed, biasName, Init.linearBound(in), out));
+        } else {
+            this.bias = null;
+        }
+    }
+
+    public Parameter weight() {
+        return weight;
+    }
+
+    public Parameter bias() {
+        return bias;
+    }
+
+    @Override
+    public List<Parameter> parameters() {
+        return bias == null ? List.of(weight) : List.of(weight, bias);
+    }
+
+    /** y = x·Wᵀ + b. */
+    public void forward(Tensor x, Tensor y, Stream s) {
+        int rows = check(x, "y", y);
+        gemmForward(x, y, rows, s);
+        if (bias != null) {
+            ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s,
+                    y, bias.value(), null, y.numel(), out, 0);
+        }
+    }
+
+    /** pre = x·Wᵀ + b (kept for the backward pass), y = gelu(pre). */
+    public void forwardGelu(Tensor x, Tensor pre, Tensor y, Stream s) {
+        int rows = check(x, "y", y);
+        Shapes.requireSame(OP, "y", y, "pre", pre);
+        Shapes.requireDtype(OP, "pre", pre, DType.FP32);
+        gemmForward(x, y, rows, s);
+        ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s,
+                y, bias == null ? null : bias.value(), pre, y.numel(), out, 1);
+    }
+
+    /** dx = dy·W (skipped when dx is null), dW += dyᵀ·x, db += Σ dy. */
+    public void backward(Tensor x, Tensor dy, Tensor dx, Stream s) {
+        int rows = check(x, "dy", dy);
+        if (dx != null) {
+            Shapes.requireSame(OP, "x", x, "dx", dx);
+            Shapes.requireDtype(OP, "dx", dx, DType.FP32);
+            Shapes.requireContiguous(OP, "dx", dx);
+        }
+        Cublas blas = ctx.blasOn(s);
+        // column-major view: dy is dyᵀ [out × rows], x is xᵀ [in × rows], W is Wᵀ [in × out]
+        if (dx != null) {
+            blas.gemm(GemmPrecision.FP32, false, false, in, rows, out, 1f, weight.value().address(), in,
+                    dy.address(), out, 0f, dx.address(), in);
+        }
+        blas.gemm(GemmPrecision.FP32, false, true, in, out, rows, 1f, x.address(), in, dy.address(), out, 1f,
+                weight.grad().address(), in);
+        if (bias != null) {
+            ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 255) / 256, 256, s, dy, bias.grad(), rows, out);
+        }
+    }
+
+    /**
+     * The backward pass of {@link #forwardGelu}: dy (the gradient of y) is overwritten in place with the
+     * gradient of pre, then the linear backward runs on it.
+     */
+    public void backwardGelu(Tensor x, Tensor pre, Tensor dy, Tensor dx, Stream s) {
+        check(x, "dy", dy);
+        Shapes.requireSame(OP, "dy", dy, "pre", pre);
+        ctx.kernels().launch("elementwise.cu", "gelu_backward", ctx.kernels().gridFor(dy.numel(), 256), 256, s,
+                pre, dy, dy, dy.numel());
+        backward(x, dy, dx, s);
+    }
+
+    private void gemmForward(Tensor x, Tensor y, int rows, Stream s) {
+        ctx.blasOn(s).gemm(GemmPrecision.FP32, true, false, out, rows, in, 1f, weight.value().address(), in,
+                x.address(), in, 0f, y.address(), out);
+    }
+
+    /** x [..., in] and y (or dy) [..., out] with the same leading dimensions; returns the number of rows. */
+    private int check(Tensor x, String yName, Tensor y) {
+        Shapes.requireDtype(OP, "x", x, DType.FP32);
+        Shapes.requireContiguous(OP, "x", x);
+        if (x.rank() < 1 || x.dim(-1) != in) {
+            throw new IllegalArgumentException(OP + ": operand x has shape " + Shapes.format(x.shape())
+                    + ", expected [..., " + in + "] (in_features " + in + ")");
+        }
+        int[] expected = x.shape();
+        expected[expected.length - 1] = out;
+        Shapes.require(OP, yName, y, expected);
+        Shapes.requireDtype(OP, yName, y, DType.FP32);
+        Shapes.requireContiguous(OP, yName, y);
+        return (int) (x.numel() / in);
+    }
+}

@@ -1,0 +1,213 @@
+package dev.aorta.model.ops;
+
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.Init;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.Shapes;
+import dev.aorta.model.Tensor;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * torch.nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation="gelu",
+ * batch_first=True, norm_first=False) on x [batch, T, d_model], fp32:
+ *
+ * <pre>
+ *   x1  = norm1(x + dropout(out_proj(attention(in_proj(x)))))
+ *   out = norm2(x1 + dropout(linear2(dropout(gelu(linear1(x1))))))
+ * </pre>
+ *
+ * Parameters carry PyTorch's state_dict names (after {@code prefix}), so a parameter file written here loads
+ * into the torch module and back. The three dropouts draw from Philox offsets 4·offset + 0, 1, 2.
+ * Not yet: dropout on the attention probabilities, which torch applies too (with the same p); attention
+ * masks; bf16.
+ */
+public final class TransformerEncoderLayer implements Layer {
+    private static final String OP = "transformer encoder layer";
+
+    private final int dModel;
+    private final int heads;
+    private final int headDim;
+    private final int ff;
+    private final float dropout;
+    private final OpContext ctx;
+    private final Linear inProj;
+    private final Linear outProj;
+    private final Linear linear1;
+    private final Linear linear2;
+    private final LayerNorm norm1;
+    private final LayerNorm norm2;
+    private final Attention attention;
+    private final Elementwise ew;
+
+    public TransformerEncoderLayer(OpContext ctx, String prefix, int dModel, int heads, int ff, float dropout,
+                                   long seed) {
+        if (heads <= 0 || dModel % heads != 0 || dModel / heads > Attention.MAX_HEAD_DIM) {
+            throw new IllegalArgumentException(OP + ": d_model " + dModel + " must split into " + heads
+                    + " heads of at most " + Attention.MAX_HEAD_DIM);
+        }
+        this.ctx = ctx;
+        this.dModel = dModel;
+        this.heads = heads;
+        this.headDim = dModel / heads;
+        this.ff = ff;
+        this.dropout = dropout;
+        this.inProj = new Linear(ctx, prefix + "self_attn.in_proj_weight", prefix + "self_attn.in_proj_bias", dModel,
+                3 * dModel, seed);
+        this.outProj = new Linear(ctx, prefix + "self_attn.out_proj", dModel, dModel, true, seed);
+        this.linear1 = new Linear(ctx, prefix + "linear1", dModel, ff, true, seed);
+        this.linear2 = new Linear(ctx, prefix + "linear2", ff, dModel, true, seed);
+        this.norm1 = new LayerNorm(ctx, prefix + "norm1", dModel, 1e-5f);
+        this.norm2 = new LayerNorm(ctx, prefix + "norm2", dModel, 1e-5f);
+        this.attention = new Attention(ctx);
+        this.ew = new Elementwise(ctx);
+        // MultiheadAttention's own initialisation: xavier_uniform_ input projection, zero biases
+        inProj.weight().load(Init.uniform(seed, inProj.weight().name(), Init.xavierBound(dModel, 3 * dModel),
+                3 * dModel, dModel));
+        inProj.bias().load(Init.constant(0f, 3 * dModel));
+        outProj.bias().load(Init.constant(0f, dModel));
+    }
+
+    /** In PyTorch's state_dict order. */
+    @Override
+    public List<Parameter> parameters() {
+        List<Parameter> p = new ArrayList<>();
+        for (Layer l : new Layer[] {inProj, outProj, linear1, linear2, norm1, norm2}) {
+            p.addAll(l.parameters());
+        }
+        return p;
+    }
+
+    /** What the forward pass keeps for the backward pass, and the backward pass's scratch, for one [batch, T]. */
+    public final class Activations implements AutoCloseable {
+        final int batch;
+        final int t;
+        private final List<Tensor> all = new ArrayList<>();
+        final Tensor qkv, q, k, v, att, lse, merged, r1, s1, x1, mean1, rstd1, pre, h, f, s2, mean2, rstd2;
+        final Tensor ds2, df, dh, dx1, ds1, dr1, da, datt, delta, dq, dk, dv, dqkv;
+
+        Activations(int batch, int t) {
+            this.batch = batch;
+            this.t = t;
+            int rows = batch * t;
+            qkv = make("qkv", batch, t, 3 * dModel);
+            q = make("q", batch, heads, t, headDim);
+            k = make("k", batch, heads, t, headDim);
+            v = make("v", batch, heads, t, headDim);
+            att = make("attention output", batch, heads, t, headDim);
+            lse = make("attention logsumexp", batch, heads, t);
+            merged = make("merged heads", batch, t, dModel);
+            r1 = make("attention branch", batch, t, dModel);
+            s1 = make("first residual", batch, t, dModel);
+            x1 = make("norm1 output", batch, t, dModel);
+            mean1 = make("norm1 mean", rows);
+            rstd1 = make("norm1 rstd", rows);
+            pre = make("linear1 pre-activation", batch, t, ff);
+            h = make("feed-forward hidden", batch, t, ff);
+            f = make("feed-forward branch", batch, t, dModel);
+            s2 = make("second residual", batch, t, dModel);
+            mean2 = make("norm2 mean", rows);
+            rstd2 = make("norm2 rstd", rows);
+            ds2 = make("d second residual", batch, t, dModel);
+            df = make("d feed-forward branch", batch, t, dModel);
+            dh = make("d feed-forward hidden", batch, t, ff);
+            dx1 = make("d norm1 output", batch, t, dModel);
+            ds1 = make("d first residual", batch, t, dModel);
+            dr1 = make("d attention branch", batch, t, dModel);
+            da = make("d merged heads", batch, t, dModel);
+            datt = make("d attention output", batch, heads, t, headDim);
+            delta = make("attention delta", batch, heads, t);
+            dq = make("dq", batch, heads, t, headDim);
+            dk = make("dk", batch, heads, t, headDim);
+            dv = make("dv", batch, heads, t, headDim);
+            dqkv = make("d qkv", batch, t, 3 * dModel);
+        }
+
+        private Tensor make(String what, int... shape) {
+            Tensor x = ctx.empty(OP, what, DType.FP32, shape);
+            all.add(x);
+            return x;
+        }
+
+        @Override
+        public void close() {
+            all.forEach(Tensor::close);
+        }
+    }
+
+    public Activations activations(int batch, int t) {
+        return new Activations(batch, t);
+    }
+
+    public void forward(Tensor x, Tensor out, Activations a, long seed, long offset, Stream s) {
+        check(x, "out", out, a);
+        inProj.forward(x, a.qkv, s);
+        toHeads(a.qkv, a.q, 3 * dModel, 0, a, s);
+        toHeads(a.qkv, a.k, 3 * dModel, dModel, a, s);
+        toHeads(a.qkv, a.v, 3 * dModel, 2 * dModel, a, s);
+        attention.forward(a.q, a.k, a.v, a.att, a.lse, false, s);
+        toRows(a.att, a.merged, dModel, 0, a, s);
+        outProj.forward(a.merged, a.r1, s);
+        drop(a.r1, a.r1, seed, 4 * offset, s);
+        ew.residualAdd(x, a.r1, a.s1, s);
+        norm1.forward(a.s1, a.x1, a.mean1, a.rstd1, s);
+        linear1.forwardGelu(a.x1, a.pre, a.h, s);
+        drop(a.h, a.h, seed, 4 * offset + 1, s);
+        linear2.forward(a.h, a.f, s);
+        drop(a.f, a.f, seed, 4 * offset + 2, s);
+        ew.residualAdd(a.x1, a.f, a.s2, s);
+        norm2.forward(a.s2, out, a.mean2, a.rstd2, s);
+    }
+
+    /** dx is overwritten; parameter gradients accumulate. Same seed and offset as the forward pass. */
+    public void backward(Tensor x, Tensor dout, Tensor dx, Activations a, long seed, long offset, Stream s) {
+        check(x, "dout", dout, a);
+        Shapes.requireSame(OP, "x", x, "dx", dx);
+        norm2.backward(a.s2, a.mean2, a.rstd2, dout, a.ds2, s);
+        // s2 = x1 + f: ds2 reaches both
+        Tensor df = drop(a.ds2, a.df, seed, 4 * offset + 2, s);
+        linear2.backward(a.h, df, a.dh, s);
+        drop(a.dh, a.dh, seed, 4 * offset + 1, s);
+        linear1.backwardGelu(a.x1, a.pre, a.dh, a.dx1, s);
+        ew.accumulate(a.dx1, a.ds2, s);
+        norm1.backward(a.s1, a.mean1, a.rstd1, a.dx1, a.ds1, s);
+        // s1 = x + r1: ds1 reaches both
+        Tensor dr1 = drop(a.ds1, a.dr1, seed, 4 * offset, s);
+        outProj.backward(a.merged, dr1, a.da, s);
+        toHeads(a.da, a.datt, dModel, 0, a, s);
+        attention.backward(a.q, a.k, a.v, a.att, a.lse, a.datt, a.delta, a.dq, a.dk, a.dv, false, s);
+        toRows(a.dq, a.dqkv, 3 * dModel, 0, a, s);
+        toRows(a.dk, a.dqkv, 3 * dModel, dModel, a, s);
+        toRows(a.dv, a.dqkv, 3 * dModel, 2 * dModel, a, s);
+        inProj.backward(x, a.dqkv, dx, s);
+        ew.accumulate(dx, a.ds1, s);
+    }
+
+    /** Dropout from {@code in} into {@code out}, or {@code in} itself when p = 0 (no launch). */
+    private Tensor drop(Tensor in, Tensor out, long seed, long offset, Stream s) {
+        if (dropout == 0) {
+            return in;
+        }
+        ew.dropout(in, out, dropout, seed, offset, s);
+        return out;
+    }
+
+    private void toHeads(Tensor rows, Tensor headsT, int rowStride, int offset, Activations a, Stream s) {
+        ctx.kernels().launch("layout.cu", "rows_to_heads", ctx.kernels().gridFor(headsT.numel(), 256), 256, s, rows,
+                headsT, a.batch, a.t, heads, headDim, rowStride, offset);
+    }
+
+    private void toRows(Tensor headsT, Tensor rows, int rowStride, int offset, Activations a, Stream s) {
+        ctx.kernels().launch("layout.cu", "heads_to_rows", ctx.kernels().gridFor(headsT.numel(), 256), 256, s, headsT,
+                rows, a.batch, a.t, heads, headDim, rowStride, offset);
+    }
+
+    private void check(Tensor x, String yName, Tensor y, Activations a) {
+        Shapes.require(OP, "x", x, a.batch, a.t, dModel);
+        Shapes.requireDtype(OP, "x", x, DType.FP32);
+        Shapes.requireContiguous(OP, "x", x);
+        Shapes.requireSame(OP, "x", x, yName, y);
+    }
+}

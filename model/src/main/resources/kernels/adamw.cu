@@ -1,0 +1,89 @@
+// The optimizer step over all parameters in one launch (multi-tensor): a table in device memory lists each
+// parameter's value, gradient and moment buffers and where its elements start in the concatenated index
+// space (starts: count + 1 prefix sums of element counts; the other arrays hold float* addresses); a thread finds its tensor by binary search. The global gradient norm is two launches (block
+// partials, then one block), and the AdamW step reads it on the device to clip, so no host sync is needed.
+
+__device__ __forceinline__ int find_tensor(const long long* starts, int count, long long i) {
+    int lo = 0;
+    int hi = count - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (starts[mid] <= i) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+// partial[block] = sum of squared gradients of this block's grid-stride share. blockDim.x must be 256.
+extern "C" __global__ void grad_sum_squares(const long long* grads, const long long* starts, int count,
+                                            float* partial) {
+    __shared__ float part[256];
+    long long total = starts[count];
+    float s = 0.0f;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < total; i += (long long) gridDim.x * blockDim.x) {
+        int t = find_tensor(starts, count, i);
+        float g = ((const float*) grads[t])[i - starts[t]];
+        s += g * g;
+    }
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int stride = 128; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) {
+            part[threadIdx.x] += part[threadIdx.x + stride];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = part[0];
+    }
+}
+
+// norm[0] = sqrt(sum of the partials), from one block of 256 threads.
+extern "C" __global__ void grad_norm_finish(const float* partial, int blocks, float* norm) {
+    __shared__ float part[256];
+    float s = 0.0f;
+    for (int i = threadIdx.x; i < blocks; i += blockDim.x) {
+        s += partial[i];
+    }
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int stride = 128; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) {
+            part[threadIdx.x] += part[threadIdx.x + stride];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        norm[0] = sqrtf(part[0]);
+    }
+}
+
+// torch.optim.AdamW's arithmetic: p *= 1 - lr*wd; m = lerp(m, g, 1-b1); v = b2*v + (1-b2)*g*g;
+// p -= step_size * m / (sqrt(v) / bc2_sqrt + eps), step_size = lr / (1 - b1^t), bc2_sqrt = sqrt(1 - b2^t).
+// With norm != null and max_norm > 0, g is first scaled by min(1, max_norm / (norm + 1e-6)) (clip_grad_norm_).
+extern "C" __global__ void adamw_step(const long long* params, const long long* grads, const long long* ms,
+                                      const long long* vs, const long long* starts, int count, float lr, float beta1, float beta2, float eps, float wd,
+                                      float step_size, float bc2_sqrt, const float* norm, float max_norm) {
+    float clip = 1.0f;
+    if (norm != nullptr && max_norm > 0.0f) {
+        clip = fminf(1.0f, max_norm / (norm[0] + 1e-6f));
+    }
+    long long total = starts[count];
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < total; i += (long long) gridDim.x * blockDim.x) {
+        int t = find_tensor(starts, count, i);
+        long long j = i - starts[t];
+        float* p = (float*) params[t];
+        float* m = (float*) ms[t];
+        float* v = (float*) vs[t];
+        float g = ((const float*) grads[t])[j] * clip;
+        float mj = m[j] + (1.0f - beta1) * (g - m[j]);
+        float vj = beta2 * v[j] + (1.0f - beta2) * g * g;
+        m[j] = mj;
+        v[j] = vj;
+        float pj = p[j] * (1.0f - lr * wd);
+        p[j] = pj - step_size * mj / (sqrtf(vj) / bc2_sqrt + eps);
+    }
+}

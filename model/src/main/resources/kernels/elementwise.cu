@@ -1,0 +1,104 @@
+// Elementwise model ops in fp32: the bias + GELU epilogue of a linear layer, GELU's backward, the bias
+// gradient, residual add and gradient accumulation, and dropout from a Philox4x32-10 counter RNG.
+// GELU is the exact erf form, PyTorch's default. All loops are grid-stride, so any grid covers any n.
+
+#define SQRT_HALF 0.70710678118654752f
+#define INV_SQRT_2PI 0.39894228040143268f
+
+__device__ __forceinline__ float gelu(float x) {
+    return 0.5f * x * (1.0f + erff(x * SQRT_HALF));
+}
+
+__device__ __forceinline__ float gelu_grad(float x) {
+    return 0.5f * (1.0f + erff(x * SQRT_HALF)) + x * INV_SQRT_2PI * expf(-0.5f * x * x);
+}
+
+// y = act(y + bias) in place over rows of `cols`; with act == 1 (GELU) the pre-activation y + bias is kept in
+// `pre` for the backward pass. bias may be null. One pass after the GEMM instead of two.
+extern "C" __global__ void bias_act_forward(float* y, const float* bias, float* pre, long long n, int cols, int act) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        float v = y[i] + (bias != nullptr ? bias[i % cols] : 0.0f);
+        if (act == 1) {
+            pre[i] = v;
+            v = gelu(v);
+        }
+        y[i] = v;
+    }
+}
+
+extern "C" __global__ void gelu_forward(const float* x, float* y, long long n) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        y[i] = gelu(x[i]);
+    }
+}
+
+// dx = dy * gelu'(x); dx may be dy itself (the linear layer's backward turns dy into d(pre) in place).
+extern "C" __global__ void gelu_backward(const float* x, const float* dy, float* dx, long long n) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        dx[i] = dy[i] * gelu_grad(x[i]);
+    }
+}
+
+// db[c] += sum over rows of dy[r, c]: one thread per column walks the rows, so neighbouring threads read
+// neighbouring addresses and the sum order is fixed (deterministic, no atomics).
+extern "C" __global__ void bias_grad(const float* dy, float* db, int rows, int cols) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols) {
+        return;
+    }
+    float s = 0.0f;
+    for (int r = 0; r < rows; r++) {
+        s += dy[(long long) r * cols + c];
+    }
+    db[c] += s;
+}
+
+extern "C" __global__ void add(const float* a, const float* b, float* y, long long n) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        y[i] = a[i] + b[i];
+    }
+}
+
+// dst += src: how a gradient reaching a tensor by two paths (a residual branch) is summed.
+extern "C" __global__ void accumulate(float* dst, const float* src, long long n) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        dst[i] += src[i];
+    }
+}
+
+// Philox4x32-10 (Salmon et al., SC'11); dev.aorta.model.Philox is the host copy the tests compare with.
+__device__ uint4 philox(uint4 c, unsigned k0, unsigned k1) {
+    for (int r = 0; r < 10; r++) {
+        unsigned hi0 = __umulhi(0xD2511F53u, c.x);
+        unsigned lo0 = 0xD2511F53u * c.x;
+        unsigned hi1 = __umulhi(0xCD9E8D57u, c.z);
+        unsigned lo1 = 0xCD9E8D57u * c.z;
+        c = make_uint4(hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0);
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    return c;
+}
+
+__device__ __forceinline__ float to_unit(unsigned bits) {
+    return (float) (bits >> 8) * 5.9604644775390625e-8f; // 2^-24
+}
+
+// y = x * mask, mask = scale where u(seed, offset, i) >= p else 0. The same call on dy gives dropout's backward:
+// the mask is regenerated from (seed, offset), never stored. Each thread draws one Philox block for 4 elements.
+extern "C" __global__ void dropout(const float* x, float* y, long long n, float p, float scale,
+                                   unsigned long long seed, unsigned long long offset) {
+    long long blocks = (n + 3) / 4;
+    for (long long b = blockIdx.x * (long long) blockDim.x + threadIdx.x; b < blocks; b += (long long) gridDim.x * blockDim.x) {
+        uint4 r = philox(make_uint4((unsigned) b, (unsigned) (b >> 32), (unsigned) offset, (unsigned) (offset >> 32)),
+                         (unsigned) seed, (unsigned) (seed >> 32));
+        unsigned u[4] = {r.x, r.y, r.z, r.w};
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            long long i = 4 * b + k;
+            if (i < n) {
+                y[i] = to_unit(u[k]) >= p ? x[i] * scale : 0.0f;
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+// Layer norm over the last dimension in fp32: one warp per row (four rows per 128-thread block), mean and
+// 1/std kept per row for the backward pass. The parameter gradients are a separate column-wise pass, so
+// their sums have a fixed order (deterministic) without atomics.
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    }
+    return v;
+}
+
+extern "C" __global__ void layernorm_forward(const float* x, const float* gamma, const float* beta, float* y,
+                                             float* mean, float* rstd, int rows, int cols, float eps) {
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) {
+        return;
+    }
+    const float* xr = x + (long long) row * cols;
+    float s = 0.0f;
+    for (int i = lane; i < cols; i += 32) {
+        s += xr[i];
+    }
+    float m = warp_sum(s) / cols;
+    // two passes over the row (it is in L1 by now): the variance of x - m has no cancellation
+    float v = 0.0f;
+    for (int i = lane; i < cols; i += 32) {
+        float d = xr[i] - m;
+        v += d * d;
+    }
+    float r = 1.0f / sqrtf(warp_sum(v) / cols + eps);
+    float* yr = y + (long long) row * cols;
+    for (int i = lane; i < cols; i += 32) {
+        yr[i] = (xr[i] - m) * r * gamma[i] + beta[i];
+    }
+    if (lane == 0) {
+        mean[row] = m;
+        rstd[row] = r;
+    }
+}
+
+// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma. Overwrites dx.
+extern "C" __global__ void layernorm_backward(const float* dy, const float* x, const float* gamma, const float* mean,
+                                              const float* rstd, float* dx, int rows, int cols) {
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) {
+        return;
+    }
+    const float* dyr = dy + (long long) row * cols;
+    const float* xr = x + (long long) row * cols;
+    float m = mean[row];
+    float r = rstd[row];
+    float sg = 0.0f;
+    float sgx = 0.0f;
+    for (int i = lane; i < cols; i += 32) {
+        float g = dyr[i] * gamma[i];
+        sg += g;
+        sgx += g * (xr[i] - m) * r;
+    }
+    float mg = warp_sum(sg) / cols;
+    float mgx = warp_sum(sgx) / cols;
+    float* dxr = dx + (long long) row * cols;
+    for (int i = lane; i < cols; i += 32) {
+        float xhat = (xr[i] - m) * r;
+        dxr[i] = r * (dyr[i] * gamma[i] - mg - xhat * mgx);
+    }
+}
+
+// dgamma[c] += sum_r dy * xhat, dbeta[c] += sum_r dy: one thread per column.
+extern "C" __global__ void layernorm_param_grad(const float* dy, const float* x, const float* mean, const float* rstd,
+                                                float* dgamma, float* dbeta, int rows, int cols) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols) {
+        return;
+    }
+    float sg = 0.0f;
+    float sb = 0.0f;
+    for (int r = 0; r < rows; r++) {
+        long long i = (long long) r * cols + c;
+        sg += dy[i] * (x[i] - mean[r]) * rstd[r];
+        sb += dy[i];
+    }
+    dgamma[c] += sg;
+    dbeta[c] += sb;
+}

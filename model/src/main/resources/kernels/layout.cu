@@ -1,0 +1,29 @@
+// Head layout changes of multi-head attention. Projections produce rows [batch, T, ...] in which head h's
+// D values sit at column offset + h*D (row length rowStride: 3E for the fused q/k/v projection, E after the
+// heads are merged); attention wants each head contiguous, [batch, heads, T, D].
+
+// dst[b, h, t, d] = src[(b*T + t) * rowStride + offset + h*D + d]
+extern "C" __global__ void rows_to_heads(const float* src, float* dst, int B, int T, int H, int D, int rowStride,
+                                         int offset) {
+    long long n = (long long) B * H * T * D;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        int d = (int) (i % D);
+        int t = (int) (i / D % T);
+        int h = (int) (i / ((long long) D * T) % H);
+        long long b = i / ((long long) D * T * H);
+        dst[i] = src[(b * T + t) * rowStride + offset + h * D + d];
+    }
+}
+
+// The inverse: dst[(b*T + t) * rowStride + offset + h*D + d] = src[b, h, t, d]
+extern "C" __global__ void heads_to_rows(const float* src, float* dst, int B, int T, int H, int D, int rowStride,
+                                         int offset) {
+    long long n = (long long) B * H * T * D;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        int d = (int) (i % D);
+        int t = (int) (i / D % T);
+        int h = (int) (i / ((long long) D * T) % H);
+        long long b = i / ((long long) D * T * H);
+        dst[(b * T + t) * rowStride + offset + h * D + d] = src[i];
+    }
+}

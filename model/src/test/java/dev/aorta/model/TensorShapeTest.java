@@ -1,0 +1,60 @@
+package dev.aorta.model;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Views and shape checks, on meta tensors (no GPU needed). */
+class TensorShapeTest {
+
+    @Test
+    void viewInfersOneSizeAndKeepsContiguousStrides() {
+        Tensor t = Tensor.meta(DType.FP32, 2, 3, 4);
+        Tensor v = t.view(-1, 4);
+        assertThat(v.shape()).containsExactly(6, 4);
+        assertThat(v.strides()).containsExactly(4, 1);
+        assertThat(v.isContiguous()).isTrue();
+    }
+
+    @Test
+    void viewOfTheWrongSizeNamesBothShapes() {
+        assertThatThrownBy(() -> Tensor.meta(DType.FP32, 2, 3).view(4, 2))
+                .hasMessage("view: operand self has shape [2, 3] (6 elements), cannot be viewed as [4, 2]");
+    }
+
+    @Test
+    void transposeSwapsStridesAndIsNotContiguous() {
+        Tensor t = Tensor.meta(DType.BF16, 5, 7).transpose(0, 1);
+        assertThat(t.shape()).containsExactly(7, 5);
+        assertThat(t.strides()).containsExactly(1, 7);
+        assertThat(t.isContiguous()).isFalse();
+        assertThatThrownBy(() -> t.view(35)).hasMessageContaining("is a strided view (strides [1, 7])");
+    }
+
+    @Test
+    void sliceOfTheFirstDimensionStaysContiguousAndOfTheLastDoesNot() {
+        Tensor t = Tensor.meta(DType.FP32, 4, 6);
+        assertThat(t.slice(0, 1, 2).isContiguous()).isTrue();
+        assertThat(t.slice(1, 1, 2).isContiguous()).isFalse();
+        assertThat(t.slice(1, 1, 2).shape()).containsExactly(4, 2);
+        assertThatThrownBy(() -> t.slice(1, 5, 2)).hasMessageContaining("[5, 7) is outside shape [4, 6]");
+    }
+
+    @Test
+    void shapeChecksNameTheOpTheOperandAndBothShapes() {
+        Tensor x = Tensor.meta(DType.FP32, 3, 7);
+        assertThatThrownBy(() -> Shapes.require("linear", "x", x, Shapes.ANY, 8))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("linear: operand x has shape [3, 7], expected [*, 8]");
+        assertThatThrownBy(() -> Shapes.requireSame("residual add", "a", x, "b", Tensor.meta(DType.FP32, 3, 8)))
+                .hasMessage("residual add: operand b has shape [3, 8], expected the shape of a [3, 7]");
+        assertThatThrownBy(() -> Shapes.requireDtype("layer norm", "x", Tensor.meta(DType.FP16, 2), DType.FP32))
+                .hasMessage("layer norm: operand x is fp16 [2], expected fp32");
+    }
+
+    @Test
+    void metaTensorsHaveNoMemory() {
+        assertThatThrownBy(() -> Tensor.meta(DType.FP32, 2).address()).hasMessageContaining("meta tensor");
+    }
+}

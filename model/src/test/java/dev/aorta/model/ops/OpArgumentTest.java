@@ -1,0 +1,61 @@
+package dev.aorta.model.ops;
+
+import dev.aorta.model.DType;
+import dev.aorta.model.Tensor;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Bad arguments fail before any launch: these ops get no context at all (null), so reaching a launch would
+ * be a NullPointerException instead of the message.
+ */
+class OpArgumentTest {
+    private static Tensor f32(int... shape) {
+        return Tensor.meta(DType.FP32, shape);
+    }
+
+    @Test
+    void residualAddNamesTheMismatchedOperand() {
+        assertThatThrownBy(() -> new Elementwise(null).residualAdd(f32(3, 7), f32(3, 8), f32(3, 7), null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("residual add: operand b has shape [3, 8], expected the shape of a [3, 7]");
+    }
+
+    @Test
+    void dropoutRejectsAProbabilityOfOne() {
+        assertThatThrownBy(() -> new Elementwise(null).dropout(f32(4), f32(4), 1f, 1, 0, null))
+                .hasMessage("dropout: probability 1.0 outside [0, 1)");
+    }
+
+    @Test
+    void softmaxChecksDtypes() {
+        assertThatThrownBy(() -> new Softmax(null).forward(f32(2, 3), Tensor.meta(DType.BF16, 2, 3), null))
+                .hasMessage("softmax: operand y is bf16 [2, 3], expected fp32");
+    }
+
+    @Test
+    void bceChecksTheBroadcastWeights() {
+        assertThatThrownBy(() -> new BceWithLogits(null).forward(f32(4, 5), f32(4, 5), f32(4), null, f32(1), null))
+                .hasMessage("bce with logits: operand weight has shape [4], expected [5]");
+        assertThatThrownBy(() -> new BceWithLogits(null).forward(f32(4, 5), f32(5, 4), null, null, f32(1), null))
+                .hasMessage("bce with logits: operand targets has shape [5, 4], expected the shape of logits [4, 5]");
+    }
+
+    @Test
+    void stridedViewsAreRefusedByOpsThatIndexRowsDensely() {
+        Tensor t = f32(4, 6).transpose(0, 1);
+        assertThatThrownBy(() -> new Softmax(null).forward(t, f32(6, 4), null))
+                .hasMessageStartingWith("softmax: operand x [6, 4] is a strided view");
+    }
+
+    @Test
+    void attentionRejectsHeadsWiderThan128AndMismatchedKeys() {
+        assertThatThrownBy(() -> new Attention(null).forward(f32(1, 2, 4, 129), f32(1, 2, 4, 129), f32(1, 2, 4, 129),
+                f32(1, 2, 4, 129), f32(1, 2, 4), false, null))
+                .hasMessage("attention: operand q has shape [1, 2, 4, 129], expected [batch, heads, T >= 1, 1 <= D <= 128]");
+        assertThatThrownBy(() -> new Attention(null).forward(f32(1, 2, 4, 8), f32(1, 2, 5, 8), f32(1, 2, 4, 8),
+                f32(1, 2, 4, 8), f32(1, 2, 4), false, null))
+                .hasMessage("attention: operand k has shape [1, 2, 5, 8], expected the shape of q [1, 2, 4, 8]");
+    }
+}

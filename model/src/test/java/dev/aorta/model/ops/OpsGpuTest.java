@@ -1,0 +1,37 @@
+package dev.aorta.model.ops;
+
+import dev.aorta.gpu.cuda.CudaDevice;
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.check.CheckRow;
+import dev.aorta.model.check.OpsCheck;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintStream;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every op on the GPU against the float64 reference, small shapes; skipped, with the reason, without a GPU. */
+class OpsGpuTest {
+
+    @Test
+    void everyOutputAndGradientMatchesTheFloat64Reference() {
+        CudaDevice device;
+        try {
+            device = CudaDevice.open(0);
+        } catch (RuntimeException | LinkageError e) {
+            Assumptions.abort("no GPU here: " + e.getMessage());
+            return;
+        }
+        try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s)) {
+            long before = device.memoryStats().allocatedBytes();
+            List<CheckRow> rows = new OpsCheck(ctx, s, 5, null).runAll(false);
+            OpsCheck.print(rows, new PrintStream(System.out));
+            assertThat(rows).hasSizeGreaterThan(40).allMatch(CheckRow::passed);
+            // every case gave its tensors back
+            assertThat(device.memoryStats().allocatedBytes()).isEqualTo(before);
+        }
+    }
+}

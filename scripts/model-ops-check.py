@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""PyTorch reference for aorta's model ops (issue 13).
+
+Reads what `dev.aorta.model.check.OpsCheck --out DIR` wrote (DIR/cases.json and one safetensors-layout file
+per case holding the inputs, parameters, our GPU outputs and gradients), recomputes every output and gradient
+with PyTorch in float64 on the CPU from the same inputs and weights, and prints the relative L2 error
+||ours - torch|| / ||torch|| of each. Exits 1 when one is over its tolerance (fp32: 1e-5, attention: 1e-4).
+
+Usage: python3 scripts/model-ops-check.py DIR
+Needs numpy and torch; reads the files with json + numpy only (no safetensors package).
+"""
+import json
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+FP32_TOL = 1e-5
+ATTENTION_TOL = 1e-4
+ZERO_NORM = 1e-10  # same rule as CheckRow.relL2 on the Java side
+
+
+def load(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    base = 8 + n
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        b, e = t["data_offsets"]
+        raw = data[base + b:base + e]
+        if t["dtype"] == "BF16":
+            arr = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+        else:
+            arr = np.frombuffer(raw, dtype={"F32": "<f4", "F16": "<f2", "I32": "<i4"}[t["dtype"]])
+        out[name] = torch.from_numpy(arr.copy().reshape(t["shape"]))
+    return out
+
+
+def d(t):
+    """float64 leaf that records its gradient."""
+    return t.to(torch.float64).clone().requires_grad_(True)
+
+
+def rel_l2(ours, ref):
+    """||ours - ref|| / ||ref||; where ref is zero up to float64 rounding (norm under 1e-10: e.g. layer norm's
+    weight gradient over one feature, exactly 0, which torch computes as ~1e-14) the absolute error instead."""
+    ours = ours.to(torch.float64)
+    ref = ref.detach().to(torch.float64)
+    num = torch.linalg.vector_norm(ours - ref).item()
+    den = torch.linalg.vector_norm(ref).item()
+    return num / den if den >= ZERO_NORM else num
+
+
+def check_linear(t, case, gelu):
+    x, w, b = d(t["x"]), d(t["param.weight"]), d(t["param.bias"])
+    y = F.linear(x, w, b)
+    if gelu:
+        y = F.gelu(y)  # exact erf form, PyTorch's default
+    y.backward(t["dy"].to(torch.float64))
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad), ("dweight", t["grad.weight"], w.grad),
+            ("dbias", t["grad.bias"], b.grad)]
+
+
+def check_layer_norm(t, case):
+    x, w, b = d(t["x"]), d(t["param.weight"]), d(t["param.bias"])
+    y = F.layer_norm(x, (x.shape[-1],), w, b, case["eps"])
+    y.backward(t["dy"].to(torch.float64))
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad), ("dweight", t["grad.weight"], w.grad),
+            ("dbias", t["grad.bias"], b.grad)]
+
+
+def check_softmax(t, case):
+    x = d(t["x"])
+    y = torch.softmax(x, -1)
+    y.backward(t["dy"].to(torch.float64))
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+
+
+def check_bce(t, case):
+    x = d(t["x"])
+    loss = F.binary_cross_entropy_with_logits(x, t["targets"].double(), weight=t["weight"].double(),
+                                              pos_weight=t["pos_weight"].double())
+    (loss * case["dloss"]).backward()
+    return [("loss", t["out.loss"], loss.reshape(1)), ("dx", t["grad.x"], x.grad)]
+
+
+def check_elementwise(t, case):
+    x, dy = d(t["x"]), t["dy"].double()
+    y = F.gelu(x)
+    y.backward(dy)
+    rows = [("gelu y", t["out.gelu"], y), ("gelu dx", t["grad.gelu"], x.grad),
+            ("residual y", t["out.add"], x.detach() + t["b"].double()),
+            ("accumulate", t["out.accumulate"], t["b"].double() + dy)]
+    # torch cannot replay our Philox stream: take the mask from our output, then check that it scales the
+    # kept elements by 1/(1-p), that the backward pass used the same mask, and that about 1-p are kept
+    p = case["p"]
+    scale = float(np.float32(1.0) / (np.float32(1.0) - np.float32(p)))
+    keep = (t["out.dropout"] != 0).double()
+    rows.append(("dropout y", t["out.dropout"], x.detach() * keep * scale, 1e-6))
+    rows.append(("dropout dx", t["grad.dropout"], dy * keep * scale, 1e-6))
+    n = keep.numel()
+    frac = keep.mean().item()
+    sigma = (p * (1 - p) / n) ** 0.5
+    rows.append(("keep-1+p (5σ)", torch.tensor([frac - (1 - p)]), torch.tensor([0.0]), 5 * sigma + 1e-12))
+    return rows
+
+
+def check_embedding(t, case):
+    w = d(t["param.weight"])
+    y = F.embedding_bag(t["ids"].long(), w, mode="mean")
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dweight", t["grad.weight"], w.grad)]
+
+
+def check_attention(t, case):
+    q, k, v = d(t["q"]), d(t["k"]), d(t["v"])
+    y = F.scaled_dot_product_attention(q, k, v, is_causal=case["causal"])
+    y.backward(t["dy"].double())
+    return [(name, ours, ref, ATTENTION_TOL) for name, ours, ref in
+            [("y", t["out.y"], y), ("dq", t["grad.q"], q.grad), ("dk", t["grad.k"], k.grad),
+             ("dv", t["grad.v"], v.grad)]]
+
+
+def check_encoder_layer(t, case):
+    x = d(t["x"])
+    e = x.shape[-1]
+    layer = torch.nn.TransformerEncoderLayer(e, case["heads"], case["ff"], dropout=case["dropout"],
+                                             activation="gelu", batch_first=True, dtype=torch.float64)
+    state = {k[len("param."):]: v.double() for k, v in t.items() if k.startswith("param.")}
+    layer.load_state_dict(state, strict=True)  # our parameter names are torch's
+    layer.train()
+    y = layer(x)
+    y.backward(t["dy"].double())
+    rows = [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+    rows += [("d" + name, t["grad." + name], p.grad) for name, p in layer.named_parameters()]
+    return [(n, ours, ref, ATTENTION_TOL) for n, ours, ref in rows]
+
+
+def check_adamw(t, case):
+    names = sorted(k[len("param."):] for k in t if k.startswith("param."))
+    params = [t["param." + n].double().clone().requires_grad_(True) for n in names]
+    grads = [t["grad_in." + n].double() for n in names]
+    opt = torch.optim.AdamW(params, lr=case["lr"][0], betas=(case["beta1"], case["beta2"]), eps=case["eps"],
+                            weight_decay=case["weight_decay"])
+    norm = None
+    for step in range(case["steps"]):
+        for p, g in zip(params, grads):
+            p.grad = g.clone()
+        norm = torch.nn.utils.clip_grad_norm_(params, case["max_norm"])
+        for group in opt.param_groups:
+            group["lr"] = case["lr"][step]
+        opt.step()
+    rows = [("grad norm", t["out.grad_norm"], norm.reshape(1))]
+    rows += [(n, t["out." + n], p) for n, p in zip(names, params)]
+    return rows
+
+
+CHECKS = {
+    "linear": lambda t, c: check_linear(t, c, False),
+    "linear_gelu": lambda t, c: check_linear(t, c, True),
+    "layer_norm": check_layer_norm,
+    "softmax": check_softmax,
+    "bce_with_logits": check_bce,
+    "elementwise": check_elementwise,
+    "embedding_mean": check_embedding,
+    "attention": check_attention,
+    "encoder_layer": check_encoder_layer,
+    "adamw": check_adamw,
+}
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: model-ops-check.py DIR (the --out folder of OpsCheck)")
+    folder = sys.argv[1]
+    with open(folder + "/cases.json") as f:
+        cases = json.load(f)
+    torch.set_grad_enabled(True)
+    failed = 0
+    total = 0
+    print(f"torch {torch.__version__}, reference in float64 on the CPU")
+    print(f"{'case':34s} {'tensor':28s} {'elements':>10s} {'rel L2':>11s} {'tol':>9s}")
+    for case in cases:
+        t = load(folder + "/" + case["file"])
+        for row in CHECKS[case["op"]](t, case):
+            name, ours, ref = row[:3]
+            tol = row[3] if len(row) > 3 else FP32_TOL
+            err = rel_l2(ours, ref)
+            ok = err <= tol  # NaN fails
+            failed += 0 if ok else 1
+            total += 1
+            print(f"{case['name']:34s} {name:28s} {ours.numel():10d} {err:11.3e} {tol:9.0e}  {'ok' if ok else 'FAIL'}")
+    print(f"all {total} comparisons within tolerance" if failed == 0 else f"{failed} of {total} comparisons FAILED")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
