@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.aorta.analyzer.io.AtomicFiles;
 import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.harness.HarnessOptions;
@@ -234,7 +235,7 @@ public final class ResultJson {
     }
 
     public static void write(Path file, JsonNode json) throws IOException {
-        AtomicFiles.write(file, tmp -> MAPPER.writeValue(tmp.toFile(), json));
+        AtomicFiles.write(file, out -> MAPPER.writeValue(out, json));
     }
 
     public static JsonNode read(Path file) throws IOException {
