@@ -74,4 +74,17 @@ class ErrorMessagesTest {
         assertOneLine(CliRunner.run(null, "analyze", "--benchmark", "--repeat", "0", trace()),
                 "aorta analyze: --repeat must be 1 or more (times the traces are read and analysed), got 0");
     }
+
+    @Test
+    void aResultFileThatIsNotJsonIsNamedWithTheLineAndColumnInOneLine(@TempDir Path tmp) throws IOException {
+        Path notJson = Files.writeString(tmp.resolve("notes.md"), "# notes\n");
+        Path empty = Files.writeString(tmp.resolve("empty.json"), "");
+        CliRunner.Outcome o = CliRunner.run(null, "compare", "--baseline", notJson.toString(), "--test",
+                notJson.toString());
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err()).startsWith("aorta compare: " + notJson + ":1:1: not valid JSON: Unexpected character ('#'")
+                .hasLineCount(1);
+        assertOneLine(CliRunner.run(null, "compare", "--baseline", empty.toString(), "--test", empty.toString()),
+                "aorta compare: " + empty + ": empty, expected a JSON result");
+    }
 }
