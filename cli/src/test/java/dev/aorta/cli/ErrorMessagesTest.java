@@ -87,4 +87,12 @@ class ErrorMessagesTest {
         assertOneLine(CliRunner.run(null, "compare", "--baseline", empty.toString(), "--test", empty.toString()),
                 "aorta compare: " + empty + ": empty, expected a JSON result");
     }
+
+    @Test
+    void checkNamesTheOneOptionOutOfRangeBeforeLookingForAGpu() {
+        assertOneLine(CliRunner.run(null, "check", "--gemm-size", "-1"),
+                "aorta check: --gemm-size must be 64 or more, got -1");
+        assertOneLine(CliRunner.run(null, "check", "--launches", "10"),
+                "aorta check: --launches must be 100 or more, got 10");
+    }
 }
