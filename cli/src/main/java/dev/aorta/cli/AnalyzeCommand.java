@@ -72,12 +72,19 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (top < 0) {
+            throw new IllegalArgumentException("--top must be 0 or more (kernel names listed per class), got " + top);
+        }
+        if (repeat < 1) {
+            throw new IllegalArgumentException("--repeat must be 1 or more (times the traces are read and analysed), got "
+                    + repeat);
+        }
         WindowMode mode = CliOptions.windowMode(window);
         boolean json = CliOptions.isJson(format);
         AnalysisOptions options = new AnalysisOptions(mode, classes.classifier(), top);
         long bytes = benchmark ? CliOptions.uncompressedBytes(traces) : 0;
         TraceAnalysis analysis = null;
-        for (int run = 1; run <= Math.max(1, benchmark ? repeat : 1); run++) {
+        for (int run = 1; run <= (benchmark ? repeat : 1); run++) {
             long t0 = System.nanoTime();
             TraceSet set = TraceLoader.withInstalledReaders().load(traces);
             long t1 = System.nanoTime();

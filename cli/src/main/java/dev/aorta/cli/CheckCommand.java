@@ -39,12 +39,19 @@ final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (launches < 100 || repetitions < 1 || gemmSize < 64) {
-            throw new IllegalArgumentException("--launches must be >= 100, --repetitions >= 1 and --gemm-size >= 64");
-        }
+        atLeast("--device", device, 0);
+        atLeast("--launches", launches, 100);
+        atLeast("--repetitions", repetitions, 1);
+        atLeast("--gemm-size", gemmSize, 64);
         CudaDevice.deviceCount(); // no driver: one clear sentence from the error handler, before any table
         List<CheckResult> rows = new GpuCheck(new GpuCheck.Options(device, launches, repetitions, cLaunchLoop, gemmSize,
                 verbose), System.err).run();
         return GpuCheck.printTable(rows, System.out) ? 0 : 1;
+    }
+
+    private static void atLeast(String option, int value, int minimum) {
+        if (value < minimum) {
+            throw new IllegalArgumentException(option + " must be " + minimum + " or more, got " + value);
+        }
     }
 }

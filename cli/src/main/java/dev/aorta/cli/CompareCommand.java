@@ -20,7 +20,7 @@ final class CompareCommand implements Callable<Integer> {
     Path test;
 
     @Option(names = "--threshold", defaultValue = "0.05", paramLabel = "FRACTION",
-            description = "Smallest relative change that counts, e.g. 0.05 = 5% (default: ${DEFAULT-VALUE}).")
+            description = "Smallest relative change that counts, e.g. 0.05 = 5%% (default: ${DEFAULT-VALUE}).")
     double threshold;
 
     @Option(names = "--verbose", description = "Print stack traces of errors.")

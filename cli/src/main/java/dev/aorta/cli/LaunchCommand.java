@@ -47,6 +47,11 @@ final class LaunchCommand implements Callable<Integer> {
             description = "Stop every rank when the job runs longer (default: no limit).")
     Integer timeoutSeconds;
 
+    @Option(names = "--no-gpu",
+            description = "Start the ranks although fewer GPUs than ranks are visible: for commands that need no GPU "
+                    + "(e.g. simulated ranks).")
+    boolean noGpu;
+
     @Option(names = "--java-opts", paramLabel = "OPTS",
             description = "JVM options of the ranks only (e.g. -javaagent:dist/lib/aorta-agent.jar=output=DIR), "
                     + "not of the launcher itself.")
@@ -106,7 +111,13 @@ final class LaunchCommand implements Callable<Integer> {
         if (command.getFirst().equals("launch")) {
             throw new IllegalArgumentException("COMMAND: the ranks cannot run launch themselves");
         }
-        GpuCount.requireFits(nprocPerNode, "--nproc-per-node " + nprocPerNode);
+        if (!noGpu) {
+            try {
+                GpuCount.requireGpusForRanks(nprocPerNode, "--nproc-per-node " + nprocPerNode);
+            } catch (IllegalArgumentException tooFew) {
+                throw new IllegalArgumentException(tooFew.getMessage() + "; --no-gpu starts ranks that need none");
+            }
+        }
     }
 
     /** Node 0's rank 0 will listen there: a port already taken is an error now, not after N JVMs started. */

@@ -37,7 +37,8 @@ final class ListCommand implements Callable<Integer> {
                     w.streamRange(), w.recommendedStreams(), w.switchLatencySensitivity().label(), w.description());
             if (verbose) {
                 for (WorkloadParameter p : w.parameters()) {
-                    System.out.printf("    --param %s=%s  %s%n", p.name(), p.defaultValue(), p.description());
+                    System.out.printf("    --param %s=%s  %s (%s)%n", p.name(), p.defaultValue(), p.description(),
+                            p.allowed());
                 }
                 if (w.usesDtype()) {
                     System.out.println("    --dtype fp32|tf32|bf16|fp16  GEMM element type (default fp32)");

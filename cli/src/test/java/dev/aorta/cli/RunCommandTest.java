@@ -143,6 +143,37 @@ class RunCommandTest {
     }
 
     @Test
+    void badWorkloadParameterValuesAreNamedBeforeTheGpuIsTouched() {
+        for (String bad : List.of("abc", "0", "-3", "1.5", "99999999999")) {
+            CliRunner.Outcome o = aorta("run", "tiny_kernel_stress", "-p", "size=" + bad);
+            assertThat(o.exitCode()).isEqualTo(2);
+            assertThat(o.err()).isEqualTo("aorta run: --param size=" + bad + ": expected an integer of 1 or more"
+                    + System.lineSeparator());
+        }
+        assertThat(aorta("sweep", "hetero_kernels", "-s", "2,4", "-p", "small_per_large=x").err())
+                .isEqualTo("aorta sweep: --param small_per_large=x: expected an integer of 1 or more"
+                        + System.lineSeparator());
+        assertThat(opened).isEmpty();
+    }
+
+    @Test
+    void withoutAGpuABadParameterIsStillTheErrorReported() {
+        CliRunner.Outcome o = CliRunner.run(device -> {
+            throw new GpuUnavailableException("no CUDA driver found: libcuda.so.1 cannot be loaded");
+        }, "run", "tiny_kernel_stress", "-p", "size=abc");
+        assertThat(o.err().strip()).isEqualTo("aorta run: --param size=abc: expected an integer of 1 or more");
+    }
+
+    @Test
+    void unknownNamesListTheKnownOnes() {
+        assertThat(aorta("run", "tiny_kernel_stress", "-p", "nosuch=1").err().strip()).isEqualTo("aorta run: --param "
+                + "nosuch: tiny_kernel_stress has the parameters [kernels_per_op, ops_per_stream, size]");
+        assertThat(aorta("run", "nosuchworkload").err()).startsWith("aorta run: unknown workload 'nosuchworkload'; "
+                + "known: ").contains("hetero_kernels", "large_gemm_only", "tiny_kernel_stress");
+        assertThat(opened).isEmpty();
+    }
+
+    @Test
     void aWrongResultMakesRunExitOneAndSaysWhere() {
         CliRunner.Outcome o = CliRunner.run(device -> {
             SimulatedGpuSession s = new SimulatedGpuSession();

@@ -20,6 +20,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code aorta launch} as a real process starting real rank JVMs (the hidden {@code launch-probe} command, which
@@ -48,13 +50,22 @@ class LaunchCommandTest {
         }
     }
 
+    /** Starts {@code aorta launch --no-gpu ARGS}: launch-probe ranks need no GPU. */
     private Process launch(String... args) throws IOException {
+        List<String> argv = new ArrayList<>(List.of("--no-gpu"));
+        argv.addAll(List.of(args));
+        return launch(Map.of(), argv);
+    }
+
+    private Process launch(Map<String, String> env, List<String> args) throws IOException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         List<String> argv = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
                 System.getProperty("java.class.path"), "dev.aorta.cli.AortaCli", "launch"));
-        argv.addAll(List.of(args));
-        launcher = new ProcessBuilder(argv).redirectOutput(dir.resolve("out").toFile())
-                .redirectError(dir.resolve("err").toFile()).start();
+        argv.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectOutput(dir.resolve("out").toFile())
+                .redirectError(dir.resolve("err").toFile());
+        pb.environment().putAll(env);
+        launcher = pb.start();
         return launcher;
     }
 
@@ -206,15 +217,53 @@ class LaunchCommandTest {
     }
 
     @Test
+    void withoutVisibleGpusNoRankStartsAndTheLauncherSaysHowManyWereAskedAndWhyThereAreNone() throws Exception {
+        Process p = launch(Map.of("CUDA_VISIBLE_DEVICES", ""), List.of("--nproc-per-node", "2", "--master-port",
+                Integer.toString(freePort()), "--", "launch-probe"));
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(2);
+        assertThat(err()).isEqualTo("aorta launch: --nproc-per-node 2: 2 ranks on this node need 2 GPUs (one each), "
+                + "but 0 GPUs are visible (CUDA_VISIBLE_DEVICES is empty); --no-gpu starts ranks that need none"
+                + System.lineSeparator());
+        assertThat(out()).doesNotContain("[rank");
+    }
+
+    @Test
+    void onAMachineWithoutAnNvidiaDriverNoRankStarts() throws Exception {
+        assumeTrue(System.getenv("CUDA_VISIBLE_DEVICES") == null && GpuCount.visible().isEmpty(),
+                "a machine without /dev/nvidiaN device files");
+        Process p = launch(Map.of(), List.of("--nproc-per-node", "2", "--master-port", Integer.toString(freePort()),
+                "--", "launch-probe"));
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(2);
+        assertThat(err()).isEqualTo("aorta launch: --nproc-per-node 2: 2 ranks on this node need 2 GPUs (one each), "
+                + "but 0 GPUs are visible (no /dev/nvidiaN device files: no NVIDIA driver); --no-gpu starts ranks "
+                + "that need none" + System.lineSeparator());
+        assertThat(out()).doesNotContain("[rank");
+    }
+
+    @Test
     void gpusAreCountedFromCudaVisibleDevicesOrTheDeviceFiles() throws Exception {
         File dev = dir.resolve("dev").toFile();
         assertThat(dev.mkdir()).isTrue();
-        assertThat(GpuCount.visible(Map.of(), dev)).isEqualTo(OptionalInt.empty());
+        assertThat(GpuCount.visible(Map.of(), dev).count()).isEqualTo(OptionalInt.empty());
         for (String f : List.of("nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm")) {
             assertThat(new File(dev, f).createNewFile()).isTrue();
         }
-        assertThat(GpuCount.visible(Map.of(), dev)).isEqualTo(OptionalInt.of(2));
-        assertThat(GpuCount.visible(Map.of("CUDA_VISIBLE_DEVICES", "3,1,2"), dev)).isEqualTo(OptionalInt.of(3));
-        assertThat(GpuCount.visible(Map.of("CUDA_VISIBLE_DEVICES", ""), dev)).isEqualTo(OptionalInt.of(0));
+        assertThat(GpuCount.visible(Map.of(), dev).count()).isEqualTo(OptionalInt.of(2));
+        assertThat(GpuCount.visible(Map.of("CUDA_VISIBLE_DEVICES", "3,1,2"), dev).count()).isEqualTo(OptionalInt.of(3));
+        assertThat(GpuCount.visible(Map.of("CUDA_VISIBLE_DEVICES", ""), dev).count()).isEqualTo(OptionalInt.of(0));
+    }
+
+    @Test
+    void noDriverCountsAsNoGpuForTheLauncherAndSaysSo() {
+        File dev = dir.toFile();
+        assertThatThrownBy(() -> GpuCount.requireGpus(1, "--nproc-per-node 1", GpuCount.visible(Map.of(), dev)))
+                .hasMessage("--nproc-per-node 1: 1 rank on this node needs 1 GPU, but 0 GPUs are visible (no "
+                        + dev + "/nvidiaN device files: no NVIDIA driver)");
+        assertThatThrownBy(() -> GpuCount.requireGpus(3, "LOCAL_WORLD_SIZE 3",
+                GpuCount.visible(Map.of("CUDA_VISIBLE_DEVICES", "0,1"), dev)))
+                .hasMessage("LOCAL_WORLD_SIZE 3: 3 ranks on this node need 3 GPUs (one each), but 2 GPUs are visible "
+                        + "(CUDA_VISIBLE_DEVICES=0,1)");
     }
 }

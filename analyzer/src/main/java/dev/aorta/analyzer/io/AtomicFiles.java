@@ -2,12 +2,18 @@ package dev.aorta.analyzer.io;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
-/** Writes output files atomically: into a temporary file beside the target, then moved over it. */
+/**
+ * Writes output files atomically: into a temporary file beside the target, then moved over it, so that readers
+ * see either the old content or the complete new one, never a part.
+ */
 public final class AtomicFiles {
     private AtomicFiles() {
     }
@@ -32,8 +38,20 @@ public final class AtomicFiles {
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
+        } catch (FileSystemException e) {
+            throw tmp.toString().equals(e.getFile()) ? onTarget(e, target) : e;
         } finally {
             Files.deleteIfExists(tmp);
         }
+    }
+
+    /** A failure of the temporary file, told as one of the target: the user named the target, never the other. */
+    private static FileSystemException onTarget(FileSystemException e, Path target) {
+        String file = target.toString();
+        FileSystemException told = e instanceof AccessDeniedException ? new AccessDeniedException(file, null, e.getReason())
+                : e instanceof NoSuchFileException ? new NoSuchFileException(file, null, e.getReason())
+                : new FileSystemException(file, null, e.getReason());
+        told.initCause(e);
+        return told;
     }
 }

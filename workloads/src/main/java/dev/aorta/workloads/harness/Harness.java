@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
@@ -56,13 +57,15 @@ public final class Harness {
             throw new IllegalArgumentException("--streams " + options.streams() + " is outside the range of "
                     + workload.name() + ": " + workload.streamRange() + " streams");
         }
-        Set<String> known = workload.parameters().stream().map(WorkloadParameter::name)
-                .collect(Collectors.toCollection(TreeSet::new));
-        for (String name : options.params().keySet()) {
-            if (!known.contains(name)) {
-                throw new IllegalArgumentException("--param " + name + ": " + workload.name()
-                        + (known.isEmpty() ? " has no parameters" : " has the parameters " + known));
+        Map<String, WorkloadParameter> known = workload.parameters().stream()
+                .collect(Collectors.toMap(WorkloadParameter::name, p -> p, (a, b) -> a, TreeMap::new));
+        for (Map.Entry<String, String> given : options.params().entrySet()) {
+            WorkloadParameter parameter = known.get(given.getKey());
+            if (parameter == null) {
+                throw new IllegalArgumentException("--param " + given.getKey() + ": " + workload.name()
+                        + (known.isEmpty() ? " has no parameters" : " has the parameters " + known.keySet()));
             }
+            parameter.parse(given.getValue());
         }
         if (options.dtype() != HarnessOptions.defaults(1).dtype() && !workload.usesDtype()) {
             throw new IllegalArgumentException("--dtype: " + workload.name() + " has no GEMMs, so no dtype to set");

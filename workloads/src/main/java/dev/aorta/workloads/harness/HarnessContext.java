@@ -71,12 +71,7 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
         if (p == null) {
             throw new IllegalStateException("the workload asked for an undeclared parameter '" + name + "'");
         }
-        String text = options.params().getOrDefault(name, p.defaultValue());
-        try {
-            return Integer.parseInt(text.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--param " + name + "=" + text + ": expected an integer", e);
-        }
+        return p.parse(options.params().getOrDefault(name, p.defaultValue()));
     }
 
     @Override

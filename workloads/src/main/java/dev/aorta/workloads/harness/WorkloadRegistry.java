@@ -32,7 +32,7 @@ public final class WorkloadRegistry {
         return all().stream().filter(w -> w.priority() == priority).toList();
     }
 
-    /** A fresh instance of the named workload; the error lists the closest names. */
+    /** A fresh instance of the named workload; the error lists the closest names and every known one. */
     public Workload create(String name) {
         List<Workload> all = all();
         for (Workload w : all) {
@@ -48,7 +48,7 @@ public final class WorkloadRegistry {
                 .limit(3).toList();
         throw new IllegalArgumentException("unknown workload '" + name + "'"
                 + (close.isEmpty() ? "" : "; did you mean " + String.join(", ", close) + "?")
-                + " (aorta list shows all " + names.size() + ")");
+                + "; known: " + String.join(", ", names) + " (aorta list describes them)");
     }
 
     static int editDistance(String a, String b) {

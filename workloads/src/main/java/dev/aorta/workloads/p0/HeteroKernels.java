@@ -77,9 +77,9 @@ public final class HeteroKernels implements Workload {
     @Override
     public List<WorkloadParameter> parameters() {
         return List.of(
-                new WorkloadParameter("gemm_size", "4096", "m = n = k of each large GEMM"),
-                new WorkloadParameter("small_size", "1024", "elements per small kernel"),
-                new WorkloadParameter("small_per_large", "10",
+                WorkloadParameter.positive("gemm_size", "4096", "m = n = k of each large GEMM"),
+                WorkloadParameter.positive("small_size", "1024", "elements per small kernel"),
+                WorkloadParameter.positive("small_per_large", "10",
                         "small kernels each small stream issues per iteration (each large stream issues one GEMM)"));
     }
 
@@ -100,10 +100,10 @@ public final class HeteroKernels implements Workload {
 
     @Override
     public void setup(WorkloadContext context) {
-        spec = GemmSpec.square(context.dtype(), TinyKernelStress.positive(context, "gemm_size"));
+        spec = GemmSpec.square(context.dtype(), context.intParameter("gemm_size"));
         gpu = context.gpu();
-        smallSize = TinyKernelStress.positive(context, "small_size");
-        smallPerLarge = TinyKernelStress.positive(context, "small_per_large");
+        smallSize = context.intParameter("small_size");
+        smallPerLarge = context.intParameter("small_per_large");
         List<GpuStream> streams = context.streams();
         for (int s : context.streamsWithRole(LARGE)) {
             gemms.add(context.gemm("gemm " + spec.describe(), spec, streams.get(s), 100 + 2 * s));

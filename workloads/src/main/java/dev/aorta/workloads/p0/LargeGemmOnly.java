@@ -62,7 +62,7 @@ public final class LargeGemmOnly implements Workload {
 
     @Override
     public List<WorkloadParameter> parameters() {
-        return List.of(new WorkloadParameter("size", "8192", "m = n = k of each GEMM"));
+        return List.of(WorkloadParameter.positive("size", "8192", "m = n = k of each GEMM"));
     }
 
     @Override
@@ -72,7 +72,7 @@ public final class LargeGemmOnly implements Workload {
 
     @Override
     public void setup(WorkloadContext context) {
-        spec = GemmSpec.square(context.dtype(), TinyKernelStress.positive(context, "size"));
+        spec = GemmSpec.square(context.dtype(), context.intParameter("size"));
         List<GpuStream> streams = context.streams();
         for (int s = 0; s < streams.size(); s++) {
             GpuBuffer a = context.randomBuffer(spec.bytesA() / spec.dtype().bytes(), spec.dtype(), 2 * s);

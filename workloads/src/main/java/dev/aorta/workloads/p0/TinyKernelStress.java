@@ -71,17 +71,17 @@ public final class TinyKernelStress implements Workload {
     @Override
     public List<WorkloadParameter> parameters() {
         return List.of(
-                new WorkloadParameter("size", "256", "elements per tiny kernel (one thread each)"),
-                new WorkloadParameter("ops_per_stream", "100", "ops each stream issues per iteration"),
-                new WorkloadParameter("kernels_per_op", "4", "kernels per op: add, mul, relu, scale, repeating"));
+                WorkloadParameter.positive("size", "256", "elements per tiny kernel (one thread each)"),
+                WorkloadParameter.positive("ops_per_stream", "100", "ops each stream issues per iteration"),
+                WorkloadParameter.positive("kernels_per_op", "4", "kernels per op: add, mul, relu, scale, repeating"));
     }
 
     @Override
     public void setup(WorkloadContext context) {
         gpu = context.gpu();
-        size = positive(context, "size");
-        opsPerStreamCount = positive(context, "ops_per_stream");
-        kernelsPerOp = positive(context, "kernels_per_op");
+        size = context.intParameter("size");
+        opsPerStreamCount = context.intParameter("ops_per_stream");
+        kernelsPerOp = context.intParameter("kernels_per_op");
         List<GpuStream> streams = context.streams();
         streamCount = streams.size();
         opsPerStream = new Op[streamCount][];
@@ -91,14 +91,6 @@ public final class TinyKernelStress implements Workload {
             xs.add(x);
             opsPerStream[s] = ElementwiseOps.prepare(context, streams.get(s), x, y, size, kernelsPerOp);
         }
-    }
-
-    static int positive(WorkloadContext context, String name) {
-        int v = context.intParameter(name);
-        if (v < 1) {
-            throw new IllegalArgumentException("--param " + name + "=" + v + ": expected a positive integer");
-        }
-        return v;
     }
 
     @Override

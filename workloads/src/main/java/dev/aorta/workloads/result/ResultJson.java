@@ -1,10 +1,13 @@
 package dev.aorta.workloads.result;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.aorta.analyzer.io.AtomicFiles;
 import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.harness.HarnessOptions;
@@ -16,6 +19,8 @@ import dev.aorta.workloads.metrics.SampleStats;
 import dev.aorta.workloads.metrics.SwitchOverhead;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -234,14 +239,21 @@ public final class ResultJson {
     }
 
     public static void write(Path file, JsonNode json) throws IOException {
-        AtomicFiles.write(file, tmp -> MAPPER.writeValue(tmp.toFile(), json));
+        AtomicFiles.write(file, out -> MAPPER.writeValue(out, json));
     }
 
+    /** The file's JSON; a file system error as java.nio reports it, a syntax error as one line naming the place. */
     public static JsonNode read(Path file) throws IOException {
-        try {
-            return MAPPER.readTree(file.toFile());
-        } catch (IOException e) {
-            throw new IOException(file + " is not a readable JSON file: " + e.getMessage(), e);
+        try (InputStream in = Files.newInputStream(file)) {
+            JsonNode json = MAPPER.readTree(in);
+            if (json == null || json.isMissingNode()) {
+                throw new IOException(file + ": empty, expected a JSON result");
+            }
+            return json;
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            throw new IOException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
+                    + ": not valid JSON: " + e.getOriginalMessage(), e);
         }
     }
 }

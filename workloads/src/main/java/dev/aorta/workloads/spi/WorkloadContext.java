@@ -22,7 +22,7 @@ public interface WorkloadContext {
     /** The {@code --dtype} of the run (fp32 unless given). */
     DType dtype();
 
-    /** An integer {@code --param}, or its default from {@link Workload#parameters()}. */
+    /** An integer {@code --param} (checked against its declaration in {@link Workload#parameters()}), or its default. */
     int intParameter(String name);
 
     /** Loads {@code kernels/<resource>} from the class path, compiled once per session. */

@@ -1,0 +1,59 @@
+package dev.aorta.analyzer.io;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class AtomicFilesTest {
+    @TempDir
+    Path dir;
+
+    private static AtomicFiles.Content text(String s) {
+        return out -> out.write(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aWriterThatFailsHalfWayLeavesTheOldFileAndNoTemporaryFile() throws Exception {
+        Path target = dir.resolve("sub/result.json");
+        AtomicFiles.write(target, text("old"));
+        assertThatThrownBy(() -> AtomicFiles.write(target, out -> {
+            out.write("half".getBytes(StandardCharsets.UTF_8));
+            throw new IOException("disk full");
+        })).hasMessage("disk full");
+        assertThat(Files.readString(target)).isEqualTo("old");
+        try (var files = Files.list(target.getParent())) {
+            assertThat(files).containsExactly(target);
+        }
+    }
+
+    @Test
+    void aCompleteWriteReplacesTheFileWithTheUsualPermissionsOfANewFile() throws Exception {
+        Path target = dir.resolve("r.json");
+        AtomicFiles.write(target, text("one"));
+        AtomicFiles.write(target, text("two"));
+        assertThat(Files.readString(target)).isEqualTo("two");
+        if (Files.getFileStore(target).supportsFileAttributeView("posix")) {
+            Path plain = Files.createFile(dir.resolve("plain"));
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(target)))
+                    .isEqualTo(PosixFilePermissions.toString(Files.getPosixFilePermissions(plain)));
+        }
+    }
+
+    @Test
+    void aTemporaryFileThatCannotBeCreatedIsReportedAsTheTarget() {
+        assumeTrue(Files.isDirectory(Path.of("/proc")), "needs Linux's /proc, where no file can be created");
+        Path target = Path.of("/proc/aorta_result.json");
+        assertThatThrownBy(() -> AtomicFiles.write(target, text("x"))).isInstanceOf(FileSystemException.class)
+                .satisfies(e -> assertThat(((FileSystemException) e).getFile()).isEqualTo(target.toString()));
+    }
+}
