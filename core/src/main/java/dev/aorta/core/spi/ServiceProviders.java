@@ -28,13 +28,16 @@ public final class ServiceProviders {
                 providers.add(it.next());
             } catch (ServiceConfigurationError | LinkageError e) {
                 // the iterator moves past a provider that failed (ServiceLoader's documented best effort)
-                skipped.accept("skipped a " + service.getName() + " provider: " + describe(e));
+                skipped.accept("plugin " + service.getSimpleName() + " skipped: " + describe(service, e));
             }
         }
     }
 
-    private static String describe(Throwable e) {
+    private static String describe(Class<?> service, Throwable e) {
         String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        // ServiceLoader starts its messages with the service's name, which the caller's line already gives
+        message = message.startsWith(service.getName() + ": ") ? message.substring(service.getName().length() + 2)
+                : message;
         Throwable cause = e.getCause();
         return cause == null ? message : message + " (" + cause + ")";
     }
