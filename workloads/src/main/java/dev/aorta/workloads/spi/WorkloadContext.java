@@ -25,7 +25,9 @@ public interface WorkloadContext {
     /** An integer {@code --param}, or its default from {@link Workload#parameters()}. */
     int intParameter(String name);
 
-    /** Loads {@code kernels/<resource>} from the class path, compiled once per session. */
+    /**
+     * Loads {@code kernels/<resource>} from the class path (a plugin's own jar included), compiled once per session.
+     */
     KernelModule kernels(String resource);
 
     /** Allocates device memory that the harness frees after the run (contents undefined). */
