@@ -25,6 +25,7 @@ import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.StreamInfo;
+import dev.aorta.core.spi.ServiceProviders;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.method.MethodDescription;
@@ -40,7 +41,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static net.bytebuddy.matcher.ElementMatchers.isNative;
@@ -86,8 +86,9 @@ public final class AgentInstaller {
         Drainer drainer = pipeline.drainer();
         drainer.deviceSource(startDeviceSource(options, drainer, pipeline.rank()));
 
-        List<InterceptionPlugin> plugins = new ArrayList<>();
-        ServiceLoader.load(InterceptionPlugin.class, AgentInstaller.class.getClassLoader()).forEach(plugins::add);
+        PluginFolder.install(PluginFolder.ofThisAgent(), inst);
+        List<InterceptionPlugin> plugins = new ArrayList<>(ServiceProviders.load(InterceptionPlugin.class,
+                AgentInstaller.class.getClassLoader(), AgentLog::error));
         plugins.add(new IterationMarkerPlugin(options.iterationMethod()));
         if (options.bindCollectives()) {
             installBinder(options, drainer);

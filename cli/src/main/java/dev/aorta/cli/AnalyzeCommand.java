@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.metrics.AnalysisOptions;
+import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.OverlapMetrics;
 import dev.aorta.analyzer.metrics.StreamUtilization;
@@ -157,6 +158,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
                                 + " %d safepoints, %d gaps coincide with safepoints (%s idle)%n", r.jvm().idleGaps(),
                         r.jvm().gcPauses(), r.jvm().gapsWithGc(), ms(r.jvm().idleDuringGcNs()), r.jvm().safepoints(),
                         r.jvm().gapsWithSafepoint(), ms(r.jvm().idleDuringSafepointNs()));
+            }
+            for (AnalysisResult a : r.analyses()) {
+                out.printf(Locale.ROOT, "  %s: %s%n", a.analysis(), a.valuesText());
             }
         }
         if (analysis.offsets().size() > 1) {

@@ -29,7 +29,29 @@ public final class AortaCli {
     public static int run(GpuSessionFactory gpu, String... args) {
         CommandLine cli = new CommandLine(new AortaCli(), new CommandFactory(gpu));
         cli.setExecutionExceptionHandler(new ErrorHandler());
-        return cli.execute(args);
+        // every command finds workloads, readers and analyses in the context class loader: plugins included
+        ClassLoader plugins = PluginFolders.of(System.getProperty("aorta.home"), System.getenv(PluginFolders.ENV))
+                .loader(AortaCli.class.getClassLoader(), problem -> System.err.println("aorta: warning: " + problem));
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(plugins);
+        try {
+            return cli.execute(args);
+        } finally {
+            thread.setContextClassLoader(previous);
+            closePlugins(plugins);
+        }
+    }
+
+    /** Releases the plugin jars (tests delete them); the commands are done with their classes. */
+    private static void closePlugins(ClassLoader plugins) {
+        if (plugins instanceof java.io.Closeable closeable) {
+            try {
+                closeable.close();
+            } catch (java.io.IOException e) {
+                System.err.println("aorta: warning: could not close the plugin jars (" + e.getMessage() + ")");
+            }
+        }
     }
 
     static final class Version implements CommandLine.IVersionProvider {

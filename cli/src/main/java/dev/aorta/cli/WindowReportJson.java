@@ -1,6 +1,8 @@
 package dev.aorta.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.aorta.analyzer.metrics.Analysis;
+import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.LatencyStats;
 import dev.aorta.analyzer.metrics.OverlapMetrics;
@@ -8,6 +10,7 @@ import dev.aorta.analyzer.metrics.StreamUtilization;
 import dev.aorta.analyzer.metrics.WindowReport;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Locale;
 
 /** Writes a {@link WindowReport} as JSON: the overlap names (docs/metrics.md) first, details (streams, kernels, latencies) on request. */
@@ -24,6 +27,7 @@ public final class WindowReportJson {
         g.writeStringField("window", r.window().label());
         g.writeStringField("source", r.source());
         writeOverlap(g, r.overlap());
+        writeAnalyses(g, r.analyses());
         if (details) {
             g.writeNumberField("window_start_ns", r.window().startNs());
             g.writeArrayFieldStart("streams");
@@ -102,6 +106,26 @@ public final class WindowReportJson {
         g.writeNumberField("exposed_memcpy_ns", m.exposedMemcpyNs());
         g.writeNumberField("comm_overlap_pct", m.commOverlapPct());
         g.writeNumberField("aorta_overlap_ratio", m.aortaOverlapRatio());
+    }
+
+    /** The plugin analyses' values (always, like the overlap names: they are what the plugin is installed for). */
+    private static void writeAnalyses(JsonGenerator g, List<AnalysisResult> analyses) throws IOException {
+        if (analyses.isEmpty()) {
+            return;
+        }
+        g.writeObjectFieldStart("analyses");
+        for (AnalysisResult a : analyses) {
+            g.writeObjectFieldStart(a.analysis());
+            for (Analysis.Value v : a.values()) {
+                if (Double.isNaN(v.value()) || Double.isInfinite(v.value())) {
+                    g.writeNullField(v.name());
+                } else {
+                    g.writeNumberField(v.name(), v.value());
+                }
+            }
+            g.writeEndObject();
+        }
+        g.writeEndObject();
     }
 
     private static void latency(JsonGenerator g, String field, LatencyStats s) throws IOException {

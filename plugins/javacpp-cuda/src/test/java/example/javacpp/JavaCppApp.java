@@ -45,5 +45,7 @@ public final class JavaCppApp {
         }
         Aorta.finish();
         System.out.println("RESULT unsatisfied=" + unsatisfied);
+        // the agent's plugins folder must not show up on the application's class path
+        System.out.println("CLASS_PATH " + System.getProperty("java.class.path"));
     }
 }

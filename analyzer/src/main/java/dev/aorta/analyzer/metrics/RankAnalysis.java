@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Runs every per-window analysis over one rank's windows. */
+/** Runs every per-window analysis, built-in then plugin, over one rank's windows. */
 public final class RankAnalysis {
     private RankAnalysis() {
     }
@@ -22,7 +22,8 @@ public final class RankAnalysis {
                     StreamUtilization.of(t, unions, w), KernelBreakdown.of(t, unions, w, options.topKernels()),
                     QueueSwitchOverhead.of(t, unions, w), DispatchLatency.of(t, unions, w, dispatch),
                     LaunchLatency.of(t, unions, w, calls), QueueLength.of(t, unions, w, calls),
-                    t.jvmPauses().isEmpty() ? null : JvmAttribution.of(t, unions, w)));
+                    t.jvmPauses().isEmpty() ? null : JvmAttribution.of(t, unions, w),
+                    options.analyses().measure(t, w, warnings)));
         }
         return out;
     }

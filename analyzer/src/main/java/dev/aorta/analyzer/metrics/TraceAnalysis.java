@@ -19,6 +19,7 @@ public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> win
 
     public static TraceAnalysis of(TraceSet set, AnalysisOptions options) {
         List<String> warnings = new ArrayList<>(set.warnings());
+        warnings.addAll(options.analyses().skipped());
         List<RankTimeline> timelines = new ArrayList<>();
         for (RankTrace r : set.ranks()) {
             RankTimeline t = new RankTimeline(r, options.classifier());

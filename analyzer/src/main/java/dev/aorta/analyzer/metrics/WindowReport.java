@@ -5,12 +5,14 @@ import java.util.List;
 /**
  * Everything measured for one rank and one window.
  *
- * @param jvm null when the rank has no JFR pause records
+ * @param jvm      null when the rank has no JFR pause records
+ * @param analyses what the plugin {@link Analysis analyses} measured, in the order they were found
  */
 public record WindowReport(int rank, Window window, String source, OverlapMetrics overlap,
                            List<StreamUtilization> streams, List<KernelBreakdown.Entry> kernels,
                            QueueSwitchOverhead queueSwitch, DispatchLatency dispatch, LaunchLatency launch,
-                           QueueLength queueLength, JvmAttribution jvm) {
+                           QueueLength queueLength, JvmAttribution jvm,
+                           List<AnalysisResult> analyses) {
 
     /** A rank's kernel breakdown over some window. */
     public record RankKernels(int rank, List<KernelBreakdown.Entry> kernels) {

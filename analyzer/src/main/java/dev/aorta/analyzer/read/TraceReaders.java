@@ -1,5 +1,7 @@
 package dev.aorta.analyzer.read;
 
+import dev.aorta.core.spi.ServiceProviders;
+
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,12 +10,22 @@ import java.util.ServiceLoader;
 /** The trace readers on the class path, and the choice of one by content. */
 public final class TraceReaders {
     private final List<TraceReader> readers = new ArrayList<>();
+    private final List<String> skipped = new ArrayList<>();
 
-    /** The readers registered with {@link ServiceLoader}. */
+    /**
+     * The readers registered with {@link ServiceLoader} in the current thread's context class loader, which the CLI
+     * extends with the jars of the plugins folder: the built-in readers come first, so a plugin adds formats.
+     */
     public static TraceReaders installed() {
         TraceReaders r = new TraceReaders();
-        ServiceLoader.load(TraceReader.class, TraceReaders.class.getClassLoader()).forEach(r.readers::add);
+        r.readers.addAll(ServiceProviders.load(TraceReader.class, Thread.currentThread().getContextClassLoader(),
+                r.skipped::add));
         return r;
+    }
+
+    /** One line per reader plugin that could not be loaded. */
+    public List<String> skipped() {
+        return List.copyOf(skipped);
     }
 
     /** The reader for {@code source}, or an exception naming the file and the formats tried. */

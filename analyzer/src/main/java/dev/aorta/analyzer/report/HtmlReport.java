@@ -43,6 +43,17 @@ public final class HtmlReport {
                         + cell(e.getKey(), a.max()) + "</tr>\n");
             }
             w.write("</table>\n");
+            for (Map.Entry<String, Map<String, Aggregate>> analysis : report.analysisAggregates(run).entrySet()) {
+                w.write("<h3>Analysis: " + esc(analysis.getKey()) + "</h3><table><tr><th>value</th><th>n</th>"
+                        + "<th>mean</th><th>median</th><th>std</th><th>min</th><th>max</th></tr>\n");
+                for (Map.Entry<String, Aggregate> e : analysis.getValue().entrySet()) {
+                    Aggregate a = e.getValue();
+                    w.write("<tr><td>" + esc(e.getKey()) + "</td><td>" + a.count() + "</td><td>" + fmt(a.mean(), "%.3f")
+                            + "</td><td>" + fmt(a.median(), "%.3f") + "</td><td>" + fmt(a.std(), "%.3f") + "</td><td>"
+                            + fmt(a.min(), "%.3f") + "</td><td>" + fmt(a.max(), "%.3f") + "</td></tr>\n");
+                }
+                w.write("</table>\n");
+            }
             w.write("<h3>Top kernels (whole trace)</h3><table><tr><th>rank</th><th>class</th><th>count</th>"
                     + "<th>total (ms)</th><th>share of class</th><th class=\"name\">name</th></tr>\n");
             for (WindowReport.RankKernels rk : run.topKernels()) {

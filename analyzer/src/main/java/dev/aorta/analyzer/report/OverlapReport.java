@@ -3,6 +3,8 @@ package dev.aorta.analyzer.report;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.aorta.analyzer.clock.CollectiveAlignment;
+import dev.aorta.analyzer.metrics.Analysis;
+import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.Stragglers;
 import dev.aorta.analyzer.metrics.WindowReport;
@@ -19,6 +21,7 @@ import java.util.Map;
  * each candidate label with the reference label. Written as {@code summary.json}:
  * <pre>
  * {"labels": {L: {"log_dir", "ranks", "iterations", "metrics": {name: {count, mean, median, std, min, max}},
+ *                  "analyses": {analysis: {value name: {count, mean, median, std, min, max}}},
  *                  "clock_offsets": {rank: {offset_ns, matched_collectives, residual_ns, aligned}},
  *                  "stragglers": [{step, rank, lateness_ns}], "top_kernels": [{rank, class, name, count, total_ns,
  *                  share_of_class}], "warnings": [..]}},
@@ -33,6 +36,34 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
         for (Metric m : Metric.values()) {
             out.put(m, Aggregate.of(values(run, m)));
         }
+        return out;
+    }
+
+    /**
+     * The values of each plugin {@link dev.aorta.analyzer.metrics.Analysis} over the run's iterations, aggregated
+     * like the built-in metrics: analysis name, then value name, in the order first met. Undefined (NaN) values
+     * are not counted.
+     */
+    public Map<String, Map<String, Aggregate>> analysisAggregates(LabelRun run) {
+        Map<String, Map<String, List<Double>>> values = new LinkedHashMap<>();
+        for (WindowReport r : run.iterations()) {
+            for (AnalysisResult result : r.analyses()) {
+                for (Analysis.Value v : result.values()) {
+                    List<Double> of = values.computeIfAbsent(result.analysis(), a -> new LinkedHashMap<>())
+                            .computeIfAbsent(v.name(), n -> new ArrayList<>());
+                    if (!Double.isNaN(v.value())) {
+                        of.add(v.value());
+                    }
+                }
+            }
+        }
+        Map<String, Map<String, Aggregate>> out = new LinkedHashMap<>();
+        values.forEach((analysis, byName) -> {
+            Map<String, Aggregate> aggregates = new LinkedHashMap<>();
+            byName.forEach((name, v) -> aggregates.put(name, Aggregate.of(v.stream().mapToDouble(Double::doubleValue)
+                    .toArray())));
+            out.put(analysis, aggregates);
+        });
         return out;
     }
 
@@ -67,14 +98,15 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                 g.writeNumberField("iterations", run.iterations().size());
                 g.writeObjectFieldStart("metrics");
                 for (Map.Entry<Metric, Aggregate> e : aggregates(run).entrySet()) {
-                    Aggregate a = e.getValue();
-                    g.writeObjectFieldStart(e.getKey().key());
-                    g.writeNumberField("count", a.count());
-                    number(g, "mean", a.mean());
-                    number(g, "median", a.median());
-                    number(g, "std", a.std());
-                    number(g, "min", a.min());
-                    number(g, "max", a.max());
+                    aggregate(g, e.getKey().key(), e.getValue());
+                }
+                g.writeEndObject();
+                g.writeObjectFieldStart("analyses");
+                for (Map.Entry<String, Map<String, Aggregate>> analysis : analysisAggregates(run).entrySet()) {
+                    g.writeObjectFieldStart(analysis.getKey());
+                    for (Map.Entry<String, Aggregate> e : analysis.getValue().entrySet()) {
+                        aggregate(g, e.getKey(), e.getValue());
+                    }
                     g.writeEndObject();
                 }
                 g.writeEndObject();
@@ -142,6 +174,17 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
             g.writeEndArray();
             g.writeEndObject();
         }
+    }
+
+    private static void aggregate(JsonGenerator g, String field, Aggregate a) throws IOException {
+        g.writeObjectFieldStart(field);
+        g.writeNumberField("count", a.count());
+        number(g, "mean", a.mean());
+        number(g, "median", a.median());
+        number(g, "std", a.std());
+        number(g, "min", a.min());
+        number(g, "max", a.max());
+        g.writeEndObject();
     }
 
     /** JSON has no NaN: an undefined number is written as null. */

@@ -49,7 +49,8 @@ public final class TraceLoader {
     /** Reads every path (a directory contributes the trace files directly inside it and its subfolders). */
     public TraceSet load(List<Path> paths) throws IOException {
         TraceSet set = new TraceSet();
-        List<String> errors = new ArrayList<>();
+        // a reader plugin that failed to load may be why a file has no reader: say so first
+        List<String> errors = new ArrayList<>(readers.skipped());
         int filesRead = 0;
         List<Map.Entry<TraceSource, TraceReader>> files = new ArrayList<>();
         for (Path path : expand(paths)) {

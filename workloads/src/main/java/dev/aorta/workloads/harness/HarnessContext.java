@@ -80,7 +80,10 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     }
 
     static String readKernelSource(String resource) {
-        try (InputStream in = HarnessContext.class.getResourceAsStream("/kernels/" + resource)) {
+        // the context class loader also sees the jars of the plugins folder: a workload plugin ships its kernels
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        ClassLoader loader = context != null ? context : HarnessContext.class.getClassLoader();
+        try (InputStream in = loader.getResourceAsStream("kernels/" + resource)) {
             if (in == null) {
                 throw new IllegalArgumentException("no kernel source kernels/" + resource + " on the class path");
             }

@@ -1,14 +1,14 @@
 package dev.aorta.workloads.harness;
 
+import dev.aorta.core.spi.ServiceProviders;
 import dev.aorta.workloads.spi.Priority;
 import dev.aorta.workloads.spi.Workload;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.ServiceLoader;
 
-/** The workloads on a class path, found with {@link ServiceLoader}; each lookup makes a fresh instance. */
+/** The workloads on a class path, found with {@link java.util.ServiceLoader}; each lookup makes a fresh instance. */
 public final class WorkloadRegistry {
     private final ClassLoader loader;
 
@@ -16,14 +16,15 @@ public final class WorkloadRegistry {
         this.loader = loader;
     }
 
+    /** The workloads of the current thread's context class loader, which the CLI extends with its plugins folder. */
     public static WorkloadRegistry onClassPath() {
         return new WorkloadRegistry(Thread.currentThread().getContextClassLoader());
     }
 
-    /** Fresh instances of every workload, by priority then name. */
+    /** Fresh instances of every workload, by priority then name; a plugin that cannot be loaded is one line on stderr. */
     public List<Workload> all() {
-        List<Workload> result = new ArrayList<>();
-        ServiceLoader.load(Workload.class, loader).forEach(result::add);
+        List<Workload> result = new ArrayList<>(ServiceProviders.load(Workload.class, loader,
+                skipped -> System.err.println("aorta: warning: " + skipped)));
         result.sort(Comparator.comparing(Workload::priority).thenComparing(Workload::name));
         return result;
     }

@@ -25,7 +25,9 @@ public interface WorkloadContext {
     /** An integer {@code --param} (checked against its declaration in {@link Workload#parameters()}), or its default. */
     int intParameter(String name);
 
-    /** Loads {@code kernels/<resource>} from the class path, compiled once per session. */
+    /**
+     * Loads {@code kernels/<resource>} from the class path (a plugin's own jar included), compiled once per session.
+     */
     KernelModule kernels(String resource);
 
     /** Allocates device memory that the harness frees after the run (contents undefined). */

@@ -10,7 +10,7 @@ import java.util.List;
  * JavaCPP's CUDA presets ({@code org.bytedeco.cuda.global.cudart}, {@code .nccl}): their API methods are
  * {@code public static native}, so the agent wraps them with the native-method prefix, which only works
  * while a class first loads: start the application with {@code -javaagent}; attached late, the agent says
- * that these classes stay unwrapped. Put this jar on the application's class path.
+ * that these classes stay unwrapped. Enabled by its place, {@code dist/plugins/} beside the agent's {@code lib/}.
  */
 public final class JavaCppCudaPlugin implements InterceptionPlugin {
     static final String CUDART = "org.bytedeco.cuda.global.cudart";

@@ -31,10 +31,17 @@ class JavaCppPluginIT {
     }
 
     static Run run(String agentArgs, Path dir) throws Exception {
-        String cp = String.join(File.pathSeparator, PLUGIN.toString(), location(JavaCppPluginIT.class),
-                location(dev.aorta.api.Aorta.class));
+        return run(AGENT, agentArgs, dir, String.join(File.pathSeparator, PLUGIN.toString(), appClassPath()));
+    }
+
+    /** The application's own class path: the JavaCPP-shaped classes and the marker API. */
+    static String appClassPath() throws Exception {
+        return String.join(File.pathSeparator, location(JavaCppPluginIT.class), location(dev.aorta.api.Aorta.class));
+    }
+
+    static Run run(Path agent, String agentArgs, Path dir, String cp) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-javaagent:" + AGENT.toAbsolutePath() + "=output=" + dir + (agentArgs.isEmpty() ? "" : "," + agentArgs),
+                "-javaagent:" + agent.toAbsolutePath() + "=output=" + dir + (agentArgs.isEmpty() ? "" : "," + agentArgs),
                 "-cp", cp, "example.javacpp.JavaCppApp"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -86,6 +93,26 @@ class JavaCppPluginIT {
         assertThat(byName.get("ncclAllReduce").args()).containsEntry("count", 1000L).containsEntry("dtype", "float32")
                 .containsEntry("op", "sum").containsEntry("communicator", 0xC000L).containsEntry("bytes", 4000L);
         assertThat(byName.get("ncclAllGather").args()).containsEntry("count", 500L).doesNotContainKey("op");
+    }
+
+    @Test
+    void thePluginJarInThePluginsFolderBesideTheAgentsLibIsEnabled_andTheClassPathStaysAsItWas(@TempDir Path dir)
+            throws Exception {
+        Path agent = Files.createDirectories(dir.resolve("dist/lib")).resolve("aorta-agent.jar");
+        Files.copy(AGENT, agent);
+        Path plugins = Files.createDirectories(dir.resolve("dist/plugins"));
+        Files.copy(PLUGIN, plugins.resolve("aorta-plugin-javacpp-cuda.jar"));
+        Files.writeString(plugins.resolve("broken.jar"), "not a zip file");
+        Path out = Files.createDirectories(dir.resolve("out"));
+
+        Run run = run(agent, "", out, appClassPath());
+
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("RESULT unsatisfied=11").contains("CLASS_PATH " + appClassPath() + "\n");
+        assertThat(run.err()).containsPattern("libraries found: [^;]*javacpp-cuda");
+        assertThat(run.err().lines().filter(l -> l.contains("broken.jar")).toList()).containsExactly("[aorta] ERROR: plugin"
+                + " jar " + plugins.resolve("broken.jar") + " skipped: it is not a readable jar (zip END header not found)");
+        assertThat(calls(out)).extracting(ApiCall::name).contains("cudaLaunchKernel", "cudaMemcpyAsync", "ncclAllReduce");
     }
 
     @Test
