@@ -143,8 +143,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         100 * u.utilization());
             }
             if (streams.hiddenCount() > 0) {
-                out.printf(Locale.ROOT, "  %d more streams: busy %s summed over them, none busier than %s%n",
-                        streams.hiddenCount(), ms(streams.hiddenBusyNs()), ms(streams.hiddenMaxBusyNs()));
+                out.printf(Locale.ROOT, "  %s: busy %s summed over them, none busier than %s%n",
+                        count(streams.hiddenCount(), "more stream", "more streams"), ms(streams.hiddenBusyNs()),
+                        ms(streams.hiddenMaxBusyNs()));
             }
             for (KernelBreakdown.Entry k : r.kernels()) {
                 out.printf(Locale.ROOT, "  %-13s %6d x  total %s  mean %.1f us  %5.1f%%  %s%n",
@@ -155,7 +156,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  queue switch: %d intra gaps (mean %.1f us), %d inter gaps (mean %.1f us)%n",
                     sw.intraGaps(), sw.meanIntraGapNs() / 1e3, sw.interGaps(), sw.meanInterGapNs() / 1e3);
             out.println("    " + switchOverhead(sw));
-            out.println("    (" + WindowReportJson.SWITCH_OVERHEAD_MEANING + ")");
+            if (sw.interGaps() > 0) {
+                out.println("    (" + WindowReportJson.SWITCH_OVERHEAD_MEANING + ")");
+            }
             out.printf(Locale.ROOT, "  dispatch latency: same-stream %s; cross-stream %s; from enqueue %s%n",
                     latency(r.dispatch().sameStream()), latency(r.dispatch().crossStream()),
                     latency(r.dispatch().fromEnqueue()));
@@ -190,10 +193,16 @@ public final class AnalyzeCommand implements Callable<Integer> {
         if (sw.interGaps() == 0) {
             return "estimated switch overhead n/a: no idle gap between consecutive kernels on different streams";
         }
-        return String.format(Locale.ROOT, "estimated switch overhead %.1f us: from %d stream switches that left an idle"
-                        + " gap against %d same-stream gaps (%d gaps qualified)%s", sw.estimatedSwitchOverheadNs() / 1e3,
-                sw.interGaps(), sw.intraGaps(), sw.intraGaps() + sw.interGaps(),
+        return String.format(Locale.ROOT, "estimated switch overhead %.1f us: from %s that left an idle gap against %s"
+                        + " (%s qualified)%s", sw.estimatedSwitchOverheadNs() / 1e3,
+                count(sw.interGaps(), "stream switch", "stream switches"),
+                count(sw.intraGaps(), "same-stream gap", "same-stream gaps"),
+                count(sw.intraGaps() + sw.interGaps(), "gap", "gaps"),
                 sw.intraGaps() == 0 ? "; with no same-stream gap to subtract it is the mean cross-stream gap" : "");
+    }
+
+    private static String count(long n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
     }
 
     private static String ms(long ns) {

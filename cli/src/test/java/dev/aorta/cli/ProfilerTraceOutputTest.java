@@ -102,6 +102,17 @@ class ProfilerTraceOutputTest {
     }
 
     @Test
+    void withoutAStreamSwitchThatLeftAGapThereIsNoEstimate() {
+        // the MI250 toy's kernels run back to back on one stream: every idle gap is a same-stream gap
+        CliRunner.Outcome text = CliRunner.run(null, "analyze", "--window", "whole",
+                Fixtures.file("kineto/mi250_minitoy_rocm6.2.json.gz").toString());
+        assertThat(text.exitCode()).as(text.err()).isZero();
+        assertThat(text.out()).contains("inter gaps")
+                .contains("estimated switch overhead n/a: no idle gap between consecutive kernels on different streams")
+                .doesNotContain("estimated switch overhead 0.0 us");
+    }
+
+    @Test
     void theReportOfAManyStreamRunDrawsAGanttOfReadableSizeAndLabelsMillisecondsAsSuch(@TempDir Path tmp)
             throws IOException {
         Path run = Files.createDirectories(tmp.resolve("mi350"));
