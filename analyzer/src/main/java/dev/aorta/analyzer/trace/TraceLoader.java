@@ -80,6 +80,8 @@ public final class TraceLoader {
             if (errors.isEmpty()) {
                 errors.add("no trace records found in " + paths);
             }
+            // why a file gave nothing (a trace cut before its first record) is the answer the user needs
+            errors.addAll(set.warnings());
             throw new TraceFormatException(String.join("; ", errors));
         }
         SameRunRule.check(set);
