@@ -47,7 +47,7 @@ public final class SameRunRule {
         }
     }
 
-    static Optional<String> problem(RankTrace rank) {
+    private static Optional<String> problem(RankTrace rank) {
         Map<String, List<SourceSpan>> byFile = new LinkedHashMap<>();
         rank.sourceSpans().forEach(s -> byFile.computeIfAbsent(s.file(), f -> new ArrayList<>()).add(s));
         List<String> files = new ArrayList<>(byFile.keySet());
@@ -63,30 +63,23 @@ public final class SameRunRule {
     }
 
     private static Optional<String> problem(RankTrace rank, List<SourceSpan> first, List<SourceSpan> second) {
-        SourceSpan secondMain = main(second);
-        ClockMapper mapper = new ClockMapper(secondMain.clock(), rank.anchors());
-        Optional<SourceSpan> a = onto(first, mapper, secondMain.clock());
-        SourceSpan b = onto(second, mapper, secondMain.clock()).orElseThrow();  // its own main clock always maps
-        String basis;
-        String conclusion = "so they are from different runs";
-        if (a.isPresent()) {
-            basis = "on the " + secondMain.clock().tag() + " clock they";
-        } else {
-            SourceSpan firstMain = main(first);
-            basis = "no clock anchor relates their clocks (" + firstMain.clock().tag() + ", "
-                    + secondMain.clock().tag() + ") and their raw timestamps";
-            conclusion = "so nothing places them on one timeline";
-            a = Optional.of(firstMain);
-            b = secondMain;
-        }
-        long gap = a.get().gapTo(b);
-        if (gap <= TOLERANCE.toNanos() || gap <= a.get().lengthNs() + b.lengthNs()) {
+        ClockDomain clock = main(second).clock();
+        ClockMapper mapper = new ClockMapper(clock, rank.anchors());
+        Optional<SourceSpan> firstOnClock = onto(first, mapper, clock);
+        boolean related = firstOnClock.isPresent();
+        SourceSpan a = related ? firstOnClock.get() : main(first);
+        SourceSpan b = related ? onto(second, mapper, clock).orElseThrow() : main(second);
+        long gap = a.gapTo(b);
+        if (gap <= TOLERANCE.toNanos() || gap <= a.lengthNs() + b.lengthNs()) {
             return Optional.empty();
         }
-        return Optional.of(a.get().file() + " and " + b.file() + " cannot be one timeline of rank " + rank.rank()
-                + ": " + basis + " lie " + duration(gap) + " apart while they span " + duration(a.get().lengthNs())
-                + " and " + duration(b.lengthNs()) + ", " + conclusion + "; analyse each run's files with its own"
-                + " command");
+        String basis = related ? "on the " + clock.tag() + " clock they"
+                : "no clock anchor relates their clocks (" + a.clock().tag() + ", " + clock.tag()
+                        + ") and their raw timestamps";
+        String conclusion = related ? "so they are from different runs" : "so nothing places them on one timeline";
+        return Optional.of(a.file() + " and " + b.file() + " cannot be one timeline of rank " + rank.rank() + ": "
+                + basis + " lie " + duration(gap) + " apart while they span " + duration(a.lengthNs()) + " and "
+                + duration(b.lengthNs()) + ", " + conclusion + "; analyse each run's files with its own command");
     }
 
     /** The span of the clock most of a file's records use. */
@@ -100,7 +93,7 @@ public final class SameRunRule {
                 .map(s -> s.shifted(mapper.offset(s.clock()), clock)).reduce(SourceSpan::union);
     }
 
-    static String duration(long ns) {
+    private static String duration(long ns) {
         double s = ns / 1e9;
         if (s >= 365 * 86_400) {
             return String.format(Locale.ROOT, "%.1f years", s / (365.25 * 86_400));
