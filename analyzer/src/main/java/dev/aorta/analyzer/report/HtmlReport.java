@@ -101,7 +101,7 @@ public final class HtmlReport {
      * The metric's name with the unit the table shows it in: durations are shown in ms, so their {@code _ns} suffix
      * (right in summary.json, which keeps nanoseconds) is dropped rather than contradicting the unit.
      */
-    static String label(Metric m) {
+    private static String label(Metric m) {
         String key = m.key();
         if (key.endsWith("_ns")) {
             return key.substring(0, key.length() - "_ns".length()) + " (ms)";

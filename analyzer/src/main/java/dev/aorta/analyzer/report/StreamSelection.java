@@ -35,8 +35,4 @@ public record StreamSelection(List<StreamUtilization> shown, int hiddenCount, lo
         return new StreamSelection(byBusy.subList(0, cap), hidden.size(),
                 hidden.stream().mapToLong(StreamUtilization::busyNs).sum(), hidden.get(0).busyNs());
     }
-
-    public boolean isShown(long stream) {
-        return shown.stream().anyMatch(s -> s.stream() == stream);
-    }
 }
