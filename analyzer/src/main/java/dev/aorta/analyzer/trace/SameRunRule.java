@@ -3,6 +3,7 @@ package dev.aorta.analyzer.trace;
 import dev.aorta.analyzer.clock.ClockMapper;
 import dev.aorta.core.event.ClockDomain;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -48,9 +49,9 @@ public final class SameRunRule {
     }
 
     private static Optional<String> problem(RankTrace rank) {
-        Map<String, List<SourceSpan>> byFile = new LinkedHashMap<>();
+        Map<Path, List<SourceSpan>> byFile = new LinkedHashMap<>();
         rank.sourceSpans().forEach(s -> byFile.computeIfAbsent(s.file(), f -> new ArrayList<>()).add(s));
-        List<String> files = new ArrayList<>(byFile.keySet());
+        List<Path> files = new ArrayList<>(byFile.keySet());
         for (int j = 1; j < files.size(); j++) {
             for (int i = 0; i < j; i++) {
                 Optional<String> p = problem(rank, byFile.get(files.get(i)), byFile.get(files.get(j)));
@@ -77,9 +78,15 @@ public final class SameRunRule {
                 : "no clock anchor relates their clocks (" + a.clock().tag() + ", " + clock.tag()
                         + ") and their raw timestamps";
         String conclusion = related ? "so they are from different runs" : "so nothing places them on one timeline";
-        return Optional.of(a.file() + " and " + b.file() + " cannot be one timeline of rank " + rank.rank() + ": "
+        return Optional.of(names(a.file(), b.file()) + " cannot be one timeline of rank " + rank.rank() + ": "
                 + basis + " lie " + duration(gap) + " apart while they span " + duration(a.lengthNs()) + " and "
                 + duration(b.lengthNs()) + ", " + conclusion + "; analyse each run's files with its own command");
+    }
+
+    /** The two files by name, or by path where their names alone would not tell them apart. */
+    private static String names(Path a, Path b) {
+        boolean sameName = a.getFileName().equals(b.getFileName());
+        return (sameName ? a : a.getFileName()) + " and " + (sameName ? b : b.getFileName());
     }
 
     /** The span of the clock most of a file's records use. */

@@ -2,12 +2,15 @@ package dev.aorta.analyzer.trace;
 
 import dev.aorta.core.event.ClockDomain;
 
+import java.nio.file.Path;
+
 /**
  * The time range one file's records cover on one of their clocks, for one rank: what {@link SameRunRule} compares.
  *
+ * @param file    the file as given (two runs' files often share a name, so the name alone does not tell them apart)
  * @param records how many records lie in it, so the clock most of a file's records use can be told
  */
-public record SourceSpan(String file, ClockDomain clock, long startNs, long endNs, long records) {
+public record SourceSpan(Path file, ClockDomain clock, long startNs, long endNs, long records) {
 
     public long lengthNs() {
         return endNs - startNs;

@@ -96,7 +96,7 @@ public final class TraceLoader {
 
     private void readInto(TraceSet set, TraceSource source, TraceReader reader) throws IOException {
         // AORTA metrics lay iterations end to end on a made-up timeline: no time range to compare with other files
-        FileRecords records = new FileRecords(source.name(), !reader.format().equals(METRICS_FORMAT));
+        FileRecords records = new FileRecords(source, !reader.format().equals(METRICS_FORMAT));
         reader.read(source, records);
         int rank = records.declaredRank != TraceSink.UNKNOWN_RANK ? records.declaredRank : rankFromName(source.name());
         if (reader.format().equals(METRICS_FORMAT) && !set.rank(rank).activities().isEmpty()) {
@@ -143,12 +143,14 @@ public final class TraceLoader {
         private final List<JvmPause> pauses = new ArrayList<>();
         private final List<String> warnings = new ArrayList<>();
         private long untimed;
+        private final Path path;
         private final boolean realTimes;
         /** rank → clock → {first start, last end, records}, for the spans {@link SameRunRule} compares. */
         private final Map<Integer, Map<ClockDomain, long[]>> covered = new HashMap<>();
 
-        FileRecords(String file, boolean realTimes) {
-            this.file = file;
+        FileRecords(TraceSource source, boolean realTimes) {
+            this.file = source.name();
+            this.path = source.path();
             this.realTimes = realTimes;
         }
 
@@ -247,7 +249,7 @@ public final class TraceLoader {
             }
             if (realTimes) {
                 covered.forEach((r, byClock) -> byClock.forEach((clock, c) ->
-                        set.rank(r).sourceSpans().add(new SourceSpan(file, clock, c[0], c[1], c[2]))));
+                        set.rank(r).sourceSpans().add(new SourceSpan(path, clock, c[0], c[1], c[2]))));
             }
         }
 

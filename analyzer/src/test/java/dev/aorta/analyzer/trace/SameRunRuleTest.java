@@ -66,6 +66,16 @@ class SameRunRuleTest {
     }
 
     @Test
+    void twoRunsWhoseFilesShareANameAreToldApartAndNamedByPath() throws IOException {
+        Files.createDirectories(dir.resolve("monday"));
+        Files.createDirectories(dir.resolve("wednesday"));
+        Path monday = agentTrace("monday/rank_0_activity.jsonl", UPTIME, MINUTE);
+        Path wednesday = agentTrace("wednesday/rank_0_activity.jsonl", UPTIME + 2 * DAY, MINUTE);
+        assertThatThrownBy(() -> load(dir)).isInstanceOf(TraceFormatException.class)
+                .hasMessageStartingWith(monday + " and " + wednesday + " cannot be one timeline of rank 0");
+    }
+
+    @Test
     void aKinetoTraceAndARocprofTraceHaveNoClockInCommonAndAreRefused() {
         Path kineto = Fixtures.file("kineto/a100_event_sync_3streams.json.gz");
         Path rocprof = Fixtures.file("rocprof/mi350_rocprofv3_results.json.gz");
