@@ -7,11 +7,13 @@ import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.OverlapMetrics;
+import dev.aorta.analyzer.metrics.QueueSwitchOverhead;
 import dev.aorta.analyzer.metrics.StreamUtilization;
 import dev.aorta.analyzer.metrics.Stragglers;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
 import dev.aorta.analyzer.metrics.WindowMode;
 import dev.aorta.analyzer.metrics.WindowReport;
+import dev.aorta.analyzer.report.StreamSelection;
 import dev.aorta.analyzer.trace.TraceLoader;
 import dev.aorta.analyzer.trace.TraceSet;
 import picocli.CommandLine.Command;
@@ -55,6 +57,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--top", defaultValue = "10", paramLabel = "N", description = "Kernel names listed per class (default: ${DEFAULT-VALUE}).")
     int top;
 
+    @Option(names = "--streams", defaultValue = "" + StreamSelection.DEFAULT_CAP, paramLabel = "N",
+            description = "Streams listed one by one per window in text output: all when there are at most N, else the"
+                    + " N busiest and one line for the rest (default: ${DEFAULT-VALUE}; --details JSON lists all).")
+    int streams;
+
     @Option(names = "--benchmark", description = "Print parse and analysis throughput (MB/s of uncompressed input) to stderr.")
     boolean benchmark;
 
@@ -80,6 +87,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--repeat must be 1 or more (times the traces are read and analysed), got "
                     + repeat);
         }
+        if (streams < 1) {
+            throw new IllegalArgumentException("--streams " + streams + ": expected at least 1 (how many streams each"
+                    + " window lists one by one)");
+        }
         WindowMode mode = CliOptions.windowMode(window);
         boolean json = CliOptions.isJson(format);
         AnalysisOptions options = new AnalysisOptions(mode, classes.classifier(), top);
@@ -104,7 +115,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
         if (json) {
             printJson(analysis, out);
         } else {
-            out.print(text(analysis));
+            out.print(text(analysis, streams));
         }
         out.flush();
         analysis.warnings().forEach(w -> spec.commandLine().getErr().println("aorta analyze: warning: " + w));
@@ -122,8 +133,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
     }
 
-    /** The human-readable report. */
-    public static String text(TraceAnalysis analysis) {
+    /** The human-readable report, listing up to {@code streamCap} streams of each window one by one. */
+    public static String text(TraceAnalysis analysis, int streamCap) {
         StringWriter s = new StringWriter();
         PrintWriter out = new PrintWriter(s);
         for (WindowReport r : analysis.windows()) {
@@ -134,19 +145,28 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     ms(m.computeNs()), ms(m.commNs()), ms(m.overlapNs()), ms(m.exposedCommNs()), ms(m.exposedMemcpyNs()));
             out.printf(Locale.ROOT, "  comm_overlap_pct %.1f%%  aorta_overlap_ratio %.3f%n", m.commOverlapPct(),
                     m.aortaOverlapRatio());
-            for (StreamUtilization u : r.streams()) {
+            StreamSelection streams = StreamSelection.busiest(r.streams(), streamCap);
+            for (StreamUtilization u : streams.shown()) {
                 out.printf(Locale.ROOT, "  stream %-10s busy %s  utilization %.1f%%%n", u.label(), ms(u.busyNs()),
                         100 * u.utilization());
+            }
+            if (streams.hiddenCount() > 0) {
+                out.printf(Locale.ROOT, "  %s: busy %s summed over them, none busier than %s%n",
+                        count(streams.hiddenCount(), "more stream", "more streams"), ms(streams.hiddenBusyNs()),
+                        ms(streams.hiddenMaxBusyNs()));
             }
             for (KernelBreakdown.Entry k : r.kernels()) {
                 out.printf(Locale.ROOT, "  %-13s %6d x  total %s  mean %.1f us  %5.1f%%  %s%n",
                         k.activityClass().name().toLowerCase(Locale.ROOT), k.count(), ms(k.totalNs()), k.meanNs() / 1e3,
                         100 * k.shareOfClass(), abbreviate(k.name()));
             }
-            out.printf(Locale.ROOT, "  queue switch: %d intra gaps (mean %.1f us), %d inter gaps (mean %.1f us),"
-                            + " estimated switch overhead %.1f us%n", r.queueSwitch().intraGaps(),
-                    r.queueSwitch().meanIntraGapNs() / 1e3, r.queueSwitch().interGaps(),
-                    r.queueSwitch().meanInterGapNs() / 1e3, r.queueSwitch().estimatedSwitchOverheadNs() / 1e3);
+            QueueSwitchOverhead sw = r.queueSwitch();
+            out.printf(Locale.ROOT, "  queue switch: %d intra gaps (mean %.1f us), %d inter gaps (mean %.1f us)%n",
+                    sw.intraGaps(), sw.meanIntraGapNs() / 1e3, sw.interGaps(), sw.meanInterGapNs() / 1e3);
+            out.println("    " + switchOverhead(sw));
+            if (sw.interGaps() > 0) {
+                out.println("    (" + WindowReportJson.SWITCH_OVERHEAD_MEANING + ")");
+            }
             out.printf(Locale.ROOT, "  dispatch latency: same-stream %s; cross-stream %s; from enqueue %s%n",
                     latency(r.dispatch().sameStream()), latency(r.dispatch().crossStream()),
                     latency(r.dispatch().fromEnqueue()));
@@ -177,6 +197,23 @@ public final class AnalyzeCommand implements Callable<Integer> {
         }
         out.flush();
         return s.toString();
+    }
+
+    /** The estimate with the samples behind it; without a stream switch that left a gap there is nothing to estimate. */
+    private static String switchOverhead(QueueSwitchOverhead sw) {
+        if (sw.interGaps() == 0) {
+            return "estimated switch overhead n/a: no idle gap between consecutive kernels on different streams";
+        }
+        return String.format(Locale.ROOT, "estimated switch overhead %.1f us: from %s that left an idle gap against %s"
+                        + " (%s qualified)%s", sw.estimatedSwitchOverheadNs() / 1e3,
+                count(sw.interGaps(), "stream switch", "stream switches"),
+                count(sw.intraGaps(), "same-stream gap", "same-stream gaps"),
+                count(sw.intraGaps() + sw.interGaps(), "gap", "gaps"),
+                sw.intraGaps() == 0 ? "; with no same-stream gap to subtract it is the mean cross-stream gap" : "");
+    }
+
+    private static String count(long n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
     }
 
     private static String ms(long ns) {

@@ -10,6 +10,7 @@ import dev.aorta.analyzer.report.HtmlReport;
 import dev.aorta.analyzer.report.LabelRun;
 import dev.aorta.analyzer.report.OverlapReport;
 import dev.aorta.analyzer.report.Plots;
+import dev.aorta.analyzer.report.StreamSelection;
 import dev.aorta.analyzer.trace.TraceLoader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -114,7 +115,7 @@ public final class ReportCommand implements Callable<Integer> {
                 RankTimeline t = run.analysis().timelines().stream().filter(x -> x.rank() == chosen.rank())
                         .findFirst().orElseThrow();
                 byte[] gantt = Plots.gantt(run.label() + ": rank " + chosen.rank() + ", " + chosen.window().label(),
-                        t, chosen.window());
+                        t, chosen.window(), StreamSelection.busiest(chosen.streams(), StreamSelection.DEFAULT_CAP));
                 AtomicFiles.write(output.resolve(run.label() + "_gantt.png"), out -> out.write(gantt));
                 plots.put(run.label() + "_gantt.png", gantt);
             }

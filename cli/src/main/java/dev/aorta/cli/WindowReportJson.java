@@ -17,6 +17,10 @@ import java.util.Locale;
 public final class WindowReportJson {
     /** Enough to plot queue length over a window without making a line megabytes long. */
     private static final int QUEUE_LENGTH_POINTS = 500;
+    /** What the queue switch estimate is, for every place that prints it (text and JSON say the same). */
+    public static final String SWITCH_OVERHEAD_MEANING = "an upper bound: mean idle gap between consecutive kernels"
+            + " on different streams minus that on one stream, so any idle time between unrelated kernels counts;"
+            + " not a measured hardware queue switch";
 
     private WindowReportJson() {
     }
@@ -60,6 +64,9 @@ public final class WindowReportJson {
             g.writeNumberField("inter_gaps", r.queueSwitch().interGaps());
             g.writeNumberField("mean_inter_gap_ns", r.queueSwitch().meanInterGapNs());
             g.writeNumberField("estimated_switch_overhead_ns", r.queueSwitch().estimatedSwitchOverheadNs());
+            g.writeNumberField("stream_switches_measured", r.queueSwitch().interGaps());
+            g.writeNumberField("gaps_qualified", r.queueSwitch().intraGaps() + r.queueSwitch().interGaps());
+            g.writeStringField("estimated_switch_overhead_meaning", SWITCH_OVERHEAD_MEANING);
             g.writeEndObject();
             g.writeObjectFieldStart("dispatch_latency");
             latency(g, "same_stream", r.dispatch().sameStream());

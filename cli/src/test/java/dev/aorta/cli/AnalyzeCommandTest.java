@@ -134,6 +134,19 @@ class AnalyzeCommandTest {
     }
 
     @Test
+    void tracesOfUnrelatedRunsAreRefusedInOneSentenceNamingBoth() {
+        CliRunner.Outcome run = CliRunner.run(null, "analyze",
+                Fixtures.file("kineto/a100_event_sync_3streams.json.gz").toString(),
+                Fixtures.file("rocprof/mi350_rocprofv3_results.json.gz").toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.out()).isEmpty();
+        assertThat(run.err().lines()).singleElement().asString()
+                .startsWith("aorta analyze: a100_event_sync_3streams.json.gz and mi350_rocprofv3_results.json.gz cannot"
+                        + " be one timeline of rank 0")
+                .endsWith("analyse each run's files with its own command");
+    }
+
+    @Test
     void badOptionValuesAreNamed() {
         CliRunner.Outcome run = CliRunner.run(null, "analyze", "--window", "hours", "x.json");
         assertThat(run.exitCode()).isEqualTo(2);

@@ -33,7 +33,7 @@ public final class AgentJsonlReader implements TraceReader {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(source.open(), StandardCharsets.UTF_8), 1 << 16)) {
             new EventJsonlReader().read(in, sink);
         } catch (java.io.EOFException e) {
-            sink.warning(source.path() + ": compressed stream ends early (" + e.getMessage() + "); kept the complete lines before it");
+            sink.warning(PartialReadWarning.of(source, e, "after the last complete line", "the complete lines before it"));
         }
     }
 }

@@ -83,7 +83,7 @@ public final class AortaMetricsReader implements TraceReader {
                 timelineNs += totalNs;
             }
         } catch (java.io.EOFException e) {
-            sink.warning(source.path() + ": compressed stream ends early after line " + lineNumber + "; kept what came before");
+            sink.warning(PartialReadWarning.of(source, e, "after line " + lineNumber, "the lines before it"));
         }
     }
 

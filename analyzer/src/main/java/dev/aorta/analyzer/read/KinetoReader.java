@@ -56,9 +56,9 @@ public final class KinetoReader implements TraceReader {
 
     @Override
     public void read(TraceSource source, TraceSink sink) throws IOException {
-        long events = 0;
         boolean sawBase = false;
         Links links = new Links();
+        EventCount events = new EventCount();
         try (InputStream in = source.open(); JsonParser p = JSON.createParser(in)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new TraceFormatException(source.path() + ": expected a JSON object with \"traceEvents\"");
@@ -68,7 +68,7 @@ public final class KinetoReader implements TraceReader {
                 while ((field = p.nextFieldName()) != null) {
                     p.nextToken();
                     switch (field) {
-                        case "traceEvents" -> events += readEvents(p, sink, links);
+                        case "traceEvents" -> readEvents(p, sink, links, events);
                         case "distributedInfo" -> readDistributedInfo(p, sink);
                         case "baseTimeNanoseconds" -> {
                             sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, p.getLongValue()));
@@ -78,9 +78,9 @@ public final class KinetoReader implements TraceReader {
                     }
                 }
             } catch (IOException | RuntimeException e) {
-                sink.warning(source.path() + ": trace ends early or is malformed at byte "
-                        + p.currentLocation().getByteOffset() + " of the content (" + firstLine(e)
-                        + "); kept the " + events + " events before it");
+                sink.warning(PartialReadWarning.of(source, e,
+                        PartialReadWarning.atByte(source, p.currentLocation().getByteOffset()),
+                        "the " + events.read + " trace events read before it"));
             }
         }
         links.emitDependencies(sink);
@@ -129,23 +129,26 @@ public final class KinetoReader implements TraceReader {
         }
     }
 
-    private long readEvents(JsonParser p, TraceSink sink, Links links) throws IOException {
+    /** The trace events read so far, counted as they are read so that a trace cut short still reports them. */
+    private static final class EventCount {
+        long read;
+    }
+
+    private static void readEvents(JsonParser p, TraceSink sink, Links links, EventCount count) throws IOException {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             p.skipChildren();
-            return 0;
+            return;
         }
         Event e = new Event();
-        long n = 0;
         while (p.nextToken() == JsonToken.START_OBJECT) {
             e.clear();
             readEvent(p, e);
             emit(e, sink, links);
-            n++;
+            count.read++;
         }
         if (p.currentToken() != JsonToken.END_ARRAY) {
             throw new IOException("\"traceEvents\" is not an array of objects");
         }
-        return n;
     }
 
     /** The fields of one trace event that matter; reused for every event to keep parsing allocation-free. */
@@ -300,10 +303,5 @@ public final class KinetoReader implements TraceReader {
         return new DeviceActivity(kind, e.name == null ? kind.name() : e.name, TraceSink.UNKNOWN_RANK, device, stream,
                 start, end, e.correlation, DeviceActivity.UNKNOWN, DeviceActivity.UNKNOWN, e.grid, e.block, e.bytes,
                 CLOCK);
-    }
-
-    private static String firstLine(Exception e) {
-        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return m.lines().findFirst().orElse(m);
     }
 }

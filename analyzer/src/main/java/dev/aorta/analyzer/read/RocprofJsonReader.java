@@ -84,9 +84,9 @@ public final class RocprofJsonReader implements TraceReader {
             } catch (TraceFormatException e) {
                 throw e;
             } catch (IOException | RuntimeException e) {
-                sink.warning(source.path() + ": trace ends early or is malformed at byte "
-                        + p.currentLocation().getByteOffset() + " of the content (" + firstLine(e) + "); kept the "
-                        + s.pending.size() + " device records before it");
+                sink.warning(PartialReadWarning.of(source, e,
+                        PartialReadWarning.atByte(source, p.currentLocation().getByteOffset()),
+                        "the " + s.pending.size() + " device records read before it"));
             }
         }
         emit(s, sink);
@@ -405,10 +405,5 @@ public final class RocprofJsonReader implements TraceReader {
 
     private static int blocks(long workItems, long blockSize) {
         return (int) (blockSize <= 0 ? workItems : (workItems + blockSize - 1) / blockSize);
-    }
-
-    private static String firstLine(Exception e) {
-        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return m.lines().findFirst().orElse(m);
     }
 }

@@ -108,9 +108,16 @@ public final class HtmlReport {
         w.flush();
     }
 
-    /** The metric's name with the unit the table shows it in. */
+    /**
+     * The metric's name with the unit the table shows it in: durations are shown in ms, so their {@code _ns} suffix
+     * (right in summary.json, which keeps nanoseconds) is dropped rather than contradicting the unit.
+     */
     private static String label(Metric m) {
-        return m.key() + (m.key().endsWith("_ns") ? " (ms)" : m.key().endsWith("_pct") ? " (%)" : "");
+        String key = m.key();
+        if (key.endsWith("_ns")) {
+            return key.substring(0, key.length() - "_ns".length()) + " (ms)";
+        }
+        return key + (key.endsWith("_pct") ? " (%)" : "");
     }
 
     private static String abbreviate(String name) {

@@ -2,6 +2,7 @@ package dev.aorta.analyzer.report;
 
 import dev.aorta.analyzer.classify.ActivityClass;
 import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.analyzer.metrics.StreamUtilization;
 import dev.aorta.analyzer.metrics.Window;
 import dev.aorta.analyzer.metrics.WindowReport;
 import dev.aorta.core.event.DeviceActivity;
@@ -22,11 +23,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /** The report's PNG plots, drawn with JFreeChart (headless). */
 public final class Plots {
@@ -72,17 +75,21 @@ public final class Plots {
         return png(chart, 900, 450);
     }
 
-    /** Device activity of one rank in one window, one row per stream, coloured by class, as PNG bytes. */
-    public static byte[] gantt(String title, RankTimeline t, Window w) throws IOException {
+    /**
+     * Device activity of one rank in one window, coloured by class, as PNG bytes: one row per stream of
+     * {@code streams.shown()} (in stream order), and one last row holding the activity of every other stream, so the
+     * chart stays readable with hundreds of streams and still shows all the work.
+     */
+    public static byte[] gantt(String title, RankTimeline t, Window w, StreamSelection streams) throws IOException {
         System.setProperty("java.awt.headless", "true");
-        TreeSet<Long> streams = new TreeSet<>();
-        List<DeviceActivity> acts = t.activities();
-        for (DeviceActivity a : acts) {
-            if (a.endNs() > w.startNs() && a.startNs() < w.endNs()) {
-                streams.add(a.stream());
-            }
+        List<Long> rows = streams.shown().stream().map(StreamUtilization::stream).sorted().toList();
+        Map<Long, Integer> rowOfStream = new HashMap<>();
+        for (int i = 0; i < rows.size(); i++) {
+            rowOfStream.put(rows.get(i), i);
         }
-        List<Long> rows = new ArrayList<>(streams);
+        int otherRow = rows.size();
+        Set<Long> otherStreams = new HashSet<>();
+        List<DeviceActivity> acts = t.activities();
         Map<ActivityClass, XYIntervalSeries> series = new EnumMap<>(ActivityClass.class);
         for (ActivityClass c : ActivityClass.values()) {
             series.put(c, new XYIntervalSeries(c.name().toLowerCase(Locale.ROOT)));
@@ -94,7 +101,10 @@ public final class Plots {
             }
             double from = (Math.max(a.startNs(), w.startNs()) - w.startNs()) / 1e6;
             double to = (Math.min(a.endNs(), w.endNs()) - w.startNs()) / 1e6;
-            int row = rows.indexOf(a.stream());
+            int row = rowOfStream.getOrDefault(a.stream(), otherRow);
+            if (row == otherRow) {
+                otherStreams.add(a.stream());
+            }
             series.get(t.classOf(i)).add(from, from, to, row, row - 0.4, row + 0.4);
         }
         XYIntervalSeriesCollection data = new XYIntervalSeriesCollection();
@@ -110,11 +120,15 @@ public final class Plots {
                 renderer.setSeriesPaint(k++, CLASS_COLORS.get(e.getKey()));
             }
         }
-        String[] names = rows.stream().map(s -> "stream " + t.streamLabel(s)).toArray(String[]::new);
-        XYPlot plot = new XYPlot(data, new NumberAxis("ms since the window start"), new SymbolAxis("", names), renderer);
+        List<String> names = new ArrayList<>(rows.stream().map(s -> "stream " + t.streamLabel(s)).toList());
+        if (!otherStreams.isEmpty()) {
+            names.add(otherStreams.size() + " more stream" + (otherStreams.size() == 1 ? "" : "s"));
+        }
+        XYPlot plot = new XYPlot(data, new NumberAxis("ms since the window start"),
+                new SymbolAxis("", names.toArray(String[]::new)), renderer);
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);
-        return png(chart, 1100, Math.max(250, 90 + 45 * rows.size()));
+        return png(chart, 1100, Math.max(250, 90 + 45 * names.size()));
     }
 
     private static byte[] png(JFreeChart chart, int width, int height) throws IOException {

@@ -24,6 +24,7 @@ public final class RankTrace {
     private final List<Dependency> dependencies = new ArrayList<>();
     private final List<ClockAnchor> anchors = new ArrayList<>();
     private final List<JvmPause> jvmPauses = new ArrayList<>();
+    private final List<SourceSpan> sourceSpans = new ArrayList<>();
 
     public RankTrace(int rank) {
         this.rank = rank;
@@ -76,5 +77,10 @@ public final class RankTrace {
 
     public List<JvmPause> jvmPauses() {
         return jvmPauses;
+    }
+
+    /** The time each file covers on each of its clocks (as merged: after any shift onto the rank's anchors). */
+    public List<SourceSpan> sourceSpans() {
+        return sourceSpans;
     }
 }

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,8 @@ import java.util.stream.Stream;
  * and device traces of one run form one timeline.
  *
  * <p>Files that cannot be read at all (unknown format, empty, missing required column) are reported as
- * warnings; {@link #load} fails only when no file gave anything.
+ * warnings; {@link #load} fails only when no file gave anything, or when files of one rank cannot be one run's
+ * timeline ({@link SameRunRule}).
  */
 public final class TraceLoader {
     private static final String METRICS_FORMAT = "aorta-metrics-jsonl";
@@ -79,8 +81,11 @@ public final class TraceLoader {
             if (errors.isEmpty()) {
                 errors.add("no trace records found in " + paths);
             }
+            // why a file gave nothing (a trace cut before its first record) is the answer the user needs
+            errors.addAll(set.warnings());
             throw new TraceFormatException(String.join("; ", errors));
         }
+        SameRunRule.check(set);
         set.warnings().addAll(0, errors);
         return set;
     }
@@ -91,7 +96,8 @@ public final class TraceLoader {
     }
 
     private void readInto(TraceSet set, TraceSource source, TraceReader reader) throws IOException {
-        FileRecords records = new FileRecords(source.name());
+        // AORTA metrics lay iterations end to end on a made-up timeline: no time range to compare with other files
+        FileRecords records = new FileRecords(source, !reader.format().equals(METRICS_FORMAT));
         reader.read(source, records);
         int rank = records.declaredRank != TraceSink.UNKNOWN_RANK ? records.declaredRank : rankFromName(source.name());
         if (reader.format().equals(METRICS_FORMAT) && hasTimedRecords(set.rank(rank))) {
@@ -144,9 +150,15 @@ public final class TraceLoader {
         private final List<JvmPause> pauses = new ArrayList<>();
         private final List<String> warnings = new ArrayList<>();
         private long untimed;
+        private final Path path;
+        private final boolean realTimes;
+        /** rank → clock → {first start, last end, records}, for the spans {@link SameRunRule} compares. */
+        private final Map<Integer, Map<ClockDomain, long[]>> covered = new HashMap<>();
 
-        FileRecords(String file) {
-            this.file = file;
+        FileRecords(TraceSource source, boolean realTimes) {
+            this.file = source.name();
+            this.path = source.path();
+            this.realTimes = realTimes;
         }
 
         @Override
@@ -213,16 +225,22 @@ public final class TraceLoader {
             // per-record ranks (agent JSONL, AORTA logs) win; records without one belong to the file's rank
             for (DeviceActivity a : activities) {
                 int r = a.rank() == UNKNOWN_RANK ? fileRank : a.rank();
-                target(set, r).activities().add(a.shifted(shift.getOrDefault(a.clock(), 0L), r, a.clock()));
+                DeviceActivity merged = a.shifted(shift.getOrDefault(a.clock(), 0L), r, a.clock());
+                target(set, r).activities().add(merged);
+                cover(r, merged.clock(), merged.startNs(), merged.endNs());
             }
             for (Marker m : markers) {
                 int r = m.rank() == UNKNOWN_RANK ? fileRank : m.rank();
-                target(set, r).markers().add(m.shifted(shift.getOrDefault(m.clock(), 0L), r, m.clock()));
+                Marker merged = m.shifted(shift.getOrDefault(m.clock(), 0L), r, m.clock());
+                target(set, r).markers().add(merged);
+                cover(r, merged.clock(), merged.startNs(), merged.endNs());
             }
             RankTrace own = target(set, fileRank);
             own.worldSize(worldSize);
             for (ApiCall c : apiCalls) {
-                own.apiCalls().add(c.shifted(shift.getOrDefault(c.clock(), 0L), c.clock()));
+                ApiCall merged = c.shifted(shift.getOrDefault(c.clock(), 0L), c.clock());
+                own.apiCalls().add(merged);
+                cover(fileRank, merged.clock(), merged.startNs(), merged.endNs());
             }
             for (Dependency x : dependencies) {
                 own.dependencies().add(x.shifted(shift.getOrDefault(x.clock(), 0L), x.clock()));
@@ -236,6 +254,18 @@ public final class TraceLoader {
                     own.anchors().add(a);
                 }
             }
+            if (realTimes) {
+                covered.forEach((r, byClock) -> byClock.forEach((clock, c) ->
+                        set.rank(r).sourceSpans().add(new SourceSpan(path, clock, c[0], c[1], c[2]))));
+            }
+        }
+
+        private void cover(int rank, ClockDomain clock, long startNs, long endNs) {
+            long[] c = covered.computeIfAbsent(rank, r -> new EnumMap<>(ClockDomain.class))
+                    .computeIfAbsent(clock, k -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE, 0});
+            c[0] = Math.min(c[0], startNs);
+            c[1] = Math.max(c[1], endNs);
+            c[2]++;
         }
 
         /**

@@ -107,6 +107,24 @@ class KinetoReaderTest {
     }
 
     @Test
+    void aGzipFileCutMidStreamIsCalledTruncatedAndCountsTheEventsItKept(@TempDir Path tmp) throws IOException {
+        Path full = Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz");
+        byte[] gzip = Files.readAllBytes(full);
+        Path cut = Files.write(tmp.resolve("copied_too_early.json.gz"), java.util.Arrays.copyOf(gzip, gzip.length / 2));
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(cut));
+        RankTrace r = set.ranks().iterator().next();
+        String warning = set.warnings().stream().filter(w -> w.contains("copied_too_early.json.gz")).findFirst()
+                .orElseThrow();
+        assertThat(warning).contains("the file is truncated: its gzip data ends early")
+                .doesNotContain("ZLIB").containsPattern("at byte \\d+ of the decompressed content");
+        java.util.regex.Matcher kept = java.util.regex.Pattern.compile("kept the (\\d+) trace events").matcher(warning);
+        assertThat(kept.find()).as(warning).isTrue();
+        // every activity and runtime call kept came from one trace event read before the cut
+        assertThat(Long.parseLong(kept.group(1))).isGreaterThanOrEqualTo(r.activities().size() + r.apiCalls().size())
+                .isPositive();
+    }
+
+    @Test
     void microsecondDecimalsBecomeExactNanoseconds() {
         assertThat(JsonNumbers.microsToNanos("4458676416788.066".toCharArray(), 0, 17)).isEqualTo(4458676416788066L);
         assertThat(JsonNumbers.microsToNanos("1.5".toCharArray(), 0, 3)).isEqualTo(1500);

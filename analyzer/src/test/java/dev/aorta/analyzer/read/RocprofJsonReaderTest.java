@@ -89,4 +89,16 @@ class RocprofJsonReaderTest {
         assertThat(set.ranks().iterator().next().activities()).extracting(DeviceActivity::name).containsExactly("MEMORY_COPY");
         assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("cut_results.json").contains("at byte"));
     }
+
+    @Test
+    void aFileCutBeforeItsFirstRecordFailsSayingItIsTruncated(@TempDir Path tmp) throws IOException {
+        // the MI350 results start with agents and kernel symbols: 300 kB of gzip hold no dispatch yet
+        byte[] gzip = Files.readAllBytes(Fixtures.file("rocprof/mi350_rocprofv3_results.json.gz"));
+        Path cut = Files.write(tmp.resolve("half_copied_results.json.gz"), java.util.Arrays.copyOf(gzip, 300_000));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TraceLoader.withInstalledReaders().load(List.of(cut)))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessageContaining("no trace records found")
+                .hasMessageContaining("half_copied_results.json.gz: the file is truncated: its gzip data ends early")
+                .hasMessageContaining("kept the 0 device records read before it");
+    }
 }
