@@ -141,7 +141,10 @@ public final class JfrSink implements EventSink {
             own.stop();
         } catch (IllegalStateException alreadyStopped) {
             // the recording was started in the constructor, so this means it is stopped already: the JVM's JFR
-            // shutdown hook runs beside ours and, for setDumpOnExit, stops the recording and writes the file itself
+            // shutdown hook runs beside ours and, for setDumpOnExit, stops the recording and writes the file itself.
+            // It writes after its stop returns, outside JFR's lock, and closes the recording when done: closing it
+            // here as well would free the data under that write and leave an empty file (seen under load).
+            return;
         }
         own.close();
     }
