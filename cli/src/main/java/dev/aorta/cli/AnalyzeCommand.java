@@ -5,8 +5,8 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
-import dev.aorta.analyzer.metrics.OverlapMetrics;
-import dev.aorta.analyzer.metrics.StreamUtilization;
+import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
 import dev.aorta.analyzer.metrics.Stragglers;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
 import dev.aorta.analyzer.metrics.WindowMode;
@@ -124,9 +124,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  window %s  busy %s  idle %s%n", ms(m.windowNs()), ms(m.busyNs()), ms(m.idleNs()));
             out.printf(Locale.ROOT, "  compute %s  comm %s  overlap %s  exposed comm %s  exposed memcpy %s%n",
                     ms(m.computeNs()), ms(m.commNs()), ms(m.overlapNs()), ms(m.exposedCommNs()), ms(m.exposedMemcpyNs()));
-            out.printf(Locale.ROOT, "  comm_overlap_pct %.1f%%  aorta_overlap_ratio %.3f%n", m.commOverlapPct(),
-                    m.aortaOverlapRatio());
-            for (StreamUtilization u : r.streams()) {
+            out.printf(Locale.ROOT, "  comm_overlap_pct %s  aorta_overlap_ratio %s%n",
+                    orNa(m.commOverlapPct(), "%.1f%%", 1), orNa(m.aortaOverlapRatio(), "%.3f", 1));
+            for (LabelledStreamUtilization u : r.streams()) {
                 out.printf(Locale.ROOT, "  stream %-10s busy %s  utilization %.1f%%%n", u.label(), ms(u.busyNs()),
                         100 * u.utilization());
             }
@@ -136,9 +136,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         100 * k.shareOfClass(), abbreviate(k.name()));
             }
             out.printf(Locale.ROOT, "  queue switch: %d intra gaps (mean %.1f us), %d inter gaps (mean %.1f us),"
-                            + " estimated switch overhead %.1f us%n", r.queueSwitch().intraGaps(),
-                    r.queueSwitch().meanIntraGapNs() / 1e3, r.queueSwitch().interGaps(),
-                    r.queueSwitch().meanInterGapNs() / 1e3, r.queueSwitch().estimatedSwitchOverheadNs() / 1e3);
+                            + " estimated switch overhead %s%n", r.queueSwitch().intraGaps(),
+                    r.queueSwitch().intraGapsNs().mean() / 1e3, r.queueSwitch().interGaps(),
+                    r.queueSwitch().interGapsNs().mean() / 1e3,
+                    orNa(r.queueSwitch().estimatedSwitchOverheadNs(), "%.1f us", 1e-3));
             out.printf(Locale.ROOT, "  dispatch latency: same-stream %s; cross-stream %s; from enqueue %s%n",
                     latency(r.dispatch().sameStream()), latency(r.dispatch().crossStream()),
                     latency(r.dispatch().fromEnqueue()));
@@ -172,9 +173,14 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return String.format(Locale.ROOT, "%.3f ms", ns / 1e6);
     }
 
-    private static String latency(dev.aorta.analyzer.metrics.LatencyStats s) {
+    private static String latency(dev.aorta.core.metric.SampleStats s) {
         return s.count() == 0 ? "n/a" : String.format(Locale.ROOT, "n=%d mean %.1f us p50 %.1f us p95 %.1f us max %.1f us",
-                s.count(), s.meanNs() / 1e3, s.p50Ns() / 1e3, s.p95Ns() / 1e3, s.maxNs() / 1e3);
+                s.count(), s.mean() / 1e3, s.p50() / 1e3, s.p95() / 1e3, s.max() / 1e3);
+    }
+
+    /** An undefined metric prints n/a (docs/metrics.md); a defined one, times {@code scale}, in {@code format}. */
+    private static String orNa(Double v, String format, double scale) {
+        return v == null ? "n/a" : String.format(Locale.ROOT, format, v * scale);
     }
 
     private static String abbreviate(String name) {

@@ -1,5 +1,9 @@
 package dev.aorta.analyzer.metrics;
 
+import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.core.metric.QueueSwitchOverhead;
+
 import java.util.List;
 
 /**
@@ -8,7 +12,7 @@ import java.util.List;
  * @param jvm null when the rank has no JFR pause records
  */
 public record WindowReport(int rank, Window window, String source, OverlapMetrics overlap,
-                           List<StreamUtilization> streams, List<KernelBreakdown.Entry> kernels,
+                           List<LabelledStreamUtilization> streams, List<KernelBreakdown.Entry> kernels,
                            QueueSwitchOverhead queueSwitch, DispatchLatency dispatch, LaunchLatency launch,
                            QueueLength queueLength, JvmAttribution jvm) {
 

@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.report;
 
-import dev.aorta.analyzer.classify.ActivityClass;
+import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.analyzer.metrics.Window;
 import dev.aorta.analyzer.metrics.WindowReport;
