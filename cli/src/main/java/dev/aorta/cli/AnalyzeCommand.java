@@ -6,9 +6,9 @@ import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
-import dev.aorta.analyzer.metrics.OverlapMetrics;
-import dev.aorta.analyzer.metrics.QueueSwitchOverhead;
-import dev.aorta.analyzer.metrics.StreamUtilization;
+import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
+import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.core.metric.QueueSwitchOverhead;
 import dev.aorta.analyzer.metrics.Stragglers;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
 import dev.aorta.analyzer.metrics.WindowMode;
@@ -143,10 +143,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  window %s  busy %s  idle %s%n", ms(m.windowNs()), ms(m.busyNs()), ms(m.idleNs()));
             out.printf(Locale.ROOT, "  compute %s  comm %s  overlap %s  exposed comm %s  exposed memcpy %s%n",
                     ms(m.computeNs()), ms(m.commNs()), ms(m.overlapNs()), ms(m.exposedCommNs()), ms(m.exposedMemcpyNs()));
-            out.printf(Locale.ROOT, "  comm_overlap_pct %.1f%%  aorta_overlap_ratio %.3f%n", m.commOverlapPct(),
-                    m.aortaOverlapRatio());
+            out.printf(Locale.ROOT, "  comm_overlap_pct %s  aorta_overlap_ratio %s%n",
+                    orNa(m.commOverlapPct(), "%.1f%%", 1), orNa(m.aortaOverlapRatio(), "%.3f", 1));
             StreamSelection streams = StreamSelection.busiest(r.streams(), streamCap);
-            for (StreamUtilization u : streams.shown()) {
+            for (LabelledStreamUtilization u : streams.shown()) {
                 out.printf(Locale.ROOT, "  stream %-10s busy %s  utilization %.1f%%%n", u.label(), ms(u.busyNs()),
                         100 * u.utilization());
             }
@@ -162,7 +162,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             }
             QueueSwitchOverhead sw = r.queueSwitch();
             out.printf(Locale.ROOT, "  queue switch: %d intra gaps (mean %.1f us), %d inter gaps (mean %.1f us)%n",
-                    sw.intraGaps(), sw.meanIntraGapNs() / 1e3, sw.interGaps(), sw.meanInterGapNs() / 1e3);
+                    sw.intraGaps(), sw.intraGapsNs().mean() / 1e3, sw.interGaps(), sw.interGapsNs().mean() / 1e3);
             out.println("    " + switchOverhead(sw));
             if (sw.interGaps() > 0) {
                 out.println("    (" + WindowReportJson.SWITCH_OVERHEAD_MEANING + ")");
@@ -201,15 +201,16 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     /** The estimate with the samples behind it; without a stream switch that left a gap there is nothing to estimate. */
     private static String switchOverhead(QueueSwitchOverhead sw) {
-        if (sw.interGaps() == 0) {
-            return "estimated switch overhead n/a: no idle gap between consecutive kernels on different streams";
+        Double estimate = sw.estimatedSwitchOverheadNs();
+        if (estimate == null) {
+            return "estimated switch overhead n/a: it needs idle gaps both between kernels of different streams (here "
+                    + sw.interGaps() + ") and between kernels of one stream (here " + sw.intraGaps() + ")";
         }
         return String.format(Locale.ROOT, "estimated switch overhead %.1f us: from %s that left an idle gap against %s"
-                        + " (%s qualified)%s", sw.estimatedSwitchOverheadNs() / 1e3,
+                        + " (%s qualified)", estimate / 1e3,
                 count(sw.interGaps(), "stream switch", "stream switches"),
                 count(sw.intraGaps(), "same-stream gap", "same-stream gaps"),
-                count(sw.intraGaps() + sw.interGaps(), "gap", "gaps"),
-                sw.intraGaps() == 0 ? "; with no same-stream gap to subtract it is the mean cross-stream gap" : "");
+                count(sw.intraGaps() + sw.interGaps(), "gap", "gaps"));
     }
 
     private static String count(long n, String one, String many) {
@@ -220,9 +221,14 @@ public final class AnalyzeCommand implements Callable<Integer> {
         return String.format(Locale.ROOT, "%.3f ms", ns / 1e6);
     }
 
-    private static String latency(dev.aorta.analyzer.metrics.LatencyStats s) {
+    private static String latency(dev.aorta.core.metric.SampleStats s) {
         return s.count() == 0 ? "n/a" : String.format(Locale.ROOT, "n=%d mean %.1f us p50 %.1f us p95 %.1f us max %.1f us",
-                s.count(), s.meanNs() / 1e3, s.p50Ns() / 1e3, s.p95Ns() / 1e3, s.maxNs() / 1e3);
+                s.count(), s.mean() / 1e3, s.p50() / 1e3, s.p95() / 1e3, s.max() / 1e3);
+    }
+
+    /** An undefined metric prints n/a (docs/metrics.md); a defined one, times {@code scale}, in {@code format}. */
+    private static String orNa(Double v, String format, double scale) {
+        return v == null ? "n/a" : String.format(Locale.ROOT, format, v * scale);
     }
 
     private static String abbreviate(String name) {

@@ -1,6 +1,6 @@
 package dev.aorta.cli;
 
-import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.core.metric.ActivityClassifier;
 import picocli.CommandLine.Option;
 
 import java.util.regex.PatternSyntaxException;

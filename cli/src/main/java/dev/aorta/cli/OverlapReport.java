@@ -71,7 +71,7 @@ final class OverlapReport {
                 "|M| - overlap: communication with no GEMM running beside it");
         line(out, "comm_overlap_pct", pct(a.commOverlapPct()), "100 x overlap / |M| (pooled over iterations): share of "
                 + "communication hidden behind compute");
-        line(out, "aorta_overlap_ratio", fmt(a.aortaOverlapRatio()), "overlap / |C| (AORTA's ratio, from device timestamps)");
+        line(out, "aorta_overlap_ratio", a.aortaOverlapRatio() == null ? "n/a" : fmt(a.aortaOverlapRatio()), "overlap / |C| (AORTA's ratio, from device timestamps)");
         if (o.computeReference() != null) {
             OverlapAnalysis ref = o.analysis(o.computeReference());
             line(out, "compute slowdown", fmt(o.computeSlowdown()) + "x (" + ms(a.computeNs()) + " vs " + ms(ref.computeNs())
@@ -116,8 +116,9 @@ final class OverlapReport {
         return fmt(ns / 1e6) + " ms";
     }
 
-    private static String pct(double v) {
-        return String.format(Locale.ROOT, "%.1f %%", v);
+    /** A percentage; n/a where it is undefined (no communication: docs/metrics.md). */
+    private static String pct(Double v) {
+        return v == null ? "n/a" : String.format(Locale.ROOT, "%.1f %%", v);
     }
 
     static ObjectNode toJson(OverlapOutcome o) {

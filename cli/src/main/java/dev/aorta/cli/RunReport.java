@@ -3,10 +3,10 @@ package dev.aorta.cli;
 import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.RunResult;
 import dev.aorta.workloads.metrics.ConvoyEffect;
-import dev.aorta.workloads.metrics.DispatchLatency;
-import dev.aorta.workloads.metrics.KernelClassStats;
-import dev.aorta.workloads.metrics.SampleStats;
-import dev.aorta.workloads.metrics.SwitchOverhead;
+import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.KernelBreakdown;
+import dev.aorta.core.metric.QueueSwitchOverhead;
+import dev.aorta.core.metric.SampleStats;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -61,18 +61,19 @@ final class RunReport {
                 "device time each stream had a kernel running, over the " + r.kernelTiming().capturedIterations()
                         + " captured iterations (roles: " + r.streams().stream().map(RunResult.StreamStats::role)
                         .distinct().collect(Collectors.joining("/")) + ")");
-        SwitchOverhead sw = r.kernelTiming().switchOverhead();
-        line(out, "queue switch", "inter-stream gaps n=" + sw.inter().count() + " mean " + fmt(sw.inter().meanUs())
-                        + " us; intra-stream gaps n=" + sw.intra().count() + " mean " + fmt(sw.intra().meanUs())
-                        + " us; estimated switch overhead " + fmt(sw.estimatedOverheadUs()) + " us",
+        QueueSwitchOverhead sw = r.kernelTiming().switchOverhead();
+        line(out, "queue switch", "inter-stream gaps n=" + sw.interGaps() + " mean " + fmt(sw.interGapsNs().mean() / 1e3)
+                        + " us; intra-stream gaps n=" + sw.intraGaps() + " mean " + fmt(sw.intraGapsNs().mean() / 1e3)
+                        + " us; estimated switch overhead " + switchOverheadUs(sw),
                 "AORTA's estimate: idle gaps between consecutive kernels on different streams minus those on one stream");
         DispatchLatency d = r.kernelTiming().dispatchLatency();
-        if (d.available()) {
-            line(out, "dispatch latency", "same-stream " + brief(d.sameStreamUs()) + "; cross-stream "
-                            + brief(d.crossStreamUs()),
-                    "us from a queued kernel becoming ready to its start, by whether the device came from the same stream");
+        if (d.measured()) {
+            line(out, "dispatch latency", "same-stream " + briefNs(d.sameStream()) + "; cross-stream "
+                            + briefNs(d.crossStream()) + "; from enqueue " + briefNs(d.fromEnqueue()),
+                    "us from a kernel's dependency (its stream predecessor, an event wait) ending to its start; "
+                            + "from enqueue: it waited on nothing but its launch");
         } else {
-            line(out, "dispatch latency", "not available", d.unavailableReason());
+            line(out, "dispatch latency", "not available", RunResult.KernelTiming.DISPATCH_NEEDS_QUEUED);
         }
         ConvoyEffect c = r.kernelTiming().convoy();
         if (c != null) {
@@ -85,9 +86,9 @@ final class RunReport {
             }
         }
         out.println("  kernel classes (most device time first; durations in us):");
-        for (KernelClassStats k : r.kernelTiming().kernelClasses().stream().limit(TOP_KERNEL_CLASSES).toList()) {
+        for (KernelBreakdown.Entry k : r.kernelTiming().kernelClasses().stream().limit(TOP_KERNEL_CLASSES).toList()) {
             out.printf(Locale.ROOT, "    %-40s n=%-8d mean %-10s p95 %-10s total %s ms%n", shorten(k.name()), k.count(),
-                    fmt(k.durationUs().mean()), fmt(k.durationUs().p95()), fmt(k.totalMs()));
+                    fmt(k.durationNs().mean() / 1e3), fmt(k.durationNs().p95() / 1e3), fmt(k.totalNs() / 1e6));
         }
         var m = r.memory().atEnd();
         line(out, "memory GB", "peak allocated " + gb(m.peakAllocatedBytes()) + ", final allocated "
@@ -128,9 +129,9 @@ final class RunReport {
                         + "time, so the device mostly waits for launches", 100 * Math.min(hostShare, 1)));
             }
         }
-        SwitchOverhead sw = r.kernelTiming().switchOverhead();
-        if (sw.inter().count() > 0 && sw.intra().count() > 0 && sw.estimatedOverheadUs() > 0) {
-            notes.add("the device idles " + fmt(sw.estimatedOverheadUs()) + " us longer between kernels of different "
+        QueueSwitchOverhead sw = r.kernelTiming().switchOverhead();
+        if (sw.estimatedSwitchOverheadNs() != null && sw.estimatedSwitchOverheadNs() > 0) {
+            notes.add("the device idles " + fmt(sw.estimatedSwitchOverheadNs() / 1e3) + " us longer between kernels of different "
                     + "streams than between kernels of one stream (estimated queue switch overhead)");
         }
         ConvoyEffect c = r.kernelTiming().convoy();
@@ -163,6 +164,17 @@ final class RunReport {
 
     static void line(PrintStream out, String name, String value, String meaning) {
         out.printf(Locale.ROOT, "  %-18s %s%n  %-18s   = %s%n", name, value, "", meaning);
+    }
+
+    /** The estimate in µs, n/a when undefined (gaps of one kind missing: docs/metrics.md#queue-switch-overhead). */
+    static String switchOverheadUs(QueueSwitchOverhead sw) {
+        Double ns = sw.estimatedSwitchOverheadNs();
+        return ns == null ? "n/a" : fmt(ns / 1e3) + " us";
+    }
+
+    /** ns statistics, shown in µs. */
+    private static String briefNs(SampleStats ns) {
+        return brief(ns.count() == 0 ? null : ns.scaled(1e-3));
     }
 
     private static String brief(SampleStats s) {

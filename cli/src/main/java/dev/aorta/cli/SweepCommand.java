@@ -95,7 +95,7 @@ final class SweepCommand implements Callable<Integer> {
                     RunReport.fmt(p.throughput()), RunReport.fmt(p.efficiency()),
                     r.latencyMs() == null ? "-" : RunReport.fmt(r.latencyMs().p50()),
                     r.latencyMs() == null ? "-" : RunReport.fmt(r.latencyMs().p99()),
-                    RunReport.fmt(r.kernelTiming().switchOverhead().estimatedOverheadUs()));
+                    RunReport.switchOverheadUs(r.kernelTiming().switchOverhead()));
         }
         System.out.println();
         System.out.println("  THROUGHPUT in " + unit + "; EFFICIENCY = throughput / (first point's throughput per "

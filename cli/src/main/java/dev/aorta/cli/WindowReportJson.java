@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.aorta.analyzer.metrics.Analysis;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
-import dev.aorta.analyzer.metrics.LatencyStats;
-import dev.aorta.analyzer.metrics.OverlapMetrics;
-import dev.aorta.analyzer.metrics.StreamUtilization;
+import dev.aorta.core.metric.SampleStats;
+import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
 import dev.aorta.analyzer.metrics.WindowReport;
 
 import java.io.IOException;
@@ -35,7 +35,7 @@ public final class WindowReportJson {
         if (details) {
             g.writeNumberField("window_start_ns", r.window().startNs());
             g.writeArrayFieldStart("streams");
-            for (StreamUtilization s : r.streams()) {
+            for (LabelledStreamUtilization s : r.streams()) {
                 g.writeStartObject();
                 g.writeNumberField("stream", s.stream());
                 g.writeStringField("label", s.label());
@@ -60,10 +60,10 @@ public final class WindowReportJson {
             g.writeEndArray();
             g.writeObjectFieldStart("queue_switch");
             g.writeNumberField("intra_gaps", r.queueSwitch().intraGaps());
-            g.writeNumberField("mean_intra_gap_ns", r.queueSwitch().meanIntraGapNs());
+            g.writeNumberField("mean_intra_gap_ns", r.queueSwitch().intraGapsNs().mean());
             g.writeNumberField("inter_gaps", r.queueSwitch().interGaps());
-            g.writeNumberField("mean_inter_gap_ns", r.queueSwitch().meanInterGapNs());
-            g.writeNumberField("estimated_switch_overhead_ns", r.queueSwitch().estimatedSwitchOverheadNs());
+            g.writeNumberField("mean_inter_gap_ns", r.queueSwitch().interGapsNs().mean());
+            nullable(g, "estimated_switch_overhead_ns", r.queueSwitch().estimatedSwitchOverheadNs());
             g.writeNumberField("stream_switches_measured", r.queueSwitch().interGaps());
             g.writeNumberField("gaps_qualified", r.queueSwitch().intraGaps() + r.queueSwitch().interGaps());
             g.writeStringField("estimated_switch_overhead_meaning", SWITCH_OVERHEAD_MEANING);
@@ -111,8 +111,8 @@ public final class WindowReportJson {
         g.writeNumberField("overlap_ns", m.overlapNs());
         g.writeNumberField("exposed_comm_ns", m.exposedCommNs());
         g.writeNumberField("exposed_memcpy_ns", m.exposedMemcpyNs());
-        g.writeNumberField("comm_overlap_pct", m.commOverlapPct());
-        g.writeNumberField("aorta_overlap_ratio", m.aortaOverlapRatio());
+        nullable(g, "comm_overlap_pct", m.commOverlapPct());
+        nullable(g, "aorta_overlap_ratio", m.aortaOverlapRatio());
     }
 
     /** The plugin analyses' values (always, like the overlap names: they are what the plugin is installed for). */
@@ -135,14 +135,23 @@ public final class WindowReportJson {
         g.writeEndObject();
     }
 
-    private static void latency(JsonGenerator g, String field, LatencyStats s) throws IOException {
+    /** An undefined metric is JSON null (docs/metrics.md), never a number that could be read as measured. */
+    private static void nullable(JsonGenerator g, String field, Double v) throws IOException {
+        if (v == null) {
+            g.writeNullField(field);
+        } else {
+            g.writeNumberField(field, v);
+        }
+    }
+
+    private static void latency(JsonGenerator g, String field, SampleStats s) throws IOException {
         g.writeObjectFieldStart(field);
         g.writeNumberField("count", s.count());
-        g.writeNumberField("mean_ns", s.meanNs());
-        g.writeNumberField("p50_ns", s.p50Ns());
-        g.writeNumberField("p95_ns", s.p95Ns());
-        g.writeNumberField("p99_ns", s.p99Ns());
-        g.writeNumberField("max_ns", s.maxNs());
+        g.writeNumberField("mean_ns", s.mean());
+        g.writeNumberField("p50_ns", s.p50());
+        g.writeNumberField("p95_ns", s.p95());
+        g.writeNumberField("p99_ns", s.p99());
+        g.writeNumberField("max_ns", (long) s.max());  // a sample of integer ns
         g.writeEndObject();
     }
 }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.aorta.workloads.session.SimulatedGpuSession;
-import dev.aorta.workloads.metrics.SampleStats;
+import dev.aorta.core.metric.SampleStats;
 import dev.aorta.workloads.result.ResultJson;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

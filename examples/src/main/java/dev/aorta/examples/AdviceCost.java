@@ -1,6 +1,6 @@
 package dev.aorta.examples;
 
-import dev.aorta.workloads.metrics.Percentiles;
+import dev.aorta.core.metric.Percentiles;
 import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUdeviceptr;

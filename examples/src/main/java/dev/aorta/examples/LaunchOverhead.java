@@ -1,7 +1,7 @@
 package dev.aorta.examples;
 
 import dev.aorta.gpu.cupti.CuptiTracer;
-import dev.aorta.workloads.metrics.Percentiles;
+import dev.aorta.core.metric.Percentiles;
 import jcuda.Pointer;
 import jcuda.Sizeof;
 import jcuda.driver.CUdeviceptr;

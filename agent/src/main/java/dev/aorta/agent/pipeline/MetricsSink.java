@@ -2,15 +2,17 @@ package dev.aorta.agent.pipeline;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.aorta.agent.metrics.Intervals;
-import dev.aorta.agent.metrics.WindowMetrics;
-import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
+import dev.aorta.core.metric.ActivityClass;
+import dev.aorta.core.metric.ActivityClassifier;
+import dev.aorta.core.metric.IntervalSet;
+import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.core.metric.StreamUtilization;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -21,7 +23,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +42,7 @@ import java.util.regex.Pattern;
  * after the host has moved on, is counted.
  */
 public final class MetricsSink implements EventSink {
-    /** Communication by name, never by stream (docs/metrics.md#classification). */
-    static final Pattern COMM = Pattern.compile("(?i)nccl|rccl|cross_device_reduce|all_?reduce|reduce_?scatter|all_?gather");
+    /** AORTA's {@code overlap_ms} splits communication by collective, by name. */
     static final Pattern ALL_REDUCE = Pattern.compile("(?i)all_?reduce");
     static final Pattern REDUCE_SCATTER = Pattern.compile("(?i)reduce_?scatter");
     private static final JsonFactory JSON = JsonFactory.builder().build();
@@ -57,7 +57,7 @@ public final class MetricsSink implements EventSink {
     private final Map<Long, String> streamRoles = new HashMap<>();
     /** Per activity, a stream label and a class are needed: both are looked up, not rebuilt (few names, few streams). */
     private final Map<Long, String> streamLabels = new HashMap<>();
-    private final Map<String, Clazz> kernelClasses = new HashMap<>();
+    private final ActivityClassifier classifier = ActivityClassifier.defaults();
     /** Activities (host clock), in arrival order; pruned once no pending window can need them. */
     private final Deque<Act> activities = new ArrayDeque<>();
     private final List<Dependency> dependencies = new ArrayList<>();
@@ -73,10 +73,12 @@ public final class MetricsSink implements EventSink {
     private long unmappable;
     private long pruneVisits;
 
-    private record Act(DeviceActivity a, long start, long end, String stream, Clazz clazz) {
+    private record Act(DeviceActivity a, long start, long end, String stream, ActivityClass clazz) {
     }
 
-    private enum Clazz { COMPUTE, COMM, MEMORY }
+    /** The overlap metrics of a window and AORTA's split of the overlap by collective. */
+    private record DeviceMetrics(OverlapMetrics overlap, long computeAllReduce, long computeReduceScatter) {
+    }
 
     public MetricsSink(Path path, int rank, int worldSize, int maxRanges, Supplier<String> deviceSource,
                        LongSupplier dropped, LongSupplier droppedDevice, LongSupplier openIteration) throws IOException {
@@ -119,28 +121,8 @@ public final class MetricsSink implements EventSink {
             return;
         }
         activities.add(new Act(a, a.startNs() + offset, a.endNs() + offset,
-                streamLabels.computeIfAbsent(a.stream(), this::label), classOf(a)));
+                streamLabels.computeIfAbsent(a.stream(), this::label), classifier.classify(a)));
         newestEnd = Math.max(newestEnd, a.endNs() + offset);
-    }
-
-    private Clazz classOf(DeviceActivity a) {
-        if (a.kind() != ActivityKind.KERNEL) {
-            return classify(a);
-        }
-        if (kernelClasses.size() >= 4096) {  // a program that names kernels without end: start over
-            kernelClasses.clear();
-        }
-        return kernelClasses.computeIfAbsent(a.name(), n -> classify(a));
-    }
-
-    static Clazz classify(DeviceActivity a) {
-        if (a.kind() == ActivityKind.MEMCPY || a.kind() == ActivityKind.MEMSET) {
-            return Clazz.MEMORY;
-        }
-        if (a.kind() == ActivityKind.COLLECTIVE || COMM.matcher(a.name()).find()) {
-            return Clazz.COMM;
-        }
-        return Clazz.COMPUTE;
     }
 
     private String label(long stream) {
@@ -244,9 +226,9 @@ public final class MetricsSink implements EventSink {
             j.writeNumberField("total_ms", ms(to - from));
             writeRanges(j, in, from, to);
             writeMarkers(j, from, to);
-            WindowMetrics wm = haveDevice ? metrics(in, from, to) : null;
-            writeOverlap(j, wm, in, from, to);
-            writeAorta(j, wm, w, in.size());
+            DeviceMetrics dm = haveDevice ? metrics(in, from, to) : null;
+            writeOverlap(j, dm, in, from, to);
+            writeAorta(j, dm == null ? null : dm.overlap(), w, in.size());
             j.writeEndObject();
             j.writeEndObject();
         }
@@ -293,86 +275,109 @@ public final class MetricsSink implements EventSink {
         j.writeEndArray();
     }
 
-    private static WindowMetrics metrics(List<Act> in, long from, long to) {
-        List<long[]> c = new ArrayList<>(), m = new ArrayList<>(), ar = new ArrayList<>(), rs = new ArrayList<>(),
-                y = new ArrayList<>();
+    private static DeviceMetrics metrics(List<Act> in, long from, long to) {
+        int n = in.size();
+        Unions c = new Unions(n);
+        Unions m = new Unions(n);
+        Unions y = new Unions(n);
+        Unions ar = new Unions(n);
+        Unions rs = new Unions(n);
         for (Act x : in) {
-            long[] i = {x.start, x.end};
             switch (x.clazz) {
-                case COMPUTE -> c.add(i);
-                case MEMORY -> y.add(i);
-                case COMM -> {
-                    m.add(i);
+                case COMPUTE -> c.add(x.start, x.end);
+                case MEMORY -> y.add(x.start, x.end);
+                case COMMUNICATION -> {
+                    m.add(x.start, x.end);
                     if (ALL_REDUCE.matcher(x.a.name()).find()) {
-                        ar.add(i);
+                        ar.add(x.start, x.end);
                     } else if (REDUCE_SCATTER.matcher(x.a.name()).find()) {
-                        rs.add(i);
+                        rs.add(x.start, x.end);
                     }
                 }
-                default -> throw new IllegalStateException();
+                case OTHER -> {
+                    // in no class (docs/metrics.md#classification)
+                }
             }
         }
-        return WindowMetrics.of(from, to, c, m, ar, rs, y);
+        IntervalSet compute = c.build(from, to);
+        return new DeviceMetrics(OverlapMetrics.of(to - from, compute, m.build(from, to), y.build(from, to)),
+                compute.intersect(ar.build(from, to)).length(), compute.intersect(rs.build(from, to)).length());
     }
 
-    private void writeOverlap(JsonGenerator j, WindowMetrics wm, List<Act> in, long from, long to) throws IOException {
-        j.writeObjectFieldStart("overlap");
-        Map<String, List<long[]>> byStream = new TreeMap<>();
-        for (Act x : in) {
-            byStream.computeIfAbsent(x.stream, k -> new ArrayList<>()).add(new long[] {x.start, x.end});
+    /** Intervals gathered into primitive arrays, then their union clipped to the window. */
+    private static final class Unions {
+        private final long[] starts;
+        private final long[] ends;
+        private int n;
+
+        Unions(int capacity) {
+            starts = new long[capacity];
+            ends = new long[capacity];
         }
+
+        void add(long start, long end) {
+            starts[n] = start;
+            ends[n++] = end;
+        }
+
+        IntervalSet build(long from, long to) {
+            return IntervalSet.union(starts, ends, n).clip(from, to);
+        }
+    }
+
+    private void writeOverlap(JsonGenerator j, DeviceMetrics dm, List<Act> in, long from, long to) throws IOException {
+        j.writeObjectFieldStart("overlap");
+        Map<String, Unions> byStream = new TreeMap<>();
+        for (Act x : in) {
+            if (x.clazz != ActivityClass.OTHER) {
+                byStream.computeIfAbsent(x.stream, k -> new Unions(in.size())).add(x.start, x.end);
+            }
+        }
+        Map<String, IntervalSet> unions = new LinkedHashMap<>();
+        byStream.forEach((stream, u) -> unions.put(stream, u.build(from, to)));
         j.writeObjectFieldStart("per_stream_ms");
-        Map<String, Long> busyByStream = new LinkedHashMap<>();
-        for (Map.Entry<String, List<long[]>> e : byStream.entrySet()) {
-            long len = Intervals.unionLength(from, to, e.getValue());
-            busyByStream.put(e.getKey(), len);
-            j.writeNumberField(e.getKey(), ms(len));
+        Map<String, StreamUtilization> utilization = new LinkedHashMap<>();
+        for (Map.Entry<String, IntervalSet> e : unions.entrySet()) {
+            StreamUtilization u = StreamUtilization.of(e.getValue(), from, to);
+            utilization.put(e.getKey(), u);
+            j.writeNumberField(e.getKey(), ms(u.busyNs()));
         }
         j.writeEndObject();
         j.writeObjectFieldStart("overlap_ms");
-        if (wm == null) {
+        if (dm == null) {
             j.writeNullField("compute_allreduce");
             j.writeNullField("compute_reducescatter");
             j.writeNullField("compute_comm");
             j.writeNullField("idle");
         } else {
-            j.writeNumberField("compute_allreduce", ms(wm.computeAllReduce()));
-            j.writeNumberField("compute_reducescatter", ms(wm.computeReduceScatter()));
-            j.writeNumberField("compute_comm", ms(wm.overlap()));
-            j.writeNumberField("idle", ms(wm.idle()));
+            j.writeNumberField("compute_allreduce", ms(dm.computeAllReduce()));
+            j.writeNumberField("compute_reducescatter", ms(dm.computeReduceScatter()));
+            j.writeNumberField("compute_comm", ms(dm.overlap().overlapNs()));
+            j.writeNumberField("idle", ms(dm.overlap().idleNs()));
         }
         j.writeEndObject();
-        writeSegments(j, byStream, from, to);
+        writeSegments(j, unions, from, to);
         j.writeObjectFieldStart("utilization");
-        for (Map.Entry<String, Long> e : busyByStream.entrySet()) {
-            j.writeNumberField(e.getKey(), to > from ? (double) e.getValue() / (to - from) : 0.0);
+        for (Map.Entry<String, StreamUtilization> e : utilization.entrySet()) {
+            j.writeNumberField(e.getKey(), e.getValue().utilization());
         }
         j.writeEndObject();
         j.writeEndObject();
     }
 
     /** Maximal stretches of the window during which the same set of streams is busy (capped like ranges). */
-    private void writeSegments(JsonGenerator j, Map<String, List<long[]>> byStream, long from, long to) throws IOException {
+    private void writeSegments(JsonGenerator j, Map<String, IntervalSet> unions, long from, long to) throws IOException {
         TreeSet<Long> cuts = new TreeSet<>();
         cuts.add(from);
         cuts.add(to);
-        Map<String, List<long[]>> unions = new TreeMap<>();
-        for (Map.Entry<String, List<long[]>> e : byStream.entrySet()) {
-            List<long[]> u = Intervals.union(e.getValue(), from, to);
-            unions.put(e.getKey(), u);
-            for (long[] i : u) {
-                cuts.add(i[0]);
-                cuts.add(i[1]);
+        for (IntervalSet u : unions.values()) {
+            for (int i = 0; i < u.size(); i++) {
+                cuts.add(u.start(i));
+                cuts.add(u.end(i));
             }
         }
         j.writeArrayFieldStart("active_segments");
-        Map<String, Iterator<long[]>> cursors = new HashMap<>();
-        Map<String, long[]> current = new HashMap<>();
-        for (Map.Entry<String, List<long[]>> e : unions.entrySet()) {
-            Iterator<long[]> it = e.getValue().iterator();
-            cursors.put(e.getKey(), it);
-            current.put(e.getKey(), it.hasNext() ? it.next() : null);
-        }
+        Map<String, Integer> cursors = new HashMap<>();
         long segStart = from;
         List<String> segActive = null;
         int written = 0;
@@ -380,14 +385,15 @@ public final class MetricsSink implements EventSink {
         for (long cut : cuts) {
             if (prev != null) {
                 List<String> active = new ArrayList<>();
-                for (String s : unions.keySet()) {
-                    long[] i = current.get(s);
-                    while (i != null && i[1] <= prev) {
-                        i = cursors.get(s).hasNext() ? cursors.get(s).next() : null;
-                        current.put(s, i);
+                for (Map.Entry<String, IntervalSet> e : unions.entrySet()) {
+                    IntervalSet u = e.getValue();
+                    int i = cursors.getOrDefault(e.getKey(), 0);
+                    while (i < u.size() && u.end(i) <= prev) {
+                        i++;
                     }
-                    if (i != null && i[0] <= prev && i[1] >= cut) {
-                        active.add(s);
+                    cursors.put(e.getKey(), i);
+                    if (i < u.size() && u.start(i) <= prev && u.end(i) >= cut) {
+                        active.add(e.getKey());
                     }
                 }
                 if (segActive != null && !active.equals(segActive)) {
@@ -419,7 +425,7 @@ public final class MetricsSink implements EventSink {
     }
 
     /** Our additions, named as in docs/metrics.md, so that nothing has to be re-derived from the seed's fields. */
-    private void writeAorta(JsonGenerator j, WindowMetrics wm, Marker w, int activityCount) throws IOException {
+    private void writeAorta(JsonGenerator j, OverlapMetrics wm, Marker w, int activityCount) throws IOException {
         j.writeObjectFieldStart("aorta");
         j.writeStringField("device_activity", deviceSource.get());
         j.writeStringField("clock", ClockDomain.HOST_MONOTONIC.tag());
@@ -430,14 +436,14 @@ public final class MetricsSink implements EventSink {
             j.writeNumberField("ranges_truncated", activityCount - maxRanges);
         }
         if (wm != null) {
-            j.writeNumberField("compute_ms", ms(wm.compute()));
-            j.writeNumberField("comm_ms", ms(wm.comm()));
-            j.writeNumberField("memcpy_ms", ms(wm.memcpy()));
-            j.writeNumberField("busy_ms", ms(wm.busy()));
-            j.writeNumberField("idle_ms", ms(wm.idle()));
-            j.writeNumberField("overlap_ms", ms(wm.overlap()));
-            j.writeNumberField("exposed_comm_ms", ms(wm.exposedComm()));
-            j.writeNumberField("exposed_memcpy_ms", ms(wm.exposedMemcpy()));
+            j.writeNumberField("compute_ms", ms(wm.computeNs()));
+            j.writeNumberField("comm_ms", ms(wm.commNs()));
+            j.writeNumberField("memcpy_ms", ms(wm.memoryNs()));
+            j.writeNumberField("busy_ms", ms(wm.busyNs()));
+            j.writeNumberField("idle_ms", ms(wm.idleNs()));
+            j.writeNumberField("overlap_ms", ms(wm.overlapNs()));
+            j.writeNumberField("exposed_comm_ms", ms(wm.exposedCommNs()));
+            j.writeNumberField("exposed_memcpy_ms", ms(wm.exposedMemcpyNs()));
             nullable(j, "comm_overlap_pct", wm.commOverlapPct());
             nullable(j, "aorta_overlap_ratio", wm.aortaOverlapRatio());
         }

@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.clock;
 
-import dev.aorta.analyzer.classify.ActivityClass;
+import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.event.DeviceActivity;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.aorta.analyzer.clock;
 
-import dev.aorta.analyzer.classify.ActivityClass;
-import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.core.metric.ActivityClass;
+import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.trace.JvmPause;
 import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.core.event.ApiCall;

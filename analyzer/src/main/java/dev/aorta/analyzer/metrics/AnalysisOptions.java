@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.metrics;
 
-import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.core.metric.ActivityClassifier;
 
 /**
  * What to measure: the windows, how activities are classified, how many kernel names to list per class and the

@@ -1,8 +1,8 @@
 package dev.aorta.analyzer.metrics;
 
-import dev.aorta.analyzer.classify.ActivityClass;
+import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.analyzer.interval.IntervalSet;
+import dev.aorta.core.metric.IntervalSet;
 import dev.aorta.core.event.DeviceActivity;
 
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.metrics;
 
-import dev.aorta.analyzer.interval.IntervalSet;
+import dev.aorta.core.metric.IntervalSet;
 import dev.aorta.analyzer.trace.JvmPause;
 import dev.aorta.analyzer.clock.RankTimeline;
 

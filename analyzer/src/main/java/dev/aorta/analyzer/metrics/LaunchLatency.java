@@ -3,6 +3,7 @@ package dev.aorta.analyzer.metrics;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.SampleStats;
 
 import java.util.HashMap;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.Map;
  * (Kineto runtime events, rocprofv3 HIP API trace, nsys runtime table, agent API records); without them the
  * count is 0. A negative value (clocks not comparable) is not a latency and is counted apart as {@code negative}.
  */
-public record LaunchLatency(LatencyStats latency, long negative) {
+public record LaunchLatency(SampleStats latency, long negative) {
 
     /** API calls by correlation id, built once per timeline. */
     public static Map<Long, ApiCall> callsByCorrelation(RankTimeline t) {
@@ -28,7 +29,7 @@ public record LaunchLatency(LatencyStats latency, long negative) {
     }
 
     public static LaunchLatency of(RankTimeline t, ClassIntervals unions, Window w, Map<Long, ApiCall> calls) {
-        LatencyStats.Samples samples = new LatencyStats.Samples();
+        SampleStats.Samples samples = new SampleStats.Samples();
         long negative = 0;
         if (!calls.isEmpty()) {
             List<DeviceActivity> acts = t.activities();

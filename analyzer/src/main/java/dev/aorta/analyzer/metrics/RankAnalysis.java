@@ -2,6 +2,11 @@ package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.ActivityClass;
+import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.core.metric.QueueSwitchOverhead;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,16 +20,32 @@ public final class RankAnalysis {
     public static List<WindowReport> analyze(RankTimeline t, AnalysisOptions options, List<String> warnings) {
         ClassIntervals unions = new ClassIntervals(t);
         Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
-        DispatchLatency.PerActivity dispatch = DispatchLatency.perActivity(t, calls);
+        DispatchLatency.PerActivity dispatch = DispatchLatency.perActivity(t.activities(), enqueueTimes(t, calls),
+                i -> t.classOf(i) != ActivityClass.OTHER, t.dependencies());
         List<WindowReport> out = new ArrayList<>();
         for (Window w : WindowPlanner.windows(t, options.windows(), warnings)) {
-            out.add(new WindowReport(t.rank(), w, t.source(), OverlapMetrics.of(unions, w),
-                    StreamUtilization.of(t, unions, w), KernelBreakdown.of(t, unions, w, options.topKernels()),
-                    QueueSwitchOverhead.of(t, unions, w), DispatchLatency.of(t, unions, w, dispatch),
+            out.add(new WindowReport(t.rank(), w, t.source(), OverlapMetrics.of(w.startNs(), w.endNs(), unions.compute(),
+                    unions.communication(), unions.memory()),
+                    LabelledStreamUtilization.of(t, unions, w), KernelBreakdown.of(t, unions, w, options.topKernels()),
+                    QueueSwitchOverhead.of(WindowActivities.startingIn(t, unions, w)),
+                    WindowActivities.dispatchLatency(t, unions, w, dispatch),
                     LaunchLatency.of(t, unions, w, calls), QueueLength.of(t, unions, w, calls),
                     t.jvmPauses().isEmpty() ? null : JvmAttribution.of(t, unions, w),
                     options.analyses().measure(t, w, warnings)));
         }
         return out;
+    }
+
+    /** Each activity's enqueue time: CUPTI's {@code queued} when the trace has it, else its launch call's start. */
+    private static long[] enqueueTimes(RankTimeline t, Map<Long, ApiCall> calls) {
+        List<DeviceActivity> acts = t.activities();
+        long[] e = new long[acts.size()];
+        for (int i = 0; i < e.length; i++) {
+            DeviceActivity a = acts.get(i);
+            ApiCall c = a.correlationId() == 0 ? null : calls.get(a.correlationId());
+            e[i] = a.queuedNs() != DeviceActivity.UNKNOWN && a.queuedNs() > 0 ? a.queuedNs()
+                    : c == null ? DeviceActivity.UNKNOWN : c.startNs();
+        }
+        return e;
     }
 }

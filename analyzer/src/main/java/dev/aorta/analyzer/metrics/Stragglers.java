@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.metrics;
 
-import dev.aorta.analyzer.classify.ActivityClass;
+import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.core.event.DeviceActivity;

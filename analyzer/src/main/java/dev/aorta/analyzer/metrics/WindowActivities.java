@@ -2,7 +2,9 @@ package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.DispatchLatency;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /** The index range of a timeline's start-sorted activities that can overlap a window, found by binary search. */
@@ -34,5 +36,30 @@ final class WindowActivities {
     /** Whether the activity lies in the window for per-activity statistics: it starts inside it. */
     static boolean startsIn(DeviceActivity a, Window w) {
         return a.startNs() >= w.startNs() && a.startNs() < w.endNs();
+    }
+
+    /** The activities starting in the window, in start order. */
+    static List<DeviceActivity> startingIn(RankTimeline t, ClassIntervals unions, Window w) {
+        List<DeviceActivity> in = new ArrayList<>();
+        List<DeviceActivity> acts = t.activities();
+        for (int i = first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+            if (startsIn(acts.get(i), w)) {
+                in.add(acts.get(i));
+            }
+        }
+        return in;
+    }
+
+    /** The dispatch latency of the activities starting in the window, from the rank's per-activity values. */
+    static DispatchLatency dispatchLatency(RankTimeline t, ClassIntervals unions, Window w,
+                                           DispatchLatency.PerActivity values) {
+        DispatchLatency.Builder b = new DispatchLatency.Builder();
+        List<DeviceActivity> acts = t.activities();
+        for (int i = first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+            if (startsIn(acts.get(i), w)) {
+                b.add(values, i);
+            }
+        }
+        return b.build();
     }
 }

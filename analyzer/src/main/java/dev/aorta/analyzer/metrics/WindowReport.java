@@ -1,5 +1,9 @@
 package dev.aorta.analyzer.metrics;
 
+import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.core.metric.QueueSwitchOverhead;
+
 import java.util.List;
 
 /**
@@ -9,7 +13,7 @@ import java.util.List;
  * @param analyses what the plugin {@link Analysis analyses} measured, in the order they were found
  */
 public record WindowReport(int rank, Window window, String source, OverlapMetrics overlap,
-                           List<StreamUtilization> streams, List<KernelBreakdown.Entry> kernels,
+                           List<LabelledStreamUtilization> streams, List<KernelBreakdown.Entry> kernels,
                            QueueSwitchOverhead queueSwitch, DispatchLatency dispatch, LaunchLatency launch,
                            QueueLength queueLength, JvmAttribution jvm,
                            List<AnalysisResult> analyses) {

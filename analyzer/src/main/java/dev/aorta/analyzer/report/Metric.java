@@ -1,8 +1,8 @@
 package dev.aorta.analyzer.report;
 
-import dev.aorta.analyzer.metrics.OverlapMetrics;
+import dev.aorta.core.metric.OverlapMetrics;
 
-import java.util.function.ToDoubleFunction;
+import java.util.function.Function;
 
 /** The overlap quantities (docs/metrics.md) by their names, so reports can loop over them. */
 public enum Metric {
@@ -18,9 +18,9 @@ public enum Metric {
     AORTA_OVERLAP_RATIO("aorta_overlap_ratio", OverlapMetrics::aortaOverlapRatio);
 
     private final String key;
-    private final ToDoubleFunction<OverlapMetrics> value;
+    private final Function<OverlapMetrics, ? extends Number> value;
 
-    Metric(String key, ToDoubleFunction<OverlapMetrics> value) {
+    Metric(String key, Function<OverlapMetrics, ? extends Number> value) {
         this.key = key;
         this.value = value;
     }
@@ -29,7 +29,9 @@ public enum Metric {
         return key;
     }
 
-    public double of(OverlapMetrics m) {
-        return value.applyAsDouble(m);
+    /** The value in one window; null where it is undefined there (comm_overlap_pct without communication, ...). */
+    public Double of(OverlapMetrics m) {
+        Number v = value.apply(m);
+        return v == null ? null : v.doubleValue();
     }
 }

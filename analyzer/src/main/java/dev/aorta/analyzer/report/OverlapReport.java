@@ -82,8 +82,10 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                 .orElseThrow(() -> new IllegalArgumentException("no --label " + label));
     }
 
+    /** The metric's values over the run's windows, leaving out the windows where it is undefined. */
     static double[] values(LabelRun run, Metric m) {
-        return run.iterations().stream().mapToDouble((WindowReport r) -> m.of(r.overlap())).toArray();
+        return run.iterations().stream().map((WindowReport r) -> m.of(r.overlap())).filter(v -> v != null)
+                .mapToDouble(Double::doubleValue).toArray();
     }
 
     public void writeSummaryJson(OutputStream out) throws IOException {

@@ -1,8 +1,8 @@
 package dev.aorta.analyzer.report;
 
-import dev.aorta.analyzer.classify.ActivityClass;
+import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.analyzer.metrics.StreamUtilization;
+import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
 import dev.aorta.analyzer.metrics.Window;
 import dev.aorta.analyzer.metrics.WindowReport;
 import dev.aorta.core.event.DeviceActivity;
@@ -82,7 +82,7 @@ public final class Plots {
      */
     public static byte[] gantt(String title, RankTimeline t, Window w, StreamSelection streams) throws IOException {
         System.setProperty("java.awt.headless", "true");
-        List<Long> rows = streams.shown().stream().map(StreamUtilization::stream).sorted().toList();
+        List<Long> rows = streams.shown().stream().map(LabelledStreamUtilization::stream).sorted().toList();
         Map<Long, Integer> rowOfStream = new HashMap<>();
         for (int i = 0; i < rows.size(); i++) {
             rowOfStream.put(rows.get(i), i);

@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.report;
 
-import dev.aorta.analyzer.metrics.StreamUtilization;
+import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
 
 import java.util.Comparator;
 import java.util.List;
@@ -16,23 +16,23 @@ import java.util.List;
  * @param hiddenBusyNs   their busy time summed stream by stream (time two of them ran together counts twice)
  * @param hiddenMaxBusyNs the busiest of them, so a reader sees that none of them matters (or that one does)
  */
-public record StreamSelection(List<StreamUtilization> shown, int hiddenCount, long hiddenBusyNs, long hiddenMaxBusyNs) {
+public record StreamSelection(List<LabelledStreamUtilization> shown, int hiddenCount, long hiddenBusyNs, long hiddenMaxBusyNs) {
     /** How many streams a listing or a Gantt chart shows one by one unless told otherwise. */
     public static final int DEFAULT_CAP = 12;
 
-    public static StreamSelection busiest(List<StreamUtilization> streams, int cap) {
+    public static StreamSelection busiest(List<LabelledStreamUtilization> streams, int cap) {
         if (cap < 1) {
             throw new IllegalArgumentException("the number of streams to show must be at least 1, got " + cap);
         }
         if (streams.size() <= cap) {
             return new StreamSelection(List.copyOf(streams), 0, 0, 0);
         }
-        List<StreamUtilization> byBusy = streams.stream()
-                .sorted(Comparator.comparingLong(StreamUtilization::busyNs).reversed()
-                        .thenComparingLong(StreamUtilization::stream))
+        List<LabelledStreamUtilization> byBusy = streams.stream()
+                .sorted(Comparator.comparingLong(LabelledStreamUtilization::busyNs).reversed()
+                        .thenComparingLong(LabelledStreamUtilization::stream))
                 .toList();
-        List<StreamUtilization> hidden = byBusy.subList(cap, byBusy.size());
+        List<LabelledStreamUtilization> hidden = byBusy.subList(cap, byBusy.size());
         return new StreamSelection(byBusy.subList(0, cap), hidden.size(),
-                hidden.stream().mapToLong(StreamUtilization::busyNs).sum(), hidden.get(0).busyNs());
+                hidden.stream().mapToLong(LabelledStreamUtilization::busyNs).sum(), hidden.get(0).busyNs());
     }
 }

@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.clock;
 
-import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.Stragglers;
 import dev.aorta.analyzer.metrics.TraceAnalysis;

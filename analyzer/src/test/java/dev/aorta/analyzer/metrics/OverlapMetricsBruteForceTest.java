@@ -1,8 +1,9 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.Fixtures;
-import dev.aorta.analyzer.classify.ActivityClass;
-import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.core.metric.ActivityClass;
+import dev.aorta.core.metric.ActivityClassifier;
+import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.analyzer.trace.TraceLoader;
 import dev.aorta.analyzer.trace.TraceSet;
@@ -35,7 +36,8 @@ class OverlapMetricsBruteForceTest {
         windows.add(WindowPlanner.whole(t));
         assertThat(t.activities()).isNotEmpty();
         for (Window w : windows) {
-            OverlapMetrics m = OverlapMetrics.of(unions, w);
+            OverlapMetrics m = OverlapMetrics.of(w.startNs(), w.endNs(), unions.compute(), unions.communication(),
+                    unions.memory());
             long[] expected = sweep(t, w);
             assertThat(m.windowNs()).as(w.label()).isEqualTo(w.lengthNs());
             assertThat(m.busyNs()).as("busy %s", w.label()).isEqualTo(expected[0]);
@@ -45,8 +47,16 @@ class OverlapMetricsBruteForceTest {
             assertThat(m.exposedMemcpyNs()).as("exposed memcpy %s", w.label()).isEqualTo(expected[4]);
             assertThat(m.idleNs()).isEqualTo(w.lengthNs() - expected[0]);
             assertThat(m.exposedCommNs()).isEqualTo(expected[2] - expected[3]);
-            assertThat(m.commOverlapPct()).isCloseTo(expected[2] == 0 ? 0 : 100.0 * expected[3] / expected[2], within(1e-9));
-            assertThat(m.aortaOverlapRatio()).isCloseTo(expected[1] == 0 ? 0 : (double) expected[3] / expected[1], within(1e-12));
+            if (expected[2] == 0) {
+                assertThat(m.commOverlapPct()).as("undefined without communication").isNull();
+            } else {
+                assertThat(m.commOverlapPct()).isCloseTo(100.0 * expected[3] / expected[2], within(1e-9));
+            }
+            if (expected[1] == 0) {
+                assertThat(m.aortaOverlapRatio()).as("undefined without compute").isNull();
+            } else {
+                assertThat(m.aortaOverlapRatio()).isCloseTo((double) expected[3] / expected[1], within(1e-12));
+            }
         }
     }
 

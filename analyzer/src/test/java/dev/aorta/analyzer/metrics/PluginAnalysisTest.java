@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.metrics;
 
-import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.analyzer.report.Aggregate;
 import dev.aorta.analyzer.report.LabelRun;

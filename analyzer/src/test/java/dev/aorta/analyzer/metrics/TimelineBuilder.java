@@ -1,6 +1,6 @@
 package dev.aorta.analyzer.metrics;
 
-import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.analyzer.trace.TraceSet;

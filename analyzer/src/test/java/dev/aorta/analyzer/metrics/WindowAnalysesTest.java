@@ -1,9 +1,13 @@
 package dev.aorta.analyzer.metrics;
 
-import dev.aorta.analyzer.classify.ActivityClass;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.ActivityClass;
+import dev.aorta.core.metric.ActivityClassifier;
+import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.core.metric.QueueSwitchOverhead;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -19,13 +23,21 @@ class WindowAnalysesTest {
         return WindowPlanner.whole(t);
     }
 
+    /** The report of the whole timeline, as {@code aorta analyze --window whole} computes it. */
+    private static WindowReport whole(RankTimeline t) {
+        return RankAnalysis.analyze(t, new AnalysisOptions(WindowMode.WHOLE, ActivityClassifier.defaults(), 5),
+                new ArrayList<>()).get(0);
+    }
+
     @Test
     void overlapMetricsOfAComputeStreamAndACommStreamWithACopy() {
         // compute [0,100) on 1; nccl [60,160) on 2; memcpy [150,200) on 3 → C=100, M=100, C∩M=40, Y−C−M=[160,200)=40
         RankTimeline t = new TimelineBuilder().kernel("gemm", 1, 0, 100).kernel("ncclDevKernel_AllReduce", 2, 60, 160)
                 .activity(ActivityKind.MEMCPY, "Memcpy HtoD", 3, 150, 200, 0, DeviceActivity.UNKNOWN).timeline();
-        OverlapMetrics m = OverlapMetrics.of(new ClassIntervals(t), all(t));
-        assertThat(m).isEqualTo(new OverlapMetrics(200, 200, 0, 100, 100, 40, 60, 40, 40.0, 0.4));
+        OverlapMetrics m = whole(t).overlap();
+        assertThat(m).isEqualTo(new OverlapMetrics(200, 200, 0, 100, 100, 50, 40, 60, 40));
+        assertThat(m.commOverlapPct()).isEqualTo(40.0);
+        assertThat(m.aortaOverlapRatio()).isEqualTo(0.4);
     }
 
     @Test
@@ -34,7 +46,7 @@ class WindowAnalysesTest {
                 .activity(ActivityKind.MEMSET, "Memset (Device)", 1, 10, 20, 0, DeviceActivity.UNKNOWN).timeline();
         assertThat(t.classOf(0)).isEqualTo(ActivityClass.MEMORY);
         assertThat(t.classOf(1)).isEqualTo(ActivityClass.MEMORY);
-        OverlapMetrics m = OverlapMetrics.of(new ClassIntervals(t), all(t));
+        OverlapMetrics m = whole(t).overlap();
         assertThat(m.computeNs()).isZero();
         assertThat(m.exposedMemcpyNs()).isEqualTo(20);
     }
@@ -42,8 +54,8 @@ class WindowAnalysesTest {
     @Test
     void perStreamUtilization() {
         RankTimeline t = new TimelineBuilder().kernel("a", 1, 0, 50).kernel("b", 1, 25, 75).kernel("c", 2, 0, 100).timeline();
-        List<StreamUtilization> u = StreamUtilization.of(t, new ClassIntervals(t), all(t));
-        assertThat(u).extracting(StreamUtilization::stream).containsExactly(1L, 2L);
+        List<LabelledStreamUtilization> u = LabelledStreamUtilization.of(t, new ClassIntervals(t), all(t));
+        assertThat(u).extracting(LabelledStreamUtilization::stream).containsExactly(1L, 2L);
         assertThat(u.get(0).busyNs()).isEqualTo(75);
         assertThat(u.get(0).utilization()).isCloseTo(0.75, within(1e-12));
         assertThat(u.get(1).utilization()).isCloseTo(1.0, within(1e-12));
@@ -54,12 +66,24 @@ class WindowAnalysesTest {
         // sorted by end: s1[0,10) s1[12,20) gap 2 intra; s2[30,40) gap 10 inter; s1[44,50) gap 4 inter
         RankTimeline t = new TimelineBuilder().kernel("k", 1, 0, 10).kernel("k", 1, 12, 20).kernel("k", 2, 30, 40)
                 .kernel("k", 1, 44, 50).timeline();
-        QueueSwitchOverhead q = QueueSwitchOverhead.of(t, new ClassIntervals(t), all(t));
+        QueueSwitchOverhead q = whole(t).queueSwitch();
         assertThat(q.intraGaps()).isEqualTo(1);
-        assertThat(q.meanIntraGapNs()).isEqualTo(2.0);
+        assertThat(q.intraGapsNs().mean()).isEqualTo(2.0);
         assertThat(q.interGaps()).isEqualTo(2);
-        assertThat(q.meanInterGapNs()).isEqualTo(7.0);
+        assertThat(q.interGapsNs().mean()).isEqualTo(7.0);
         assertThat(q.estimatedSwitchOverheadNs()).isEqualTo(5.0);
+    }
+
+    @Test
+    void queueSwitchOverheadLeavesOutCopiesAndIsUndefinedWhenStreamsOnlyTakeTurns() {
+        // a compute stream and an NCCL stream taking turns with idle time between: 2 inter gaps, no intra gap
+        RankTimeline t = new TimelineBuilder().kernel("gemm", 1, 0, 10).kernel("ncclDevKernel_AllReduce", 2, 6_000, 6_010)
+                .activity(ActivityKind.MEMCPY, "Memcpy HtoD", 1, 6_011, 6_012, 0, DeviceActivity.UNKNOWN)
+                .kernel("gemm", 1, 12_000, 12_010).timeline();
+        QueueSwitchOverhead q = whole(t).queueSwitch();
+        assertThat(q.interGaps()).isEqualTo(2);
+        assertThat(q.intraGaps()).isZero();
+        assertThat(q.estimatedSwitchOverheadNs()).isNull();
     }
 
     @Test
@@ -84,14 +108,14 @@ class WindowAnalysesTest {
         var calls = LaunchLatency.callsByCorrelation(t);
         LaunchLatency launch = LaunchLatency.of(t, u, all(t), calls);
         assertThat(launch.latency().count()).isEqualTo(2);
-        assertThat(launch.latency().minNs()).isEqualTo(5);
-        assertThat(launch.latency().maxNs()).isEqualTo(21);
-        DispatchLatency d = DispatchLatency.of(t, u, all(t), DispatchLatency.perActivity(t, calls));
+        assertThat(launch.latency().min()).isEqualTo(5);
+        assertThat(launch.latency().max()).isEqualTo(21);
+        DispatchLatency d = whole(t).dispatch();
         assertThat(d.sameStream().count()).isEqualTo(1);
-        assertThat(d.sameStream().meanNs()).isEqualTo(3.0);
+        assertThat(d.sameStream().mean()).isEqualTo(3.0);
         assertThat(d.crossStream().count()).isZero();
         assertThat(d.fromEnqueue().count()).isEqualTo(1);
-        assertThat(d.fromEnqueue().meanNs()).isEqualTo(5.0);
+        assertThat(d.fromEnqueue().mean()).isEqualTo(5.0);
     }
 
     @Test
@@ -104,10 +128,9 @@ class WindowAnalysesTest {
         b.trace().dependencies().add(new dev.aorta.core.event.Dependency(77, 1, 5, 2, 6,
                 dev.aorta.core.event.ClockDomain.CUPTI));
         RankTimeline t = b.timeline();
-        var calls = LaunchLatency.callsByCorrelation(t);
-        DispatchLatency d = DispatchLatency.of(t, new ClassIntervals(t), all(t), DispatchLatency.perActivity(t, calls));
+        DispatchLatency d = whole(t).dispatch();
         assertThat(d.crossStream().count()).isEqualTo(1);
-        assertThat(d.crossStream().meanNs()).isEqualTo(30.0);
+        assertThat(d.crossStream().mean()).isEqualTo(30.0);
         assertThat(d.sameStream().count()).isZero();
     }
 
@@ -135,12 +158,5 @@ class WindowAnalysesTest {
         assertThat(WindowPlanner.windows(without, WindowMode.STEPS, warnings)).singleElement()
                 .satisfies(w -> assertThat(w).isEqualTo(new Window("whole", Window.Kind.WHOLE, -1, 3, 10)));
         assertThat(warnings).singleElement().asString().contains("no iteration markers");
-    }
-
-    @Test
-    void percentilesInterpolateLinearlyLikeNumpy() {
-        long[] v = {1, 2, 3, 4};
-        assertThat(LatencyStats.percentile(v, 50)).isEqualTo(2.5);
-        assertThat(LatencyStats.percentile(v, 95)).isCloseTo(3.85, within(1e-12));
     }
 }

@@ -5,7 +5,7 @@ import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.JvmAttribution;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
 import dev.aorta.analyzer.metrics.WindowMode;
-import dev.aorta.analyzer.classify.ActivityClassifier;
+import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.trace.JvmPause;
 import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.analyzer.trace.TraceLoader;
@@ -140,7 +140,7 @@ class JfrReaderTest {
         assertThat(jvm.idleDuringGcNs()).isPositive();
         // launch latency from the KernelLaunch records: 1 µs each
         assertThat(analysis.windows().get(0).launch().latency().count()).isEqualTo(2);
-        assertThat(analysis.windows().get(0).launch().latency().p50Ns()).isEqualTo(1_000);
+        assertThat(analysis.windows().get(0).launch().latency().p50()).isEqualTo(1_000);
     }
 
     @Test

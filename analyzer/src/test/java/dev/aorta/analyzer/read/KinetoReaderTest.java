@@ -150,7 +150,7 @@ class KinetoReaderTest {
         assertThat(r.rank()).isEqualTo(2);
         assertThat(r.worldSize()).isEqualTo(4);
         assertThat(r.activities()).extracting(DeviceActivity::stream).containsOnly(7L);
-        var t = new dev.aorta.analyzer.clock.RankTimeline(r, dev.aorta.analyzer.classify.ActivityClassifier.defaults());
+        var t = new dev.aorta.analyzer.clock.RankTimeline(r, dev.aorta.core.metric.ActivityClassifier.defaults());
         assertThat(t.activities()).extracting(DeviceActivity::name).containsExactly("first", "second");
         assertThat(t.activities().get(1).startNs() - t.activities().get(0).startNs()).isEqualTo(2_000_000_000L);
         assertThat(t.activities().get(0).durationNs()).isEqualTo(2_000);

@@ -21,7 +21,6 @@ import dev.aorta.workloads.spi.WorkloadContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * AORTA's comms_compute_overlap: stream 0 carries the collectives, every other stream GEMMs. An iteration
@@ -32,8 +31,6 @@ import java.util.regex.Pattern;
  */
 public final class CommsComputeOverlap implements Workload {
     public static final String NAME = "comms_compute_overlap";
-    /** Activities that are communication: NCCL's kernels, and the copy that stands in for them. */
-    public static final Pattern COMMUNICATION = Pattern.compile("(?i)nccl|rccl|simulated_collective_copy");
     static final String COMM_ROLE = "comm";
     static final String COMPUTE_ROLE = "compute";
     private static final int BLOCK = 256;
@@ -142,7 +139,8 @@ public final class CommsComputeOverlap implements Workload {
             GpuBuffer send = ctx.allocate(config.collective().sendBytes(s, n));
             GpuBuffer recv = ctx.allocate(config.collective().recvBytes(s, n));
             zero(ctx, send);
-            // the label names event-pair samples: it must be classified as communication like the kernels are
+            // the label names event-pair samples: ActivityClassifier's default pattern must find it communication
+            // ("nccl", "simulated_collective_copy") like the kernels
             String label = (communicator == null ? "simulated_collective_copy for " : "nccl ") + config.collective().label() + " "
                     + config.commDtype().label() + " " + OverlapConfig.bytesText(s);
             for (int c = 0; c < config.collectives(); c++) {

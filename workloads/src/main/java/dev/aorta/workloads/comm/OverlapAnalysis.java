@@ -1,29 +1,28 @@
 package dev.aorta.workloads.comm;
 
-import dev.aorta.analyzer.interval.IntervalSet;
-import dev.aorta.analyzer.metrics.OverlapMetrics;
-import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.ActivityClassifier;
+import dev.aorta.core.metric.IntervalSet;
+import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.workloads.harness.RunResult;
 
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
- * The overlap metrics (docs/metrics.md) on one harness run of comms_compute_overlap, from its device timestamps (the analyzer's
- * {@link OverlapMetrics}): per captured iteration W = [first activity start, last activity end], C = U(compute
- * kernels), M = U(communication: names matching {@link CommsComputeOverlap#COMMUNICATION}), Y = U(copies and
- * memsets); the ns values are means per iteration, the percentages are pooled over all iterations
- * (100·Σoverlap/Σcomm), so a few short iterations cannot dominate them.
+ * The overlap metrics ({@link OverlapMetrics}, docs/metrics.md) on one harness run of comms_compute_overlap, from its
+ * device timestamps: per captured iteration W = [first activity start, last activity end], C, M and Y the unions of
+ * the activities {@link ActivityClassifier} puts in compute, communication and memory; the ns values are means per
+ * iteration, the percentages are pooled over all iterations (100·Σoverlap/Σcomm), so a few short iterations cannot
+ * dominate them. {@code commOverlapPct} is null without communication, {@code aortaOverlapRatio} without compute.
  *
  * @param collectiveTimeNs mean device time of one collective: Σ durations of communication activities over
  *                         (iterations × collectives per iteration)
  */
 public record OverlapAnalysis(int iterations, double windowNs, double computeNs, double commNs, double overlapNs,
-                              double exposedCommNs, double idleNs, double commOverlapPct, double aortaOverlapRatio,
+                              double exposedCommNs, double idleNs, Double commOverlapPct, Double aortaOverlapRatio,
                               double collectiveTimeNs, int commActivities, int computeActivities) {
 
-    public static OverlapAnalysis of(RunResult run, int collectivesPerIteration, Pattern communication) {
+    public static OverlapAnalysis of(RunResult run, int collectivesPerIteration, ActivityClassifier classifier) {
         List<List<DeviceActivity>> windows = run.activities();
         int iterations = Math.max(1, run.kernelTiming().capturedIterations());
         long window = 0, compute = 0, comm = 0, overlap = 0, exposed = 0, idle = 0;
@@ -40,21 +39,28 @@ public record OverlapAnalysis(int iterations, double windowNs, double computeNs,
             for (DeviceActivity a : w) {
                 start = Math.min(start, a.startNs());
                 end = Math.max(end, a.endNs());
-                if (a.kind() == ActivityKind.MEMCPY || a.kind() == ActivityKind.MEMSET) {
-                    ys[ny] = a.startNs();
-                    ye[ny++] = a.endNs();
-                } else if (a.kind() == ActivityKind.COLLECTIVE || communication.matcher(a.name()).find()) {
-                    ms[nm] = a.startNs();
-                    me[nm++] = a.endNs();
-                    commDurations += a.endNs() - a.startNs();
-                } else {
-                    cs[nc] = a.startNs();
-                    ce[nc++] = a.endNs();
+                switch (classifier.classify(a)) {
+                    case MEMORY -> {
+                        ys[ny] = a.startNs();
+                        ye[ny++] = a.endNs();
+                    }
+                    case COMMUNICATION -> {
+                        ms[nm] = a.startNs();
+                        me[nm++] = a.endNs();
+                        commDurations += a.endNs() - a.startNs();
+                    }
+                    case COMPUTE -> {
+                        cs[nc] = a.startNs();
+                        ce[nc++] = a.endNs();
+                    }
+                    case OTHER -> {
+                        // in no class (docs/metrics.md#classification)
+                    }
                 }
             }
             commCount += nm;
             computeCount += nc;
-            OverlapMetrics m = OverlapMetrics.of(end - start, IntervalSet.union(cs, ce, nc),
+            OverlapMetrics m = OverlapMetrics.of(start, end, IntervalSet.union(cs, ce, nc),
                     IntervalSet.union(ms, me, nm), IntervalSet.union(ys, ye, ny));
             window += m.windowNs();
             compute += m.computeNs();
@@ -65,7 +71,7 @@ public record OverlapAnalysis(int iterations, double windowNs, double computeNs,
         }
         double it = iterations;
         return new OverlapAnalysis(iterations, window / it, compute / it, comm / it, overlap / it, exposed / it,
-                idle / it, comm == 0 ? 0 : 100.0 * overlap / comm, compute == 0 ? 0 : (double) overlap / compute,
+                idle / it, OverlapMetrics.pct(overlap, comm), OverlapMetrics.ratio(overlap, compute),
                 commCount == 0 ? Double.NaN : (double) commDurations / (it * collectivesPerIteration), commCount,
                 computeCount);
     }

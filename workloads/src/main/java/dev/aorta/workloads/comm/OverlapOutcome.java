@@ -1,5 +1,6 @@
 package dev.aorta.workloads.comm;
 
+import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.workloads.dist.DistributedEnvironment;
 import dev.aorta.workloads.harness.RunResult;
 
@@ -18,11 +19,11 @@ public record OverlapOutcome(OverlapConfig config, DistributedEnvironment enviro
                              RunResult main, RunResult computeReference, RunResult commReference) {
 
     public OverlapAnalysis mainAnalysis() {
-        return OverlapAnalysis.of(main, config.collectives(), CommsComputeOverlap.COMMUNICATION);
+        return OverlapAnalysis.of(main, config.collectives(), ActivityClassifier.defaults());
     }
 
     public OverlapAnalysis analysis(RunResult run) {
-        return run == null ? null : OverlapAnalysis.of(run, config.collectives(), CommsComputeOverlap.COMMUNICATION);
+        return run == null ? null : OverlapAnalysis.of(run, config.collectives(), ActivityClassifier.defaults());
     }
 
     /** Ranks the collective spans: the group's size, 1 for the simulated copy. */

@@ -7,11 +7,11 @@ import dev.aorta.workloads.session.GpuEvent;
 import dev.aorta.workloads.session.GpuSession;
 import dev.aorta.workloads.session.GpuStream;
 import dev.aorta.workloads.metrics.ConvoyEffect;
-import dev.aorta.workloads.metrics.DispatchLatency;
-import dev.aorta.workloads.metrics.Intervals;
-import dev.aorta.workloads.metrics.KernelClassStats;
-import dev.aorta.workloads.metrics.SampleStats;
-import dev.aorta.workloads.metrics.SwitchOverhead;
+import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.IntervalSet;
+import dev.aorta.core.metric.KernelBreakdown;
+import dev.aorta.core.metric.QueueSwitchOverhead;
+import dev.aorta.core.metric.SampleStats;
 import dev.aorta.workloads.spi.ConvoyRoles;
 import dev.aorta.workloads.spi.Throughput;
 import dev.aorta.workloads.spi.Workload;
@@ -337,18 +337,22 @@ public final class Harness {
         List<RunResult.StreamStats> result = new ArrayList<>();
         for (int i = 0; i < streams.size(); i++) {
             long id = streams.get(i).activityStreamId();
-            List<Intervals.Interval> intervals = new ArrayList<>();
+            int total = windows.stream().mapToInt(List::size).sum();
+            long[] starts = new long[total];
+            long[] ends = new long[total];
+            int n = 0;
             long kernelNs = 0;
             for (List<DeviceActivity> w : windows) {
                 for (DeviceActivity a : w) {
                     if (a.stream() == id) {
-                        intervals.add(new Intervals.Interval(a.startNs(), a.endNs()));
+                        starts[n] = a.startNs();
+                        ends[n++] = a.endNs();
                         kernelNs += a.durationNs();
                     }
                 }
             }
-            result.add(new RunResult.StreamStats(i, streams.get(i).priority(), roles.get(i), id, intervals.size(),
-                    Intervals.unionLength(intervals) / 1e6, kernelNs / 1e6));
+            result.add(new RunResult.StreamStats(i, streams.get(i).priority(), roles.get(i), id, n,
+                    IntervalSet.union(starts, ends, n).length() / 1e6, kernelNs / 1e6));
         }
         return result;
     }
@@ -357,7 +361,7 @@ public final class Harness {
                                                        int captured, boolean perIteration,
                                                        List<List<DeviceActivity>> windows, List<GpuStream> streams,
                                                        List<String> roles) {
-        // queue switching, dispatch and convoys are about kernels; copies and memsets only count as busy time
+        // convoys are about kernels; copies and memsets only count as busy time
         List<List<DeviceActivity>> kernelsOnly = windows.stream()
                 .map(w -> w.stream().filter(a -> a.kind() == ActivityKind.KERNEL).toList()).toList();
         ConvoyEffect convoy = null;
@@ -368,7 +372,32 @@ public final class Harness {
         }
         List<DeviceActivity> all = windows.stream().flatMap(List::stream).toList();
         return new RunResult.KernelTiming(source, note, captured, all.size(), perIteration,
-                SwitchOverhead.of(kernelsOnly), DispatchLatency.of(kernelsOnly), convoy, KernelClassStats.of(all));
+                switchOverhead(windows), dispatchLatency(windows), convoy, KernelBreakdown.byName(all));
+    }
+
+    /** Queue switch overhead of a run: gaps within each window (iteration), never across two. */
+    public static QueueSwitchOverhead switchOverhead(List<List<DeviceActivity>> windows) {
+        QueueSwitchOverhead.Builder gaps = new QueueSwitchOverhead.Builder();
+        windows.forEach(gaps::addWindow);
+        return gaps.build();
+    }
+
+    /**
+     * Dispatch latency per window from the activities' {@code queued} timestamps (the harness records no event
+     * waits). Copies count too: a kernel queued behind a copy on its stream waits for the copy.
+     */
+    public static DispatchLatency dispatchLatency(List<List<DeviceActivity>> windows) {
+        DispatchLatency.Builder b = new DispatchLatency.Builder();
+        for (List<DeviceActivity> w : windows) {
+            List<DeviceActivity> byStart = new ArrayList<>(w);
+            byStart.sort(Comparator.comparingLong(DeviceActivity::startNs));
+            long[] queued = byStart.stream().mapToLong(DeviceActivity::queuedNs).toArray();
+            DispatchLatency.PerActivity values = DispatchLatency.perActivity(byStart, queued, i -> true, List.of());
+            for (int i = 0; i < byStart.size(); i++) {
+                b.add(values, i);
+            }
+        }
+        return b.build();
     }
 
     private static Set<Long> streamIdsWithRole(List<GpuStream> streams, List<String> roles, String role) {

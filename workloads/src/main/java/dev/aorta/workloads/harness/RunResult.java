@@ -4,10 +4,10 @@ import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.metrics.ConvoyEffect;
-import dev.aorta.workloads.metrics.DispatchLatency;
-import dev.aorta.workloads.metrics.KernelClassStats;
-import dev.aorta.workloads.metrics.SampleStats;
-import dev.aorta.workloads.metrics.SwitchOverhead;
+import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.KernelBreakdown;
+import dev.aorta.core.metric.QueueSwitchOverhead;
+import dev.aorta.core.metric.SampleStats;
 import dev.aorta.workloads.spi.Throughput;
 
 import java.time.Instant;
@@ -58,11 +58,17 @@ public record RunResult(String workloadName, Instant timestamp, HarnessOptions o
      *
      * @param capturedIterations measured iterations the kernel records cover
      * @param perIterationWindows whether gaps were computed per iteration (else over the whole run)
+     * @param switchOverhead      of the kernels, in ns
+     * @param dispatchLatency     of the kernels, in ns, from their CUPTI {@code queued} timestamps
+     * @param kernelClasses       every activity grouped by name, in ns
      */
     public record KernelTiming(TimingSource source, String sourceNote, int capturedIterations, int activityCount,
-                               boolean perIterationWindows, SwitchOverhead switchOverhead,
+                               boolean perIterationWindows, QueueSwitchOverhead switchOverhead,
                                DispatchLatency dispatchLatency, ConvoyEffect convoy,
-                               List<KernelClassStats> kernelClasses) {
+                               List<KernelBreakdown.Entry> kernelClasses) {
+        /** Why dispatch latency is missing when {@link DispatchLatency#measured()} is false. */
+        public static final String DISPATCH_NEEDS_QUEUED = "the device activity has no 'queued' timestamps "
+                + "(CUPTI latency timestamps are needed; sampled event pairs cannot tell queueing from running)";
     }
 
     /** Device memory at the end of the run and its peaks, by the runtime's accounting. */

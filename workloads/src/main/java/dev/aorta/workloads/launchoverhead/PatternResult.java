@@ -1,7 +1,7 @@
 package dev.aorta.workloads.launchoverhead;
 
 import dev.aorta.workloads.launchoverhead.pcie.PcieStats;
-import dev.aorta.workloads.metrics.Percentiles;
+import dev.aorta.core.metric.Percentiles;
 
 import java.util.Arrays;
 

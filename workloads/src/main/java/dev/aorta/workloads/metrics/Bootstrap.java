@@ -1,5 +1,7 @@
 package dev.aorta.workloads.metrics;
 
+import dev.aorta.core.metric.Percentiles;
+
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.ToDoubleFunction;

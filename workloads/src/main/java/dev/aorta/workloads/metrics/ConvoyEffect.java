@@ -1,6 +1,7 @@
 package dev.aorta.workloads.metrics;
 
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.SampleStats;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -46,7 +47,10 @@ public record ConvoyEffect(boolean available, String unavailableReason, String w
             return new ConvoyEffect(false, "the device activity has no 'queued' timestamps, so the moment a "
                     + "kernel became ready is unknown", waitingRole, blockingRole, null, null);
         }
-        return new ConvoyEffect(true, null, waitingRole, blockingRole, DispatchLatency.statsOrNull(behind),
-                DispatchLatency.statsOrNull(otherwise));
+        return new ConvoyEffect(true, null, waitingRole, blockingRole, statsOrNull(behind), statsOrNull(otherwise));
+    }
+
+    private static SampleStats statsOrNull(List<Double> values) {
+        return values.isEmpty() ? null : SampleStats.of(values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 }

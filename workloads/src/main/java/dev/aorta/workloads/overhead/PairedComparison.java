@@ -1,6 +1,6 @@
 package dev.aorta.workloads.overhead;
 
-import dev.aorta.workloads.metrics.Percentiles;
+import dev.aorta.core.metric.Percentiles;
 import org.apache.commons.statistics.distribution.TDistribution;
 
 /**

@@ -13,10 +13,10 @@ import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.RunResult;
 import dev.aorta.workloads.metrics.ConvoyEffect;
-import dev.aorta.workloads.metrics.DispatchLatency;
-import dev.aorta.workloads.metrics.KernelClassStats;
-import dev.aorta.workloads.metrics.SampleStats;
-import dev.aorta.workloads.metrics.SwitchOverhead;
+import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.KernelBreakdown;
+import dev.aorta.core.metric.QueueSwitchOverhead;
+import dev.aorta.core.metric.SampleStats;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -110,22 +110,28 @@ public final class ResultJson {
         return s == null ? MAPPER.nullNode() : stats(s);
     }
 
-    private static ObjectNode switchLatency(SwitchOverhead s) {
+    private static ObjectNode switchLatency(QueueSwitchOverhead s) {
         ObjectNode o = MAPPER.createObjectNode();
-        o.put("estimated_switch_overhead_us", s.estimatedOverheadUs());
-        o.set("inter_stream_gaps_us", gaps(s.inter()));
-        o.set("intra_stream_gaps_us", gaps(s.intra()));
+        Double estimateNs = s.estimatedSwitchOverheadNs();
+        if (estimateNs == null) {
+            o.putNull("estimated_switch_overhead_us");
+        } else {
+            o.put("estimated_switch_overhead_us", estimateNs / 1e3);
+        }
+        o.set("inter_stream_gaps_us", gaps(s.interGapsNs()));
+        o.set("intra_stream_gaps_us", gaps(s.intraGapsNs()));
         o.put("definition", "kernels of each window sorted by end; positive gaps next.start - prev.end, "
-                + "inter when the two ran on different streams; overhead = max(0, mean(inter) - mean(intra))");
+                + "inter when the two ran on different streams; overhead = max(0, mean(inter) - mean(intra)), "
+                + "null unless there are gaps of both kinds");
         return o;
     }
 
-    private static ObjectNode gaps(SwitchOverhead.GapStats g) {
+    private static ObjectNode gaps(SampleStats gapsNs) {
         ObjectNode o = MAPPER.createObjectNode();
-        o.put("count", g.count());
-        o.put("mean", g.meanUs());
-        o.put("p50", g.p50Us());
-        o.put("max", g.maxUs());
+        o.put("count", gapsNs.count());
+        o.put("mean", gapsNs.mean() / 1e3);
+        o.put("p50", gapsNs.p50() / 1e3);
+        o.put("max", gapsNs.max() / 1e3);
         return o;
     }
 
@@ -151,14 +157,20 @@ public final class ResultJson {
 
     private static ObjectNode dispatch(DispatchLatency d) {
         ObjectNode o = MAPPER.createObjectNode();
-        o.put("available", d.available());
-        if (!d.available()) {
-            o.put("reason", d.unavailableReason());
+        o.put("available", d.measured());
+        if (!d.measured()) {
+            o.put("reason", RunResult.KernelTiming.DISPATCH_NEEDS_QUEUED);
             return o;
         }
-        o.set("same_stream_us", statsOrNull(d.sameStreamUs()));
-        o.set("cross_stream_us", statsOrNull(d.crossStreamUs()));
+        o.set("same_stream_us", microsOrNull(d.sameStream()));
+        o.set("cross_stream_us", microsOrNull(d.crossStream()));
+        o.set("from_enqueue_us", microsOrNull(d.fromEnqueue()));
         return o;
+    }
+
+    /** ns statistics in µs; null without samples. */
+    private static JsonNode microsOrNull(SampleStats ns) {
+        return ns.count() == 0 ? MAPPER.nullNode() : stats(ns.scaled(1e-3));
     }
 
     private static ObjectNode convoy(ConvoyEffect c) {
@@ -181,12 +193,12 @@ public final class ResultJson {
         o.put("activity_count", k.activityCount());
         o.put("gap_windows", k.perIterationWindows() ? "per_iteration" : "whole_run");
         ArrayNode classes = o.putArray("classes");
-        for (KernelClassStats c : k.kernelClasses()) {
+        for (KernelBreakdown.Entry c : k.kernelClasses()) {
             ObjectNode n = classes.addObject();
             n.put("name", c.name());
             n.put("count", c.count());
-            n.put("total_ms", c.totalMs());
-            n.set("duration_us", stats(c.durationUs()));
+            n.put("total_ms", c.totalNs() / 1e6);
+            n.set("duration_us", stats(c.durationNs().scaled(1e-3)));
         }
         return o;
     }

@@ -1,5 +1,6 @@
 package dev.aorta.workloads.comm;
 
+import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.workloads.dist.CommunicatorBootstrap;
 import dev.aorta.workloads.dist.DistributedEnvironment;
 import dev.aorta.workloads.session.CommDType;
@@ -46,7 +47,7 @@ class NcclOverlapGpuTest {
                     RunResult r = new Harness(Map.of(), false).run(w,
                             HarnessOptions.defaults(w.streamCount()).withIterations(5, 1).withDtype(DType.BF16), gpu);
                     assertThat(r.correctness().problem()).as(c.label()).isNull();
-                    OverlapAnalysis a = OverlapAnalysis.of(r, 1, CommsComputeOverlap.COMMUNICATION);
+                    OverlapAnalysis a = OverlapAnalysis.of(r, 1, ActivityClassifier.defaults());
                     assertThat(a.commNs()).as(c.label() + " communication kernels").isPositive();
                     assertThat(a.computeNs()).as(c.label() + " GEMMs").isPositive();
                 }

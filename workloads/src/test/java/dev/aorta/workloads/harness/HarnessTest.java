@@ -95,8 +95,8 @@ class HarnessTest {
         });
         assertThat(r.kernelTiming().kernelClasses()).extracting(k -> k.name())
                 .containsExactlyInAnyOrder("vec_add", "vec_mul", "vec_relu", "vec_scale");
-        assertThat(r.kernelTiming().switchOverhead().inter().count()).isPositive();
-        assertThat(r.kernelTiming().dispatchLatency().available()).isTrue();
+        assertThat(r.kernelTiming().switchOverhead().interGaps()).isPositive();
+        assertThat(r.kernelTiming().dispatchLatency().measured()).isTrue();
     }
 
     @Test
@@ -109,7 +109,7 @@ class HarnessTest {
         assertThat(r.kernelTiming().activityCount()).isEqualTo(5 * 2 * 5 * 4);
         assertThat(r.hostEnqueue().excludedIterations()).isEqualTo(5);
         assertThat(r.streams()).allSatisfy(s -> assertThat(s.busyMs()).isPositive());
-        assertThat(r.kernelTiming().dispatchLatency().available()).isFalse();
+        assertThat(r.kernelTiming().dispatchLatency().measured()).isFalse();
     }
 
     @Test

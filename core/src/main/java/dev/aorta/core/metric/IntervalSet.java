@@ -1,11 +1,12 @@
-package dev.aorta.analyzer.interval;
+package dev.aorta.core.metric;
 
 import java.util.Arrays;
 
 /**
- * A union of half-open time intervals [start, end), kept as sorted, disjoint, non-touching pairs. The algebra the
- * overlap metrics (docs/metrics.md) are written in: union U(·), intersection, difference, clipping to a window and length |·|.
- * Immutable; every operation is a linear merge.
+ * A union of half-open time intervals [start, end), kept as sorted, disjoint, non-touching pairs in primitive arrays.
+ * The algebra every overlap metric (docs/metrics.md) is written in, in the agent, the analyzer and the workloads alike:
+ * union U(·), intersection ∩, difference −, clipping to a window and total length |·|. Immutable; every operation
+ * after the first union is a linear merge.
  */
 public final class IntervalSet {
     public static final IntervalSet EMPTY = new IntervalSet(new long[0], new long[0], 0);
@@ -25,30 +26,45 @@ public final class IntervalSet {
         return end > start ? new IntervalSet(new long[] {start}, new long[] {end}, 1) : EMPTY;
     }
 
-    /** U(intervals): the union of the first {@code n} intervals, given in any order (the arrays are not changed). */
+    /**
+     * U(intervals): the union of the first {@code n} intervals, given in any order (the arrays are not changed).
+     * Starts and ends are sorted apart, as primitives: a point is covered while more intervals have started than
+     * ended, whichever start belongs to which end, so the pairs need not be sorted together (no boxing, two
+     * array copies). Empty intervals are left out first, since they would pair a start with an earlier end.
+     */
     public static IntervalSet union(long[] starts, long[] ends, int n) {
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) {
-            order[i] = i;
-        }
-        Arrays.sort(order, (a, b) -> Long.compare(starts[a], starts[b]));
         long[] s = new long[n];
         long[] e = new long[n];
-        int k = 0;
-        for (int idx = 0; idx < n; idx++) {
-            int i = order[idx];
-            if (ends[i] <= starts[i]) {
-                continue;
-            }
-            if (k > 0 && starts[i] <= e[k - 1]) {
-                e[k - 1] = Math.max(e[k - 1], ends[i]);
-            } else {
-                s[k] = starts[i];
-                e[k] = ends[i];
-                k++;
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            if (ends[i] > starts[i]) {
+                s[m] = starts[i];
+                e[m] = ends[i];
+                m++;
             }
         }
-        return new IntervalSet(s, e, k);
+        Arrays.sort(s, 0, m);
+        Arrays.sort(e, 0, m);
+        long[] us = new long[m];
+        long[] ue = new long[m];
+        int k = 0;
+        int depth = 0;
+        int j = 0;
+        for (int i = 0; i < m; i++) {
+            while (j < m && e[j] < s[i]) {  // only ends strictly before this start close: touching intervals merge
+                if (--depth == 0) {
+                    ue[k - 1] = e[j];
+                }
+                j++;
+            }
+            if (depth++ == 0) {
+                us[k++] = s[i];
+            }
+        }
+        if (m > 0) {
+            ue[k - 1] = e[m - 1];
+        }
+        return new IntervalSet(us, ue, k);
     }
 
     /** A builder for unions of intervals that arrive sorted by start (the common case: activities sorted once). */

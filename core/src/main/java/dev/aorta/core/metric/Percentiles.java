@@ -1,8 +1,12 @@
-package dev.aorta.workloads.metrics;
+package dev.aorta.core.metric;
 
 import java.util.Arrays;
 
-/** Percentiles by linear interpolation between closest ranks (numpy's default, docs/metrics.md#percentiles-and-scaling). */
+/**
+ * The one percentile definition of aorta (docs/metrics.md#percentiles-and-scaling): linear interpolation between
+ * closest ranks, numpy's default ({@code method="linear"}): for n sorted values and q in [0, 100], rank
+ * r = q/100 · (n − 1), value = v[⌊r⌋] + (r − ⌊r⌋) · (v[⌊r⌋+1] − v[⌊r⌋]).
+ */
 public final class Percentiles {
     private Percentiles() {
     }

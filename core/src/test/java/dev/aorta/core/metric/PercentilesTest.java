@@ -1,4 +1,4 @@
-package dev.aorta.workloads.metrics;
+package dev.aorta.core.metric;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.aorta.analyzer.interval;
+package dev.aorta.core.metric;
 
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,44 @@
+package dev.aorta.core.metric;
+
+import dev.aorta.core.event.DeviceActivity;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Kernel breakdown (docs/metrics.md#kernel-breakdown): a set of device activities grouped by name, each name with its
+ * count, total duration (summed, so overlapping activities each count), the {@link SampleStats} of its durations
+ * and its share of the set's total duration; the name with the most total time first (ties by name). The analyzer
+ * applies it per class and window, the harness to a run's kernels.
+ */
+public final class KernelBreakdown {
+    /** One name's statistics, durations in ns; {@code share} in [0, 1]. */
+    public record Entry(String name, int count, long totalNs, SampleStats durationNs, double share) {
+    }
+
+    private KernelBreakdown() {
+    }
+
+    public static List<Entry> byName(List<DeviceActivity> activities) {
+        Map<String, SampleStats.Samples> durations = new HashMap<>();
+        Map<String, Long> totals = new HashMap<>();
+        long all = 0;
+        for (DeviceActivity a : activities) {
+            durations.computeIfAbsent(a.name(), n -> new SampleStats.Samples()).add(a.durationNs());
+            totals.merge(a.name(), a.durationNs(), Long::sum);
+            all += a.durationNs();
+        }
+        List<Entry> out = new ArrayList<>();
+        for (Map.Entry<String, SampleStats.Samples> e : durations.entrySet()) {
+            long total = totals.get(e.getKey());
+            out.add(new Entry(e.getKey(), e.getValue().count(), total, e.getValue().stats(),
+                    all == 0 ? 0 : (double) total / all));
+        }
+        out.sort(Comparator.comparingLong(Entry::totalNs).reversed()
+                .thenComparing(Entry::name, Comparator.nullsFirst(Comparator.naturalOrder())));
+        return out;
+    }
+}
