@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,8 +49,10 @@ public final class ConfigLoader {
     /** Keys whose value is a free-form map (torch.compile's options in AORTA). */
     private static final Set<String> FREE_FORM = Set.of("compile.options");
     private static final Pattern KEY_PATH = Pattern.compile("[A-Za-z0-9_]+(\\.[A-Za-z0-9_]+)*");
-    private static final YAMLFactory YAML = YAMLFactory.builder().build();
-    static final ObjectMapper MAPPER = JsonMapper.builder()
+    /** An empty value ("batch_size:") reads as empty, not as the text "". */
+    private static final YAMLFactory YAML = YAMLFactory.builder()
+            .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL).build();
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
             .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -214,6 +217,9 @@ public final class ConfigLoader {
                 require(value.isObject(), key, value, "a mapping of option names to values");
                 target.set(name, value);
             } else if (def.isObject()) {
+                if (value.isNull()) {
+                    continue; // "training:" with every key commented out: an empty section
+                }
                 require(value.isObject(), key, value, "a section (a mapping of keys to values)");
                 merge((ObjectNode) def, (ObjectNode) value, key);
             } else {

@@ -194,7 +194,16 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void anEmptyFileKeepsTheDefaults() throws IOException {
+    void anEmptyFileOrSectionKeepsTheDefaults() throws IOException {
         assertThat(ConfigLoader.load(yaml(""), List.of())).isEqualTo(TrainerConfig.defaults());
+        assertThat(ConfigLoader.load(yaml("training:\n#  batch_size: 4\nmodel:\n"), List.of()))
+                .isEqualTo(TrainerConfig.defaults());
+    }
+
+    @Test
+    void anEmptyValueIsNotADefault() throws IOException {
+        Path f = yaml("training:\n  batch_size:\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f, List.of()))
+                .hasMessage(f + ":2: training.batch_size is empty, expected a whole number.");
     }
 }
