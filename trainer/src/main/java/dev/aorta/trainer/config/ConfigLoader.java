@@ -285,7 +285,8 @@ public final class ConfigLoader {
             throw new ConfigException(problem(key, at(key), expected));
         } catch (JsonMappingException e) {
             String key = key(e);
-            throw new ConfigException(problem(key, at(key), "a value Jackson can bind (" + e.getOriginalMessage() + ")"));
+            throw new ConfigException(problem(key, at(key),
+                    "a value Jackson can bind (" + e.getOriginalMessage() + ")"));
         } catch (JsonProcessingException e) {
             throw new ConfigException("configuration: " + e.getOriginalMessage() + ".");
         }

@@ -12,9 +12,9 @@ import static dev.aorta.trainer.config.ConfigValueException.require;
  * ({@code wait} is {@link #waitSteps()}: a record component cannot be named wait.)
  * The per-step device timing of the metrics file does not depend on this section: it is always on.
  */
-public record ProfilingConfig(boolean enabled, @JsonProperty("wait") int waitSteps, int warmup, int active, int repeat, boolean recordShapes,
-                              boolean profileMemory, boolean withStack, boolean withFlops, boolean tensorboard,
-                              boolean chromeTrace, String traceFilename) {
+public record ProfilingConfig(boolean enabled, @JsonProperty("wait") int waitSteps, int warmup, int active,
+                              int repeat, boolean recordShapes, boolean profileMemory, boolean withStack,
+                              boolean withFlops, boolean tensorboard, boolean chromeTrace, String traceFilename) {
     public ProfilingConfig {
         require(waitSteps >= 0, "profiling.wait", "a whole number of at least 0");
         require(warmup >= 0, "profiling.warmup", "a whole number of at least 0");

@@ -16,7 +16,8 @@ import java.util.TreeSet;
  *   <li>per_stream_ms[s] = |U(ranges on s)|: the time stream s was busy;</li>
  *   <li>compute = U(non-collective ranges on the compute stream); comm = U(collective ranges on any stream);</li>
  *   <li>overlap_ms: compute_allreduce = |compute ∩ U(allreduce stream)|, compute_reducescatter =
- *       |compute ∩ U(reducescatter stream)|, compute_comm = |compute ∩ comm|, idle = total − |U(all ranges)|;</li>
+ *       |compute ∩ U(reducescatter stream)|, compute_comm = |compute ∩ comm|,
+ *       idle = total − |U(all ranges)|;</li>
  *   <li>active_segments: the maximal intervals in which the set of busy streams is constant and not empty;</li>
  *   <li>utilization[s] = per_stream_ms[s] / total.</li>
  * </ul>

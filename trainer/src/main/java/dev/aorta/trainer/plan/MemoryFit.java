@@ -23,7 +23,8 @@ public final class MemoryFit {
         throw new ConfigException("the configuration needs at least " + gib(estimate.total()) + " per rank (" + parts
                 + ") but " + device + " has " + gib(freeBytes) + " free; expected a smaller training.batch_size,"
                 + " model.num_layers or model.model_dim, more training.gradient_accumulation, or a sharding"
-                + " strategy that keeps less per rank (fsdp.sharding_strategy=full_shard, fsdp.limit_all_gathers=true).");
+                + " strategy that keeps less per rank (fsdp.sharding_strategy=full_shard,"
+                + " fsdp.limit_all_gathers=true).");
     }
 
     private static String gib(long bytes) {

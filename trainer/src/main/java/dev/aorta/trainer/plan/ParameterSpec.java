@@ -2,7 +2,10 @@ package dev.aorta.trainer.plan;
 
 import java.util.List;
 
-/** One trainable tensor: its PyTorch state_dict name, its shape, and the block whose backward completes its gradient. */
+/**
+ * One trainable tensor: its PyTorch state_dict name, its shape, and the block whose backward completes its
+ * gradient.
+ */
 public record ParameterSpec(String name, List<Integer> shape, Block block) {
     public ParameterSpec {
         shape = List.copyOf(shape);

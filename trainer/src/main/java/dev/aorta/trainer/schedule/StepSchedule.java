@@ -175,7 +175,7 @@ public record StepSchedule(List<ScheduledOp> ops) {
             }
         }
 
-        /** The unit's reduction, after {@code gradientsReady}: reduce-scatter then (hybrid) all-reduce, or all-reduce. */
+        /** The unit's reduction once {@code gradientsReady} ran: reduce-scatter (+ hybrid all-reduce) or all-reduce. */
         private void reduceUnit(FlatUnit unit, int gradientsReady) {
             int after = gradientsReady;
             for (Collective c : plan.reduction(unit)) {

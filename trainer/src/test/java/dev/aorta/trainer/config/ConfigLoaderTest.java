@@ -111,7 +111,8 @@ class ConfigLoaderTest {
         Path f = yaml("training:\n  batch_size: 16\n  additional_compute_streams: 2\n");
         assertThatThrownBy(() -> ConfigLoader.load(f, List.of()))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith(f + ":3: unknown key training.additional_compute_streams; section training has ")
+                .hasMessageStartingWith(
+                        f + ":3: unknown key training.additional_compute_streams; section training has ")
                 .hasMessageContaining("batch_size, gradient_accumulation");
     }
 
