@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Writes one rank's {@code rank_<rr>_metrics.jsonl} (rr: the rank, two digits or more, as AORTA) in AORTA's schema,
@@ -148,7 +149,7 @@ public final class MetricsJsonlWriter implements AutoCloseable {
 
     private static void writeMetadata(JsonGenerator g, Map<String, Object> metadata) throws IOException {
         g.writeFieldName("metadata");
-        g.writeObject(new java.util.TreeMap<>(metadata));
+        g.writeObject(new TreeMap<>(metadata)); // sorted: the same line for the same record
     }
 
     private static double ms(long ns) {

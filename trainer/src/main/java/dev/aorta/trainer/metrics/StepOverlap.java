@@ -8,6 +8,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * The {@code overlap} block of a metrics line, from the device ranges of one step, with AORTA's names and these
@@ -65,7 +66,7 @@ public record StepOverlap(Map<StreamRole, Double> perStreamMs, double computeAll
                 segments(busy), utilization);
     }
 
-    private static IntervalSet union(List<DeviceRange> ranges, java.util.function.Predicate<DeviceRange> which,
+    private static IntervalSet union(List<DeviceRange> ranges, Predicate<DeviceRange> which,
                                      long totalNs) {
         List<DeviceRange> chosen = ranges.stream().filter(which).toList();
         long[] s = new long[chosen.size()];

@@ -8,7 +8,6 @@ import dev.aorta.trainer.plan.Block;
 import dev.aorta.trainer.plan.Collective;
 import dev.aorta.trainer.plan.FlatUnit;
 import dev.aorta.trainer.plan.GradientBucket;
-import dev.aorta.trainer.plan.ParallelMode;
 import dev.aorta.trainer.plan.ShardingPlan;
 import dev.aorta.trainer.schedule.ScheduledOp.Phase;
 

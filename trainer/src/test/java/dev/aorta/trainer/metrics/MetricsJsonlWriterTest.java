@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -142,7 +143,7 @@ class MetricsJsonlWriterTest {
         }
     }
 
-    private static <T> Iterable<T> iterable(java.util.Iterator<T> it) {
+    private static <T> Iterable<T> iterable(Iterator<T> it) {
         return () -> it;
     }
 }

@@ -1,6 +1,7 @@
 package dev.aorta.trainer.metrics;
 
 import dev.aorta.trainer.metrics.StepOverlap.Segment;
+import dev.aorta.trainer.schedule.StreamRole;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -16,11 +17,11 @@ import static org.assertj.core.api.Assertions.within;
 class StepOverlapTest {
     private static final long MS = 1_000_000;
 
-    static DeviceRange kernel(dev.aorta.trainer.schedule.StreamRole s, long fromMs, long toMs) {
+    static DeviceRange kernel(StreamRole s, long fromMs, long toMs) {
         return new DeviceRange(s, "k", fromMs * MS, toMs * MS, false, Map.of());
     }
 
-    static DeviceRange collective(dev.aorta.trainer.schedule.StreamRole s, long fromMs, long toMs) {
+    static DeviceRange collective(StreamRole s, long fromMs, long toMs) {
         return new DeviceRange(s, "c", fromMs * MS, toMs * MS, true, Map.of());
     }
 
