@@ -1,0 +1,28 @@
+package dev.aorta.trainer.metrics;
+
+/**
+ * One line of {@code rank_<rr>_metrics.jsonl}: AORTA's fields ({@code rank, world_size, epoch, step, global_step,
+ * loss, grad_norm, lr, profile}) and ours: {@code step_time_ms}, the host's wall time of the step from its first
+ * launch to its completion, and {@code device_time_source}, how the profile's times were measured.
+ */
+public record StepRecord(int rank, int worldSize, int epoch, int step, long globalStep, double loss, double gradNorm,
+                         double lr, StepProfile profile, double stepTimeMs, DeviceTimeSource deviceTimeSource) {
+
+    /** How device times were taken. */
+    public enum DeviceTimeSource {
+        /** CUDA events recorded on each stream around each operation. */
+        CUDA_EVENTS("cuda_events"),
+        /** CUPTI's activity records of the kernels and memory copies. */
+        CUPTI("cupti");
+
+        private final String label;
+
+        DeviceTimeSource(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+}
