@@ -3,7 +3,7 @@ package dev.aorta.cli;
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.analyzer.export.PerfettoExporter;
-import dev.aorta.analyzer.io.AtomicFiles;
+import dev.aorta.core.io.AtomicFiles;
 import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.analyzer.trace.TraceLoader;
 import dev.aorta.analyzer.trace.TraceSet;

@@ -1,7 +1,7 @@
 package dev.aorta.cli;
 
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.analyzer.io.AtomicFiles;
+import dev.aorta.core.io.AtomicFiles;
 import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
 import dev.aorta.analyzer.metrics.WindowMode;

@@ -1,6 +1,6 @@
 package dev.aorta.trainer.metrics;
 
-import dev.aorta.analyzer.interval.IntervalSet;
+import dev.aorta.core.metric.IntervalSet;
 import dev.aorta.trainer.schedule.StreamRole;
 
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.aorta.analyzer.io.AtomicFiles;
+import dev.aorta.core.io.AtomicFiles;
 import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.harness.HarnessOptions;

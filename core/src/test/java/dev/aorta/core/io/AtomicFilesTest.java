@@ -1,4 +1,4 @@
-package dev.aorta.analyzer.io;
+package dev.aorta.core.io;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

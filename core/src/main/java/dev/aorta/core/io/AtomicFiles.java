@@ -1,4 +1,4 @@
-package dev.aorta.analyzer.io;
+package dev.aorta.core.io;
 
 import java.io.IOException;
 import java.io.OutputStream;
