@@ -105,8 +105,11 @@ public final class TraceLoader {
             // records on one clock; beside our agent's records they summarise the same run anyway. API calls and
             // markers count too: with device-activity=none the agent writes only those, and its summary's
             // iterations would otherwise stay behind as records no anchor can place
-            set.warnings().add(source.name() + ": left out: rank " + rank + " has timed records from other files, "
-                    + "and per-iteration metrics have no clock to place them beside those");
+            // the agent writes its summary beside its records: leaving it out is the expected case, not news
+            if (!Files.exists(source.path().resolveSibling("rank_" + rank + "_activity.jsonl"))) {
+                set.warnings().add(source.name() + ": left out: rank " + rank + " has timed records from other files, "
+                        + "and per-iteration metrics have no clock to place them beside those");
+            }
             return;
         }
         records.flushInto(set, rank);
