@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""PyTorch reference for aorta's ranking model (issue 13).
+
+Reads what `dev.aorta.model.check.RankingCheck --out DIR` wrote (DIR/ranking.json and one parameter file per
+configuration: parameters, inputs, our scores, loss, every parameter gradient, the gradient norm and the
+parameters after one clipped AdamW step), loads the parameters into the torch module with
+load_state_dict(strict=True), runs the same step with PyTorch on the GPU in float32 (TF32 off) and in float64,
+and prints ||ours - torch|| / ||torch|| for each tensor, against both. Passing means within tolerance of
+torch's float32 step (the issue's bar: loss 1e-5, parameter gradients 1e-4); the float64 column shows how far
+each of the two float32 implementations is from exact.
+
+Usage: python3 scripts/model-ranking-check.py DIR
+"""
+import copy
+import json
+import sys
+
+import torch
+from torch import nn
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+mc = __import__("model-ops-check")  # load() and rel_l2(), shared with the ops check
+
+TOL = {"loss": 1e-5, "grad": 1e-4, "scores": 1e-4, "grad_norm": 1e-5, "step": 1e-5}
+
+
+class RankingTransformerModel(nn.Module):
+    """The trainer's ranking model, written from its description; attribute names give the state_dict names."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.embedding = nn.Embedding(c["vocab"], c["embeddingDim"])
+        self.dense_projection = nn.Linear(c["denseFeatures"] * c["denseDim"], c["modelDim"])
+        self.embedding_projection = nn.Linear(c["embeddingDim"], c["modelDim"])
+        layer = nn.TransformerEncoderLayer(d_model=c["modelDim"], nhead=c["heads"], dim_feedforward=c["mlpHidden"],
+                                           dropout=c["dropout"], activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=c["layers"], enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(c["modelDim"])
+        self.scorer = nn.Sequential(nn.Linear(c["modelDim"], c["mlpHidden"]), nn.GELU(), nn.Dropout(c["dropout"]),
+                                    nn.Linear(c["mlpHidden"], 1))
+
+    def forward(self, dense, categorical):
+        x = self.dense_projection(dense.flatten(start_dim=2))
+        x = x + self.embedding_projection(self.embedding(categorical).mean(dim=2))
+        return self.scorer(self.norm(self.encoder(x))).squeeze(-1)
+
+
+def torch_step(t, case, dtype, dev):
+    """Loss, scores, gradients, grad norm and parameters after one step, in dtype on dev."""
+    c = case["config"]
+    model = RankingTransformerModel(c)
+    state = {k[len("param."):]: v for k, v in t.items() if k.startswith("param.")}
+    model.load_state_dict(state, strict=True)  # our names are the module's
+    model = model.to(device=dev, dtype=dtype).train()
+    dense = t["dense"].to(dev, dtype)
+    categorical = t["categorical"].to(dev).long()
+    target = t["target"].to(dev, dtype)
+    importance = t["importance"].to(dev, dtype)
+    scores = model(dense, categorical)
+    loss = nn.functional.binary_cross_entropy_with_logits(scores, target, weight=importance)
+    loss.backward()
+    grads = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), case["max_norm"])
+    opt = torch.optim.AdamW(model.parameters(), lr=case["lr"], betas=(case["beta1"], case["beta2"]), eps=case["eps"],
+                            weight_decay=case["weight_decay"])
+    opt.step()
+    after = {n: p.detach().clone() for n, p in model.named_parameters()}
+    return {"loss": loss.detach().reshape(1), "scores": scores.detach(), "grad_norm": norm.detach().reshape(1),
+            "grads": grads, "after": after}
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: model-ranking-check.py DIR (the --out folder of RankingCheck)")
+    folder = sys.argv[1]
+    with open(folder + "/ranking.json") as f:
+        cases = json.load(f)
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    print(f"torch {torch.__version__} on {torch.cuda.get_device_name() if dev == 'cuda' else 'cpu'}")
+    print(f"{'case':8s} {'tensor':44s} {'elements':>10s} {'vs fp32':>10s} {'vs fp64':>10s} {'torch32':>10s}"
+          f" {'tol':>7s}")
+    failed = total = 0
+    for case in cases:
+        t = mc.load(folder + "/" + case["file"])
+        ref32 = torch_step(t, case, torch.float32, dev)
+        ref64 = torch_step(t, case, torch.float64, dev)
+        rows = [("loss", t["out.loss"], ref32["loss"], ref64["loss"], TOL["loss"]),
+                ("scores", t["out.scores"], ref32["scores"], ref64["scores"], TOL["scores"]),
+                ("grad norm", t["out.grad_norm"], ref32["grad_norm"], ref64["grad_norm"], TOL["grad_norm"])]
+        rows += [("d " + n, t["grad." + n], ref32["grads"][n], ref64["grads"][n], TOL["grad"]) for n in ref32["grads"]]
+        rows += [("step " + n, t["step." + n], ref32["after"][n], ref64["after"][n], TOL["step"])
+                 for n in ref32["after"]]
+        for name, ours, r32, r64, tol in rows:
+            ours = ours.to(dev)
+            e32 = mc.rel_l2(ours, r32)
+            e64 = mc.rel_l2(ours, r64)
+            t32 = mc.rel_l2(r32, r64)
+            ok = e32 <= tol  # NaN fails
+            failed += 0 if ok else 1
+            total += 1
+            print(f"{case['name']:8s} {name:44s} {ours.numel():10d} {e32:10.3e} {e64:10.3e} {t32:10.3e} {tol:7.0e}"
+                  f"  {'ok' if ok else 'FAIL'}")
+        print(f"{case['name']}: loss ours {t['out.loss'].item():.8f}, torch fp32 {ref32['loss'].item():.8f}, "
+              f"fp64 {ref64['loss'].item():.8f}")
+    print(f"all {total} comparisons within tolerance" if failed == 0 else f"{failed} of {total} comparisons FAILED")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
