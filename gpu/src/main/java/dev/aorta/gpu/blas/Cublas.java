@@ -146,17 +146,27 @@ public final class Cublas implements AutoCloseable {
      */
     public void gemm(GemmPrecision p, boolean transA, boolean transB, int m, int n, int k, float alphaValue,
                      long a, int lda, long b, int ldb, float betaValue, long c, int ldc) {
+        gemm(p, p, transA, transB, m, n, k, alphaValue, a, lda, b, ldb, betaValue, c, ldc);
+    }
+
+    /**
+     * As {@link #gemm(GemmPrecision, boolean, boolean, int, int, int, float, long, int, long, int, float, long,
+     * int)} with A and B of precision {@code ab} and C of {@code cp} (bf16 or fp16 operands into fp32: the
+     * compute type is {@code ab}'s).
+     */
+    public void gemm(GemmPrecision ab, GemmPrecision cp, boolean transA, boolean transB, int m, int n, int k,
+                     float alphaValue, long a, int lda, long b, int ldb, float betaValue, long c, int ldc) {
         alpha.set(JAVA_FLOAT, 0, alphaValue);
         beta.set(JAVA_FLOAT, 0, betaValue);
         int rc;
         try {
             rc = (int) lib.gemmEx.invokeExact(handle.address(), transA ? OP_T : OP_N, transB ? OP_T : OP_N, m, n, k,
-                    alpha, a, p.dataType, lda, b, p.dataType, ldb, beta, c, p.dataType, ldc, p.computeType,
+                    alpha, a, ab.dataType, lda, b, ab.dataType, ldb, beta, c, cp.dataType, ldc, ab.computeType,
                     GEMM_DEFAULT);
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmEx", t);
         }
-        lib.check("cublasGemmEx(" + p + ", " + m + "x" + n + "x" + k + ")", rc);
+        lib.check("cublasGemmEx(" + ab + (cp == ab ? "" : " -> " + cp) + ", " + m + "x" + n + "x" + k + ")", rc);
     }
 
     /** C = A·B for square-or-not matrices stored without transposition (lda = m, ldb = k, ldc = m). */

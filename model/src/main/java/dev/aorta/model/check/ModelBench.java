@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * row is the summed duration of the kernels (and memsets) it launched, per iteration. Dropout is off on both
  * sides (our attention has no probability dropout yet, so p > 0 would not be the same function).
  *
- * <p>Usage: {@code ModelBench [--iters N]}; prints one line per op: {@code op  us/iter  kernels/iter}, then
+ * <p>Usage: {@code ModelBench [--iters N] [--bf16]} (--bf16: under bf16 autocast); prints one line per op: {@code op  us/iter  kernels/iter}, then
  * the step's kernels by name.
  */
 public final class ModelBench {
@@ -55,18 +55,22 @@ public final class ModelBench {
 
     public static void main(String[] args) throws Exception {
         int iters = 20;
+        DType autocast = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--iters" -> iters = Integer.parseInt(args[++i]);
+                case "--bf16" -> autocast = DType.BF16;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: ModelBench [--iters N]");
+                        + "; usage: ModelBench [--iters N] [--bf16]");
             }
         }
         ConcurrentLinkedQueue<DeviceActivity> records = new ConcurrentLinkedQueue<>();
         try (CudaDevice device = CudaDevice.open(0); Stream stream = device.createStream(0, true);
              OpContext ctx = new OpContext(device, stream);
              CuptiTracer tracer = CuptiTracer.start(records::add, null, 0, false)) {
-            System.out.println("device: " + device.info().name() + ", ours, fp32, CUPTI kernel time");
+            ctx.autocast(autocast);
+            System.out.println("device: " + device.info().name() + ", ours, " + (autocast == null ? "fp32"
+                    : "autocast " + autocast) + ", CUPTI kernel time");
             System.out.printf("%-40s %12s %9s%n", "op", "us/iter", "kernels");
             new ModelBench(ctx, stream, tracer, records, iters).runAll();
         }

@@ -53,6 +53,8 @@ import java.util.SplittableRandom;
 public final class OpsCheck {
     /** fp32 ops against a float64 reference (the bar). */
     public static final double FP32_TOLERANCE = 1e-5;
+    /** Ops whose GEMMs run on bf16 or fp16 operands (fp32 accumulation), against the float64 reference. */
+    public static final double BF16_TOLERANCE = 2e-2;
     /** Attention's bar (its reductions run over T and D). */
     public static final double ATTENTION_TOLERANCE = 1e-4;
 
@@ -115,6 +117,9 @@ public final class OpsCheck {
                 : new int[][] {{1, 1, 1}, {5, 7, 3}, {3, 17, 33}}) {
             linear(d[0], d[1], d[2], false);
             linear(d[0], d[1], d[2], true);
+            linear(d[0], d[1], d[2], false, DType.BF16);
+            linear(d[0], d[1], d[2], true, DType.BF16);
+            linear(d[0], d[1], d[2], false, DType.FP16);
         }
         for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {33, 768}, {8, 2049}} : new int[][] {{1, 1}, {3, 7}}) {
             layerNorm(d[0], d[1]);
@@ -149,8 +154,18 @@ public final class OpsCheck {
     }
 
     void linear(int n, int in, int outF, boolean gelu) {
-        try (Case c = new Case((gelu ? "linear_gelu" : "linear") + "_" + n + "x" + in + "x" + outF,
-                gelu ? "linear_gelu" : "linear")) {
+        linear(n, in, outF, gelu, null);
+    }
+
+    /** With {@code autocast} bf16 or fp16: the GEMMs on 16-bit copies (fp32 in and out), the bf16 bar. */
+    void linear(int n, int in, int outF, boolean gelu, DType autocast) {
+        String op = gelu ? "linear_gelu" : "linear";
+        try (Case c = new Case(op + (autocast == null ? "" : "_" + autocast) + "_" + n + "x" + in + "x" + outF, op)) {
+            if (autocast != null) {
+                c.tolerance = BF16_TOLERANCE;
+                c.meta.put("tolerance", BF16_TOLERANCE);
+            }
+            ctx.autocast(autocast);
             Linear lin = c.own(new Linear(ctx, "lin", in, outF, true, rnd.nextLong()));
             Tensor x = c.input("x", n, in);
             Tensor y = c.output(n, outF);
@@ -182,6 +197,8 @@ public final class OpsCheck {
             c.compare("dx", c.result("grad.x", dx), g.dx());
             c.compare("dweight", c.result("grad.weight", lin.weight().grad()), g.dw());
             c.compare("dbias", c.result("grad.bias", lin.bias().grad()), g.db());
+        } finally {
+            ctx.autocast(null);
         }
     }
 

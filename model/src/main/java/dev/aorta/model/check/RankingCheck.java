@@ -26,8 +26,9 @@ import java.util.SplittableRandom;
 /**
  * One training step of the {@link RankingModel} on the GPU, written out for scripts/model-ranking-check.py,
  * which loads the same parameters into the torch module (strict) and compares loss, scores, every parameter
- * gradient, the gradient norm and the parameters after one clipped AdamW step. Two configurations: the
- * trainer's default sizes and a small odd one (batch 1... sizes that are not multiples of 8). Dropout off.
+ * gradient, the gradient norm and the parameters after one clipped AdamW step. Three configurations (the
+ * trainer's default sizes, odd sizes that are not multiples of 8, and batch 1 with T = 1), each in fp32 and
+ * under bf16 autocast (fp32 master weights). Dropout off.
  *
  * <p>Usage: {@code RankingCheck --out DIR [--seed N]}; writes DIR/ranking.json and one parameter file per
  * configuration. Exits 1 when our loss or a gradient is not finite (the comparison itself is the script's).
@@ -70,15 +71,20 @@ public final class RankingCheck {
             configs.put("default", RankingConfig.DEFAULT.withDropout(0f));
             configs.put("odd", ODD);
             configs.put("one", ONE);
-            for (Map.Entry<String, RankingConfig> e : configs.entrySet()) {
-                String file = "ranking-" + e.getKey() + ".safetensors";
-                finite &= runOne(ctx, stream, e.getValue(), seed, out.resolve(file));
-                ObjectNode m = manifest.addObject();
-                m.put("name", e.getKey()).put("file", file).put("precision", "fp32");
-                m.set("config", json.valueToTree(e.getValue()));
-                m.put("lr", LR).put("weight_decay", WEIGHT_DECAY).put("beta1", BETA1).put("beta2", BETA2)
-                        .put("eps", EPS).put("max_norm", MAX_NORM);
+            for (DType precision : new DType[] {DType.FP32, DType.BF16}) {
+                for (Map.Entry<String, RankingConfig> e : configs.entrySet()) {
+                    String name = e.getKey() + "-" + precision;
+                    String file = "ranking-" + name + ".safetensors";
+                    ctx.autocast(precision == DType.FP32 ? null : precision);
+                    finite &= runOne(ctx, stream, e.getValue(), seed, out.resolve(file));
+                    ObjectNode m = manifest.addObject();
+                    m.put("name", name).put("file", file).put("precision", precision.toString());
+                    m.set("config", json.valueToTree(e.getValue()));
+                    m.put("lr", LR).put("weight_decay", WEIGHT_DECAY).put("beta1", BETA1).put("beta2", BETA2)
+                            .put("eps", EPS).put("max_norm", MAX_NORM);
+                }
             }
+            ctx.autocast(null);
         }
         json.writerWithDefaultPrettyPrinter().writeValue(out.resolve("ranking.json").toFile(), manifest);
         System.exit(finite ? 0 : 1);
