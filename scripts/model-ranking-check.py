@@ -5,7 +5,8 @@ Reads what `dev.aorta.model.check.RankingCheck --out DIR` wrote (DIR/ranking.jso
 configuration: parameters, inputs, our scores, loss, every parameter gradient, the gradient norm and the
 parameters after one clipped AdamW step), loads the parameters into the torch module with
 load_state_dict(strict=True), runs the same step with PyTorch on the GPU in float32 (TF32 off) and in float64,
-and prints ||ours - torch|| / ||torch|| for each tensor, against both. Passing means within tolerance of
+and prints ||ours - torch|| / ||torch|| for each tensor, against both. The parameters after the step are
+compared with torch's AdamW applied to our gradients (the optimizer alone). Passing means within tolerance of
 torch's float32 step (the issue's bar: loss 1e-5, parameter gradients 1e-4); the float64 column shows how far
 each of the two float32 implementations is from exact.
 
@@ -26,7 +27,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 mc = __import__("model-ops-check")  # load() and rel_l2(), shared with the ops check
 
 TOL = {"fp32": {"loss": 1e-5, "grad": 1e-4, "scores": 1e-4, "grad_norm": 1e-5, "step": 1e-5},
-       "bf16": {"loss": 1e-3, "grad": 2e-2, "scores": 2e-2, "grad_norm": 1e-3, "step": 2e-2}}
+       "bf16": {"loss": 1e-3, "grad": 2e-2, "scores": 2e-2, "grad_norm": 2e-2, "step": 1e-5}}
 
 
 class RankingTransformerModel(nn.Module):
@@ -51,8 +52,11 @@ class RankingTransformerModel(nn.Module):
 
 
 def torch_step(t, case, dtype, dev, autocast=None):
-    """Loss, scores, gradients, grad norm and parameters after one step, in dtype on dev (under autocast to
-    `autocast` when given: parameters stay dtype, linear layers and attention run in 16 bits)."""
+    """Loss, scores, gradients and their norm, in dtype on dev (under autocast to `autocast` when given:
+    parameters stay dtype, linear layers and attention run in 16 bits); then the parameters after one clipped
+    AdamW step taken from OUR gradients, so that the step comparison tests the optimizer alone (a gradient that
+    is exactly zero in exact arithmetic, such as the key bias's, is rounding noise in both implementations,
+    and Adam's first step turns any noise into a full +-lr update)."""
     c = case["config"]
     model = RankingTransformerModel(c)
     state = {k[len("param."):]: v for k, v in t.items() if k.startswith("param.")}
@@ -67,7 +71,10 @@ def torch_step(t, case, dtype, dev, autocast=None):
         loss = nn.functional.binary_cross_entropy_with_logits(scores, target, weight=importance)
     loss.backward()
     grads = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
-    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), case["max_norm"])
+    norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads.values()]))
+    for n, p in model.named_parameters():
+        p.grad = t["grad." + n].to(dev, dtype)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), case["max_norm"])
     opt = torch.optim.AdamW(model.parameters(), lr=case["lr"], betas=(case["beta1"], case["beta2"]), eps=case["eps"],
                             weight_decay=case["weight_decay"])
     opt.step()
