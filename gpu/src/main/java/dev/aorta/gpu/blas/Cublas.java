@@ -177,6 +177,26 @@ public final class Cublas implements AutoCloseable {
         gemm(p, false, false, m, n, k, 1f, a.address(), m, b.address(), k, 0f, c.address(), m);
     }
 
+    /**
+     * {@code batch} independent GEMMs C_i = alpha·op(A_i)·op(B_i) + beta·C_i, column-major as {@link #gemm}, whose
+     * matrices lie {@code strideX} elements apart.
+     */
+    public void gemmStridedBatched(GemmPrecision p, boolean transA, boolean transB, int m, int n, int k,
+                                   float alphaValue, long a, int lda, long strideA, long b, int ldb, long strideB,
+                                   float betaValue, long c, int ldc, long strideC, int batch) {
+        alpha.set(JAVA_FLOAT, 0, alphaValue);
+        beta.set(JAVA_FLOAT, 0, betaValue);
+        int rc;
+        try {
+            rc = (int) lib.gemmStridedBatchedEx.invokeExact(handle.address(), transA ? OP_T : OP_N,
+                    transB ? OP_T : OP_N, m, n, k, alpha, a, p.dataType, lda, strideA, b, p.dataType, ldb, strideB,
+                    beta, c, p.dataType, ldc, strideC, batch, p.computeType, GEMM_DEFAULT);
+        } catch (Throwable t) {
+            throw Ffm.callFailed("cublasGemmStridedBatchedEx", t);
+        }
+        lib.check("cublasGemmStridedBatchedEx(" + p + ", " + m + "x" + n + "x" + k + " x" + batch + ")", rc);
+    }
+
     /** {@code batch} independent GEMMs whose matrices lie {@code strideX} elements apart. */
     public void gemmStridedBatched(GemmPrecision p, int m, int n, int k, long a, long strideA, long b, long strideB,
                                    long c, long strideC, int batch) {

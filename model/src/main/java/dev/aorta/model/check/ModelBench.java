@@ -113,7 +113,7 @@ public final class ModelBench {
             ln.backward(x, mean, rstd, y, dx, s);
         });
 
-        Attention att = new Attention(ctx);
+        Attention att = own(new Attention(ctx));
         int nh = c.heads();
         int d = m / nh;
         Tensor q = random(b, nh, t, d);
@@ -163,7 +163,7 @@ public final class ModelBench {
         AdamW opt = own(new AdamW(ctx, model.parameters(), 0.9, 0.98, 1e-8, 0.01, s));
         time("adamw + clip, all parameters", () -> opt.step(3e-4, 1.0, s));
         List<DeviceActivity> step = time("step: fwd + bwd + adamw", () -> {
-            model.zeroGrad(s);
+            opt.zeroGrad(s);
             model.forward(dense, cat, target, importance, a, 1, 0, s);
             model.backward(dense, cat, target, importance, 1f, a, 1, 0, s);
             opt.step(3e-4, 1.0, s);

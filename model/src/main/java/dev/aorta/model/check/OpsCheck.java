@@ -332,7 +332,7 @@ public final class OpsCheck {
                 "attention")) {
             c.meta.put("causal", causal);
             c.tolerance = ATTENTION_TOLERANCE;
-            Attention att = new Attention(ctx);
+            Attention att = c.own(new Attention(ctx));
             Tensor q = c.input("q", batch, heads, t, d);
             Tensor k = c.input("k", batch, heads, t, d);
             Tensor v = c.input("v", batch, heads, t, d);
@@ -439,9 +439,14 @@ public final class OpsCheck {
                 }
                 c.compare("grad norm", c.result("out.grad_norm", opt.gradNorm()),
                         new double[] {RefOptim.globalNorm(g64)});
-            }
-            for (int i = 0; i < params.size(); i++) {
-                c.compare("p" + i, c.result("out.p" + i, params.get(i).value()), p64.get(i));
+                for (int i = 0; i < params.size(); i++) {
+                    c.compare("p" + i, c.result("out.p" + i, params.get(i).value()), p64.get(i));
+                }
+                opt.zeroGrad(s);
+                for (int i = 0; i < params.size(); i++) {
+                    // exactly zero: the absolute error (the reference norm is 0)
+                    c.compare("zeroed grad p" + i, params.get(i).grad().toFloats(), new double[g64.get(i).length]);
+                }
             }
         }
     }

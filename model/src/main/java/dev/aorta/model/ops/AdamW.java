@@ -93,6 +93,11 @@ public final class AdamW implements AutoCloseable {
         return b;
     }
 
+    /** Sets every parameter's gradient to zero in one launch (what a per-tensor zeroGrad does in many). */
+    public void zeroGrad(Stream s) {
+        ctx.kernels().launch("adamw.cu", "zero_grads", grid, BLOCK, s, grads.address(), starts.address(), count);
+    }
+
     /** Queues the global L2 norm of all gradients into {@link #gradNorm()}'s tensor. */
     public void computeGradNorm(Stream s) {
         ctx.kernels().launch("adamw.cu", "grad_sum_squares", grid, BLOCK, s, grads.address(), starts.address(),

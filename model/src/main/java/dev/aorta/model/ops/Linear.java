@@ -113,7 +113,7 @@ public final class Linear implements Layer {
             gemmBackward(x, dy, dx, rows, s);
         }
         if (bias != null) {
-            ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 255) / 256, 256, s, dy, bias.grad(), rows, out);
+            ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 31) / 32, 1024, s, dy, bias.grad(), rows, out);
         }
     }
 

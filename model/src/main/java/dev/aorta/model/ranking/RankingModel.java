@@ -85,6 +85,18 @@ public final class RankingModel implements Layer {
         return p;
     }
 
+    /** Every sublayer: parameters and their scratch. */
+    @Override
+    public void close() {
+        embedding.close();
+        denseProjection.close();
+        embeddingProjection.close();
+        layers.forEach(TransformerEncoderLayer::close);
+        norm.close();
+        scorerIn.close();
+        scorerOut.close();
+    }
+
     /** What one step keeps between forward and backward, and the backward pass's scratch. */
     public final class Activations implements AutoCloseable {
         private final List<AutoCloseable> all = new ArrayList<>();
