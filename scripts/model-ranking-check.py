@@ -10,8 +10,9 @@ compared with torch's AdamW applied to our gradients (the optimizer alone). Pass
 torch's float32 step (the issue's bar: loss 1e-5, parameter gradients 1e-4); the float64 column shows how far
 each of the two float32 implementations is from exact.
 
-Cases with precision bf16 ran under our autocast: their reference is torch's float32 module under
-torch.autocast(bfloat16), with the issue's bf16 bar (loss 1e-3, gradients 2e-2).
+Cases with precision bf16 (fp16) ran under our autocast: their reference is torch's float32 module under
+torch.autocast(bfloat16 / float16), with the issue's bf16 bar (loss 1e-3, gradients 2e-2); fp16 backward
+passes carry the case's loss scale and both sides unscale.
 
 Usage: python3 scripts/model-ranking-check.py DIR
 """
@@ -27,7 +28,8 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 mc = __import__("model-ops-check")  # load() and rel_l2(), shared with the ops check
 
 TOL = {"fp32": {"loss": 1e-5, "grad": 1e-4, "scores": 1e-4, "grad_norm": 1e-5, "step": 1e-5},
-       "bf16": {"loss": 1e-3, "grad": 2e-2, "scores": 2e-2, "grad_norm": 2e-2, "step": 1e-5}}
+       "bf16": {"loss": 1e-3, "grad": 2e-2, "scores": 2e-2, "grad_norm": 2e-2, "step": 1e-5},
+       "fp16": {"loss": 1e-3, "grad": 2e-2, "scores": 2e-2, "grad_norm": 2e-2, "step": 1e-5}}
 
 
 class RankingTransformerModel(nn.Module):
@@ -69,8 +71,9 @@ def torch_step(t, case, dtype, dev, autocast=None):
     with torch.autocast(dev, dtype=autocast or torch.bfloat16, enabled=autocast is not None):
         scores = model(dense, categorical)
         loss = nn.functional.binary_cross_entropy_with_logits(scores, target, weight=importance)
-    loss.backward()
-    grads = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
+    scale = case.get("loss_scale", 1.0) if autocast is not None else 1.0  # fp16: GradScaler's scale, then unscale
+    (loss * scale).backward()
+    grads = {n: p.grad.detach().clone() / scale for n, p in model.named_parameters()}
     norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads.values()]))
     for n, p in model.named_parameters():
         p.grad = t["grad." + n].to(dev, dtype)

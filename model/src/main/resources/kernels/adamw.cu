@@ -81,13 +81,15 @@ extern "C" __global__ void grad_norm_finish(const float* partial, int blocks, fl
 
 // torch.optim.AdamW's arithmetic: p *= 1 - lr*wd; m = lerp(m, g, 1-b1); v = b2*v + (1-b2)*g*g;
 // p -= step_size * m / (sqrt(v) / bc2_sqrt + eps), step_size = lr / (1 - b1^t), bc2_sqrt = sqrt(1 - b2^t).
-// With norm != null and max_norm > 0, g is first scaled by min(1, max_norm / (norm + 1e-6)) (clip_grad_norm_).
+// The gradient is first unscaled (times inv_scale: 1, or 1/loss scale under fp16), then with norm != null and
+// max_norm > 0 clipped by min(1, max_norm / (norm * inv_scale + 1e-6)) (clip_grad_norm_ of the unscaled norm).
 extern "C" __global__ void adamw_step(const long long* params, const long long* grads, const long long* ms,
                                       const long long* vs, const long long* starts, int count, float lr, float beta1, float beta2, float eps, float wd,
-                                      float step_size, float bc2_sqrt, const float* norm, float max_norm) {
-    float clip = 1.0f;
+                                      float step_size, float bc2_sqrt, const float* norm, float max_norm,
+                                      float inv_scale) {
+    float clip = inv_scale;
     if (norm != nullptr && max_norm > 0.0f) {
-        clip = fminf(1.0f, max_norm / (norm[0] + 1e-6f));
+        clip = inv_scale * fminf(1.0f, max_norm / (norm[0] * inv_scale + 1e-6f));
     }
     long long tid = blockIdx.x * (long long) blockDim.x + threadIdx.x;
     long long stride = (long long) gridDim.x * blockDim.x;

@@ -143,6 +143,7 @@ public final class OpsCheck {
             encoderLayer(d[0], d[1], d[2], d[3], d[4]);
         }
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3);
+        adamw(new int[][] {{7}, {3, 5}, {1}}, 3, 1024f);
         if (out != null) {
             try {
                 JSON.writerWithDefaultPrettyPrinter().writeValue(out.resolve("cases.json").toFile(), manifest);
@@ -401,7 +402,17 @@ public final class OpsCheck {
     }
 
     void adamw(int[][] shapes, int steps) {
-        try (Case c = new Case("adamw_" + shapes.length + "_tensors_" + steps + "_steps", "adamw")) {
+        adamw(shapes, steps, 1);
+    }
+
+    /**
+     * With {@code gradScale} != 1 the gradients on the device carry that loss scale (fp16 training) and the
+     * step must unscale them; the reference steps with the unscaled gradients.
+     */
+    void adamw(int[][] shapes, int steps, float gradScale) {
+        try (Case c = new Case("adamw_" + shapes.length + "_tensors_" + steps + "_steps"
+                + (gradScale == 1 ? "" : "_scaled"), "adamw")) {
+            c.meta.put("grad_scale", gradScale);
             double b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1, maxNorm = 0.5;
             LrSchedule sched = new LrSchedule(1e-2, 1e-3, 2, steps);
             c.meta.put("beta1", b1).put("beta2", b2).put("eps", eps).put("weight_decay", wd).put("max_norm", maxNorm)
@@ -412,10 +423,16 @@ public final class OpsCheck {
             List<double[]> g64 = new ArrayList<>();
             for (int i = 0; i < shapes.length; i++) {
                 Tensor p = c.input("param.p" + i, shapes[i]);
-                Tensor g = c.input("grad_in.p" + i, shapes[i]);
+                float[] gv = c.randoms((int) dev.aorta.model.Shapes.numel(shapes[i]));
+                double[] gd = new double[gv.length];
+                for (int k = 0; k < gv.length; k++) {
+                    gd[k] = gv[k];
+                    gv[k] *= gradScale; // a power of two: exact
+                }
+                Tensor g = c.upload("grad_in.p" + i, gv, shapes[i]);
                 params.add(new Parameter("p" + i, p, g));
                 p64.add(c.values("param.p" + i));
-                g64.add(c.values("grad_in.p" + i));
+                g64.add(gd);
             }
             List<double[]> m64 = new ArrayList<>();
             List<double[]> v64 = new ArrayList<>();
@@ -427,7 +444,7 @@ public final class OpsCheck {
                 for (int t = 0; t < steps; t++) {
                     double lr = sched.lr(t);
                     lrs.add(lr);
-                    opt.step(lr, maxNorm, s);
+                    opt.step(lr, maxNorm, gradScale, s);
                     double coef = RefOptim.clipCoefficient(RefOptim.globalNorm(g64), maxNorm);
                     for (int i = 0; i < p64.size(); i++) {
                         double[] g = g64.get(i).clone();
@@ -438,7 +455,7 @@ public final class OpsCheck {
                     }
                 }
                 c.compare("grad norm", c.result("out.grad_norm", opt.gradNorm()),
-                        new double[] {RefOptim.globalNorm(g64)});
+                        new double[] {gradScale * RefOptim.globalNorm(g64)});
                 for (int i = 0; i < params.size(); i++) {
                     c.compare("p" + i, c.result("out.p" + i, params.get(i).value()), p64.get(i));
                 }

@@ -7,6 +7,7 @@ import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.model.DType;
 import dev.aorta.model.HostTensor;
+import dev.aorta.model.LossScaler;
 import dev.aorta.model.OpContext;
 import dev.aorta.model.ParameterFile;
 import dev.aorta.model.Tensor;
@@ -27,8 +28,9 @@ import java.util.SplittableRandom;
  * One training step of the {@link RankingModel} on the GPU, written out for scripts/model-ranking-check.py,
  * which loads the same parameters into the torch module (strict) and compares loss, scores, every parameter
  * gradient, the gradient norm and the parameters after one clipped AdamW step. Three configurations (the
- * trainer's default sizes, odd sizes that are not multiples of 8, and batch 1 with T = 1), each in fp32 and
- * under bf16 autocast (fp32 master weights). Dropout off.
+ * trainer's default sizes, odd sizes that are not multiples of 8, and batch 1 with T = 1), each in fp32, under
+ * bf16 autocast and under fp16 autocast with loss scaling (fp32 master weights). Dropout off. Written
+ * gradients and norms are unscaled.
  *
  * <p>Usage: {@code RankingCheck --out DIR [--seed N]}; writes DIR/ranking.json and one parameter file per
  * configuration. Exits 1 when our loss or a gradient is not finite (the comparison itself is the script's).
@@ -40,6 +42,9 @@ public final class RankingCheck {
     static final double BETA2 = 0.98;
     static final double EPS = 1e-8;
     static final double MAX_NORM = 1.0;
+
+    /** fp16's loss scale for the one checked step (torch's GradScaler starts at 2^16 and backs off). */
+    static final float FP16_LOSS_SCALE = 1024f;
 
     /** Odd sizes: batch 3, T 7, nothing a multiple of 8; two layers. */
     static final RankingConfig ODD = new RankingConfig(3, 7, 3, 5, 4, 101, 12, 24, 3, 2, 20, 0f);
@@ -71,7 +76,7 @@ public final class RankingCheck {
             configs.put("default", RankingConfig.DEFAULT.withDropout(0f));
             configs.put("odd", ODD);
             configs.put("one", ONE);
-            for (DType precision : new DType[] {DType.FP32, DType.BF16}) {
+            for (DType precision : new DType[] {DType.FP32, DType.BF16, DType.FP16}) {
                 for (Map.Entry<String, RankingConfig> e : configs.entrySet()) {
                     String name = e.getKey() + "-" + precision;
                     String file = "ranking-" + name + ".safetensors";
@@ -79,6 +84,9 @@ public final class RankingCheck {
                     finite &= runOne(ctx, stream, e.getValue(), seed, out.resolve(file));
                     ObjectNode m = manifest.addObject();
                     m.put("name", name).put("file", file).put("precision", precision.toString());
+                    if (precision == DType.FP16) {
+                        m.put("loss_scale", FP16_LOSS_SCALE);
+                    }
                     m.set("config", json.valueToTree(e.getValue()));
                     m.put("lr", LR).put("weight_decay", WEIGHT_DECAY).put("beta1", BETA1).put("beta2", BETA2)
                             .put("eps", EPS).put("max_norm", MAX_NORM);
@@ -133,20 +141,31 @@ public final class RankingCheck {
 
             model.zeroGrad(s);
             model.forward(dense, categorical, target, importance, a, seed, 0, s);
-            model.backward(dense, categorical, target, importance, 1f, a, seed, 0, s);
+            // fp16: the loss gradient carries the scale and the step unscales (dynamic loss scaling, first step)
+            LossScaler scaler = ctx.autocast() == DType.FP16 ? new LossScaler(FP16_LOSS_SCALE, 2, 0.5, 2000) : null;
+            float scale = scaler == null ? 1f : scaler.scale();
+            model.backward(dense, categorical, target, importance, scale, a, seed, 0, s);
             boolean finite = true;
             tensors.put("out.scores", a.scores().toHost());
             tensors.put("out.loss", a.loss().toHost());
             finite &= allFinite(a.loss().toFloats());
             List<Parameter> params = model.parameters();
             for (Parameter p : params) {
-                HostTensor g = p.grad().toHost();
-                finite &= allFinite(g.toFloats());
-                tensors.put("grad." + p.name(), g);
+                float[] g = p.grad().toFloats();
+                for (int i = 0; i < g.length; i++) {
+                    g[i] /= scale; // a power of two: exact
+                }
+                finite &= allFinite(g);
+                tensors.put("grad." + p.name(), HostTensor.ofFloats(DType.FP32, p.grad().shape(), g));
             }
             try (AdamW opt = new AdamW(ctx, params, BETA1, BETA2, EPS, WEIGHT_DECAY, s)) {
-                opt.step(LR, MAX_NORM, s);
-                tensors.put("out.grad_norm", opt.gradNorm().toHost());
+                if (scaler != null) {
+                    finite &= scaler.step(opt, LR, MAX_NORM, s);
+                } else {
+                    opt.step(LR, MAX_NORM, s);
+                }
+                tensors.put("out.grad_norm", HostTensor.ofFloats(DType.FP32, new int[] {1},
+                        new float[] {opt.gradNorm().toFloats()[0] / scale}));
                 for (Parameter p : params) {
                     tensors.put("step." + p.name(), p.value().toHost());
                 }
