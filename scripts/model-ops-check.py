@@ -162,6 +162,36 @@ def check_adamw(t, case):
     return rows
 
 
+def check_relu(t, case):
+    x = d(t["x"])
+    y = F.relu(x)
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+
+
+def check_cross_entropy(t, case):
+    x = d(t["x"])
+    loss = F.cross_entropy(x, t["target"].long(), ignore_index=case["ignore_index"])
+    (loss * case["dloss"]).backward()
+    return [("loss", t["out.stats"][:1], loss.reshape(1)), ("dx", t["grad.x"], x.grad)]
+
+
+def check_topk_gating(t, case):
+    x = d(t["x"])
+    values, experts = torch.topk(x, case["k"], dim=-1)  # largest first; no ties among random normals
+    gates = torch.softmax(values, dim=-1)
+    gates.backward(t["dgates"].double())
+    return [("experts", t["out.experts"].double(), experts.double(), 0.0), ("gates", t["out.gates"], gates),
+            ("dx", t["grad.x"], x.grad)]
+
+
+def check_concat(t, case):
+    xs = [d(t["x" + str(i)]) for i in range(3)]
+    y = torch.cat(xs, dim=-1)
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y)] + [("dx" + str(i), t["grad.x" + str(i)], x.grad) for i, x in enumerate(xs)]
+
+
 CHECKS = {
     "linear": lambda t, c: check_linear(t, c, False),
     "linear_gelu": lambda t, c: check_linear(t, c, True),
@@ -173,6 +203,10 @@ CHECKS = {
     "attention": check_attention,
     "encoder_layer": check_encoder_layer,
     "adamw": check_adamw,
+    "relu": check_relu,
+    "cross_entropy": check_cross_entropy,
+    "topk_gating": check_topk_gating,
+    "concat": check_concat,
 }
 
 

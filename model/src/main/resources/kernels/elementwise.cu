@@ -113,3 +113,16 @@ extern "C" __global__ void dropout(const float* x, float* y, long long n, float 
         }
     }
 }
+
+// ReLU and its backward (torch's: the gradient passes where x > 0).
+extern "C" __global__ void relu_forward(const float* x, float* y, long long n) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        y[i] = fmaxf(x[i], 0.0f);
+    }
+}
+
+extern "C" __global__ void relu_backward(const float* x, const float* dy, float* dx, long long n) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+    }
+}

@@ -14,16 +14,20 @@ import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.AdamW;
 import dev.aorta.model.ops.Attention;
 import dev.aorta.model.ops.BceWithLogits;
+import dev.aorta.model.ops.Concat;
+import dev.aorta.model.ops.CrossEntropy;
 import dev.aorta.model.ops.Elementwise;
 import dev.aorta.model.ops.EmbeddingMeanPool;
 import dev.aorta.model.ops.LayerNorm;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.model.ops.Parameter;
 import dev.aorta.model.ops.Softmax;
+import dev.aorta.model.ops.TopKGating;
 import dev.aorta.model.ops.TransformerEncoderLayer;
 import dev.aorta.model.reference.RefAttention;
 import dev.aorta.model.reference.RefElementwise;
 import dev.aorta.model.reference.RefEmbedding;
+import dev.aorta.model.reference.RefGating;
 import dev.aorta.model.reference.RefEncoderLayer;
 import dev.aorta.model.reference.RefLayerNorm;
 import dev.aorta.model.reference.RefLinear;
@@ -128,6 +132,17 @@ public final class OpsCheck {
         }
         for (int n : large ? new int[] {1, 7, 1_000_003} : new int[] {1, 7, 1001}) {
             elementwise(n);
+            relu(n);
+        }
+        for (int[] d : large ? new int[][] {{1, 1}, {5, 3}, {37, 1000}, {512, 50257}} : new int[][] {{1, 1}, {5, 3}, {37, 1000}}) {
+            crossEntropy(d[0], d[1], false);
+            crossEntropy(d[0], d[1], true);
+        }
+        for (int[] d : new int[][] {{1, 1, 1}, {5, 8, 2}, {33, 64, 8}, {7, 3, 3}}) {
+            topKGating(d[0], d[1], d[2]);
+        }
+        for (int[] d : new int[][] {{1, 1, 1, 1}, {7, 3, 5, 1}, {64, 768, 768, 192}}) {
+            concat(d[0], d[1], d[2], d[3]);
         }
         for (int[] d : large ? new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}, {32, 50, 1000, 300}}
                 : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
@@ -302,6 +317,116 @@ public final class OpsCheck {
             }
             c.compareMask("dropout y", c.result("out.dropout", y), RefElementwise.times(xd, mask));
             c.compareMask("dropout dx", c.result("grad.dropout", dx), RefElementwise.times(dyd, mask));
+        }
+    }
+
+    void relu(int n) {
+        try (Case c = new Case("relu_" + n, "relu")) {
+            Elementwise ew = new Elementwise(ctx);
+            Tensor x = c.input("x", n);
+            Tensor dy = c.input("dy", n);
+            Tensor y = c.output(n);
+            Tensor dx = c.output(n);
+            ew.relu(x, y, s);
+            ew.reluBackward(x, dy, dx, s);
+            double[] xd = c.values("x");
+            c.compare("y", c.result("out.y", y), RefElementwise.relu(xd));
+            c.compare("dx", c.result("grad.x", dx), RefElementwise.reluBackward(xd, c.values("dy")));
+        }
+    }
+
+    /** With {@code ignore}, about a quarter of the rows carry ignore_index -100 (the first one always, n > 1). */
+    void crossEntropy(int n, int classes, boolean ignore) {
+        int ignoreIndex = -100;
+        try (Case c = new Case("cross_entropy_" + n + "x" + classes + (ignore ? "_ignore" : ""), "cross_entropy")) {
+            c.meta.put("ignore_index", ignoreIndex);
+            Tensor x = c.input("x", n, classes);
+            int[] target = new int[n];
+            for (int r = 0; r < n; r++) {
+                target[r] = ignore && n > 1 && (r == 0 || rnd.nextInt(4) == 0) ? ignoreIndex : rnd.nextInt(classes);
+            }
+            Tensor t = c.own(Tensor.empty(ctx.device(), "check", "target", DType.I32, n));
+            t.copyFrom(target);
+            c.tensors.put("target", HostTensor.ofInts(new int[] {n}, target));
+            Tensor lse = c.output(n);
+            Tensor rowLoss = c.output(n);
+            Tensor stats = c.output(2);
+            Tensor dx = c.output(n, classes);
+            CrossEntropy ce = new CrossEntropy(ctx);
+            float dloss = 1.5f;
+            c.meta.put("dloss", dloss);
+            ce.forward(x, t, ignoreIndex, lse, rowLoss, stats, s);
+            ce.backward(x, t, ignoreIndex, lse, stats, dloss, dx, s);
+            double[] xd = c.values("x");
+            float[] st = c.result("out.stats", stats);
+            c.compare("loss", new float[] {st[0]}, new double[] {RefLoss.crossEntropy(xd, target, n, classes,
+                    ignoreIndex)});
+            c.compare("dx", c.result("grad.x", dx), RefLoss.crossEntropyBackward(xd, target, n, classes, ignoreIndex,
+                    dloss));
+        }
+    }
+
+    void topKGating(int n, int experts, int k) {
+        try (Case c = new Case("topk_gating_" + n + "x" + experts + "_k" + k, "topk_gating")) {
+            c.meta.put("k", k);
+            Tensor x = c.input("x", n, experts);
+            Tensor dg = c.input("dgates", n, k);
+            Tensor chosen = c.own(Tensor.empty(ctx.device(), "check", "experts", DType.I32, n, k));
+            int[] poison = new int[n * k];
+            java.util.Arrays.fill(poison, -7);
+            chosen.copyFrom(poison);
+            Tensor gates = c.output(n, k);
+            Tensor dx = c.output(n, experts);
+            TopKGating gating = new TopKGating(ctx);
+            gating.forward(x, chosen, gates, s);
+            gating.backward(x, chosen, gates, dg, dx, s);
+            RefGating.Routing ref = RefGating.topK(c.values("x"), n, experts, k);
+            HostTensor ours = chosen.toHost();
+            c.tensors.put("out.experts", ours);
+            int[] oursIdx = ours.toInts();
+            float[] oursF = new float[oursIdx.length];
+            double[] refF = new double[oursIdx.length];
+            for (int i = 0; i < oursIdx.length; i++) {
+                oursF[i] = oursIdx[i];
+                refF[i] = ref.experts()[i];
+            }
+            c.compareMask("experts", oursF, refF);
+            c.compare("gates", c.result("out.gates", gates), ref.gates());
+            c.compare("dx", c.result("grad.x", dx), RefGating.topKBackward(ref, c.values("dgates"), n, experts, k));
+        }
+    }
+
+    void concat(int rows, int w0, int w1, int w2) {
+        try (Case c = new Case("concat_" + rows + "x" + w0 + "+" + w1 + "+" + w2, "concat")) {
+            int[] widths = {w0, w1, w2};
+            int total = w0 + w1 + w2;
+            List<Tensor> ins = new ArrayList<>();
+            List<Tensor> dins = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ins.add(c.input("x" + i, rows, widths[i]));
+                dins.add(c.output(rows, widths[i]));
+            }
+            Tensor out = c.output(rows, total);
+            Tensor dout = c.input("dy", rows, total);
+            Concat cat = new Concat(ctx);
+            cat.forward(ins, out, s);
+            cat.backward(dout, dins, s);
+            double[] ref = new double[rows * total];
+            double[] dy = c.values("dy");
+            int offset = 0;
+            for (int i = 0; i < 3; i++) {
+                double[] xi = c.values("x" + i);
+                double[] dref = new double[rows * widths[i]];
+                for (int r = 0; r < rows; r++) {
+                    for (int j = 0; j < widths[i]; j++) {
+                        ref[r * total + offset + j] = xi[r * widths[i] + j];
+                        dref[r * widths[i] + j] = dy[r * total + offset + j];
+                    }
+                }
+                c.compare("dx" + i, c.result("grad.x" + i, dins.get(i)), dref);
+                offset += widths[i];
+            }
+            c.compare("y", c.result("out.y", out), ref);
         }
     }
 
