@@ -192,6 +192,28 @@ def check_concat(t, case):
     return [("y", t["out.y"], y)] + [("dx" + str(i), t["grad.x" + str(i)], x.grad) for i, x in enumerate(xs)]
 
 
+def check_conv2d(t, case):
+    x, w, b = d(t["x"]), d(t["param.weight"]), d(t["param.bias"])
+    y = F.conv2d(x, w, b, stride=case["stride"], padding=case["padding"])
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad), ("dweight", t["grad.weight"], w.grad),
+            ("dbias", t["grad.bias"], b.grad)]
+
+
+def check_max_pool(t, case):
+    x = d(t["x"])
+    y = F.max_pool2d(x, case["k"], stride=case["stride"], padding=case["padding"])
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+
+
+def check_global_avg_pool(t, case):
+    x = d(t["x"])
+    y = F.adaptive_avg_pool2d(x, 1).flatten(1)
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+
+
 CHECKS = {
     "linear": lambda t, c: check_linear(t, c, False),
     "linear_gelu": lambda t, c: check_linear(t, c, True),
@@ -207,6 +229,9 @@ CHECKS = {
     "cross_entropy": check_cross_entropy,
     "topk_gating": check_topk_gating,
     "concat": check_concat,
+    "conv2d": check_conv2d,
+    "max_pool": check_max_pool,
+    "global_avg_pool": check_global_avg_pool,
 }
 
 

@@ -15,6 +15,9 @@ import dev.aorta.model.ops.AdamW;
 import dev.aorta.model.ops.Attention;
 import dev.aorta.model.ops.BceWithLogits;
 import dev.aorta.model.ops.Concat;
+import dev.aorta.model.ops.Conv2d;
+import dev.aorta.model.ops.GlobalAvgPool;
+import dev.aorta.model.ops.MaxPool2d;
 import dev.aorta.model.ops.CrossEntropy;
 import dev.aorta.model.ops.Elementwise;
 import dev.aorta.model.ops.EmbeddingMeanPool;
@@ -25,6 +28,7 @@ import dev.aorta.model.ops.Softmax;
 import dev.aorta.model.ops.TopKGating;
 import dev.aorta.model.ops.TransformerEncoderLayer;
 import dev.aorta.model.reference.RefAttention;
+import dev.aorta.model.reference.RefConv;
 import dev.aorta.model.reference.RefElementwise;
 import dev.aorta.model.reference.RefEmbedding;
 import dev.aorta.model.reference.RefGating;
@@ -143,6 +147,17 @@ public final class OpsCheck {
         }
         for (int[] d : new int[][] {{1, 1, 1, 1}, {7, 3, 5, 1}, {64, 768, 768, 192}}) {
             concat(d[0], d[1], d[2], d[3]);
+        }
+        for (int[] d : large ? new int[][] {{1, 1, 1, 1, 1, 1, 1, 1, 0}, {2, 3, 5, 6, 4, 3, 2, 2, 1},
+                {4, 16, 17, 19, 33, 3, 3, 1, 1}, {8, 64, 32, 32, 128, 3, 3, 1, 1}}
+                : new int[][] {{1, 1, 1, 1, 1, 1, 1, 1, 0}, {2, 3, 5, 6, 4, 3, 2, 2, 1}}) {
+            conv2d(new RefConv.Shape(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8]));
+        }
+        for (int[] d : new int[][] {{1, 1, 1, 1, 1, 1, 0}, {2, 3, 7, 9, 3, 2, 1}, {4, 16, 32, 32, 2, 2, 0}}) {
+            maxPool(d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
+        }
+        for (int[] d : new int[][] {{1, 1, 1, 1}, {3, 5, 7, 9}, {8, 512, 7, 7}}) {
+            globalAvgPool(d[0], d[1], d[2], d[3]);
         }
         for (int[] d : large ? new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}, {32, 50, 1000, 300}}
                 : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
@@ -427,6 +442,66 @@ public final class OpsCheck {
                 offset += widths[i];
             }
             c.compare("y", c.result("out.y", out), ref);
+        }
+    }
+
+    void conv2d(RefConv.Shape sh) {
+        try (Case c = new Case("conv2d_" + sh.n() + "x" + sh.ci() + "x" + sh.h() + "x" + sh.w() + "_co" + sh.co() + "_k"
+                + sh.kh() + "x" + sh.kw() + "_s" + sh.stride() + "_p" + sh.pad(), "conv2d")) {
+            c.meta.put("stride", sh.stride()).put("padding", sh.pad());
+            Conv2d conv = c.own(new Conv2d(ctx, "conv", sh.ci(), sh.co(), sh.kh(), sh.kw(), sh.stride(), sh.pad(), true,
+                    rnd.nextLong()));
+            Tensor x = c.input("x", sh.n(), sh.ci(), sh.h(), sh.w());
+            Tensor y = c.output(sh.n(), sh.co(), sh.oh(), sh.ow());
+            Tensor dy = c.input("dy", sh.n(), sh.co(), sh.oh(), sh.ow());
+            Tensor dx = c.output(sh.n(), sh.ci(), sh.h(), sh.w());
+            conv.zeroGrad(s);
+            conv.forward(x, y, s);
+            conv.backward(x, dy, dx, s);
+            c.record("param.weight", conv.parameters().get(0).value());
+            c.record("param.bias", conv.parameters().get(1).value());
+            double[] xd = c.values("x");
+            double[] w = c.values("param.weight");
+            RefConv.ConvGrads g = RefConv.conv2dBackward(xd, w, c.values("dy"), sh);
+            c.compare("y", c.result("out.y", y), RefConv.conv2d(xd, w, c.values("param.bias"), sh));
+            c.compare("dx", c.result("grad.x", dx), g.dx());
+            c.compare("dweight", c.result("grad.weight", conv.parameters().get(0).grad()), g.dw());
+            c.compare("dbias", c.result("grad.bias", conv.parameters().get(1).grad()), g.db());
+        }
+    }
+
+    void maxPool(int n, int ch, int h, int w, int k, int stride, int pad) {
+        try (Case c = new Case("max_pool_" + n + "x" + ch + "x" + h + "x" + w + "_k" + k + "_s" + stride + "_p" + pad,
+                "max_pool")) {
+            c.meta.put("k", k).put("stride", stride).put("padding", pad);
+            MaxPool2d pool = new MaxPool2d(ctx, k, stride, pad);
+            int[] os = pool.outputShape(new int[] {n, ch, h, w});
+            Tensor x = c.input("x", n, ch, h, w);
+            Tensor y = c.output(os);
+            Tensor arg = c.own(Tensor.empty(ctx.device(), "check", "argmax", DType.I32, os));
+            Tensor dy = c.input("dy", os);
+            Tensor dx = c.output(n, ch, h, w);
+            pool.forward(x, y, arg, s);
+            pool.backward(x, arg, dy, dx, s);
+            double[] xd = c.values("x");
+            int[] refArg = new int[(int) dev.aorta.model.Shapes.numel(os)];
+            double[] ref = RefConv.maxPool(xd, n * ch, h, w, k, stride, pad, refArg);
+            c.compare("y", c.result("out.y", y), ref);
+            c.compare("dx", c.result("grad.x", dx), RefConv.maxPoolBackward(refArg, c.values("dy"), xd.length));
+        }
+    }
+
+    void globalAvgPool(int n, int ch, int h, int w) {
+        try (Case c = new Case("global_avg_pool_" + n + "x" + ch + "x" + h + "x" + w, "global_avg_pool")) {
+            GlobalAvgPool pool = new GlobalAvgPool(ctx);
+            Tensor x = c.input("x", n, ch, h, w);
+            Tensor y = c.output(n, ch);
+            Tensor dy = c.input("dy", n, ch);
+            Tensor dx = c.output(n, ch, h, w);
+            pool.forward(x, y, s);
+            pool.backward(x, dy, dx, s);
+            c.compare("y", c.result("out.y", y), RefConv.globalAvgPool(c.values("x"), n * ch, h * w));
+            c.compare("dx", c.result("grad.x", dx), RefConv.globalAvgPoolBackward(c.values("dy"), n * ch, h * w));
         }
     }
 
