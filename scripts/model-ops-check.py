@@ -214,6 +214,27 @@ def check_global_avg_pool(t, case):
     return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
 
 
+def check_mlp_block(t, case):
+    x = d(t["x"])
+    dim, hidden = x.shape[-1], t["param.0.weight"].shape[0]
+    mlp = torch.nn.Sequential(torch.nn.Linear(dim, hidden), torch.nn.GELU(), torch.nn.Linear(hidden, dim)).double()
+    mlp.load_state_dict({k[len("param."):]: v.double() for k, v in t.items() if k.startswith("param.")}, strict=True)
+    y = mlp(x)
+    y.backward(t["dy"].double())
+    rows = [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+    return rows + [("d" + n, t["grad." + n], p.grad) for n, p in mlp.named_parameters()]
+
+
+def check_cached_attention(t, case):
+    x = t["x"].double()
+    e, T = x.shape[-1], x.shape[1]
+    mha = torch.nn.MultiheadAttention(e, case["heads"], batch_first=True, dtype=torch.float64)
+    mha.load_state_dict({k[len("param."):]: v.double() for k, v in t.items() if k.startswith("param.")}, strict=True)
+    causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # True: not allowed to attend
+    y = mha(x, x, x, attn_mask=causal, need_weights=False)[0]
+    return [("y (pieces through the KV cache)", t["out.y"], y, ATTENTION_TOL)]
+
+
 CHECKS = {
     "linear": lambda t, c: check_linear(t, c, False),
     "linear_gelu": lambda t, c: check_linear(t, c, True),
@@ -232,6 +253,8 @@ CHECKS = {
     "conv2d": check_conv2d,
     "max_pool": check_max_pool,
     "global_avg_pool": check_global_avg_pool,
+    "mlp_block": check_mlp_block,
+    "cached_attention": check_cached_attention,
 }
 
 

@@ -293,3 +293,29 @@ extern "C" __global__ void attention_small_backward(float* s, float* dp, const f
         delta[row] = d;
     }
 }
+
+// ---- decoding against a KV cache: t new queries over L = pos + t cached keys ----
+// S [rows = batch*heads*t, L] row-major; query i (absolute position pos + i) sees keys j <= pos + i. P in place.
+extern "C" __global__ void attention_cached_softmax(float* s, int rows, int t, int L, float scale) {
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) {
+        return;
+    }
+    int end = L - t + row % t + 1;
+    float* sr = s + (long long) row * L;
+    float m = NEG_INF;
+    for (int j = lane; j < end; j += 32) {
+        m = fmaxf(m, scale * sr[j]);
+    }
+    m = warp_max(m);
+    float l = 0.0f;
+    for (int j = lane; j < end; j += 32) {
+        l += expf(scale * sr[j] - m);
+    }
+    l = warp_sum(l);
+    float inv = 1.0f / l;
+    for (int j = lane; j < L; j += 32) {
+        sr[j] = j < end ? expf(scale * sr[j] - m) * inv : 0.0f;
+    }
+}

@@ -48,3 +48,17 @@ extern "C" __global__ void columns_from(const float* src, float* dst, long long 
         dst[i] = src[r * srcCols + offset + i % cols];
     }
 }
+
+// KV cache append: src rows [B, t, rowStride] (head h's D values at offset + h*D) into dst [B, H, maxT, D] at
+// positions pos .. pos + t - 1.
+extern "C" __global__ void rows_to_cache(const float* src, float* dst, int B, int t, int H, int D, int rowStride,
+                                         int offset, int maxT, int pos) {
+    long long n = (long long) B * H * t * D;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        int d = (int) (i % D);
+        int tt = (int) (i / D % t);
+        int h = (int) (i / ((long long) D * t) % H);
+        int b = (int) (i / ((long long) D * t * H));
+        dst[(((long long) b * H + h) * maxT + pos + tt) * D + d] = src[((long long) b * t + tt) * rowStride + offset + h * D + d];
+    }
+}

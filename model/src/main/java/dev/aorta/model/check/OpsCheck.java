@@ -14,10 +14,12 @@ import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.AdamW;
 import dev.aorta.model.ops.Attention;
 import dev.aorta.model.ops.BceWithLogits;
+import dev.aorta.model.ops.CachedSelfAttention;
 import dev.aorta.model.ops.Concat;
 import dev.aorta.model.ops.Conv2d;
 import dev.aorta.model.ops.GlobalAvgPool;
 import dev.aorta.model.ops.MaxPool2d;
+import dev.aorta.model.ops.MlpBlock;
 import dev.aorta.model.ops.CrossEntropy;
 import dev.aorta.model.ops.Elementwise;
 import dev.aorta.model.ops.EmbeddingMeanPool;
@@ -36,6 +38,7 @@ import dev.aorta.model.reference.RefEncoderLayer;
 import dev.aorta.model.reference.RefLayerNorm;
 import dev.aorta.model.reference.RefLinear;
 import dev.aorta.model.reference.RefLoss;
+import dev.aorta.model.reference.RefSelfAttention;
 import dev.aorta.model.reference.RefOptim;
 import dev.aorta.model.reference.RefSoftmax;
 
@@ -159,6 +162,12 @@ public final class OpsCheck {
         for (int[] d : new int[][] {{1, 1, 1, 1}, {3, 5, 7, 9}, {8, 512, 7, 7}}) {
             globalAvgPool(d[0], d[1], d[2], d[3]);
         }
+        mlpBlock(1, 1, 1, 1);
+        mlpBlock(3, 5, 12, 20);
+        mlpBlock(8, 64, 768, 2048);
+        cachedAttention(1, 8, 2, new int[] {1, 1, 1, 1, 1});
+        cachedAttention(2, 12, 3, new int[] {3, 1, 1, 1, 1});
+        cachedAttention(2, 64, 4, new int[] {32, 8, 1});
         for (int[] d : large ? new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}, {32, 50, 1000, 300}}
                 : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
             embedding(d[0], d[1], d[2], d[3]);
@@ -502,6 +511,89 @@ public final class OpsCheck {
             pool.backward(x, dy, dx, s);
             c.compare("y", c.result("out.y", y), RefConv.globalAvgPool(c.values("x"), n * ch, h * w));
             c.compare("dx", c.result("grad.x", dx), RefConv.globalAvgPoolBackward(c.values("dy"), n * ch, h * w));
+        }
+    }
+
+    void mlpBlock(int b, int t, int dim, int hidden) {
+        try (Case c = new Case("mlp_block_" + b + "x" + t + "x" + dim + "_h" + hidden, "mlp_block")) {
+            MlpBlock mlp = c.own(new MlpBlock(ctx, "", dim, hidden, rnd.nextLong()));
+            for (Parameter p : mlp.parameters()) {
+                c.record("param." + p.name(), p.value());
+            }
+            Tensor x = c.input("x", b, t, dim);
+            Tensor dy = c.input("dy", b, t, dim);
+            Tensor y = c.output(b, t, dim);
+            Tensor dx = c.output(b, t, dim);
+            try (MlpBlock.Activations a = mlp.activations(b, t)) {
+                mlp.zeroGrad(s);
+                mlp.forward(x, y, a, s);
+                mlp.backward(x, dy, dx, a, s);
+            }
+            int rows = b * t;
+            double[] xd = c.values("x");
+            double[] w0 = c.values("param.0.weight");
+            double[] w2 = c.values("param.2.weight");
+            double[] pre = RefLinear.forward(xd, w0, c.values("param.0.bias"), rows, dim, hidden);
+            double[] h = RefElementwise.gelu(pre);
+            RefLinear.Grads g2 = RefLinear.backward(h, w2, c.values("dy"), rows, hidden, dim);
+            RefLinear.Grads g0 = RefLinear.backward(xd, w0, RefElementwise.geluBackward(pre, g2.dx()), rows, dim,
+                    hidden);
+            c.compare("y", c.result("out.y", y), RefLinear.forward(h, w2, c.values("param.2.bias"), rows, hidden, dim));
+            c.compare("dx", c.result("grad.x", dx), g0.dx());
+            List<Parameter> ps = mlp.parameters();
+            c.compare("d0.weight", c.result("grad.0.weight", ps.get(0).grad()), g0.dw());
+            c.compare("d0.bias", c.result("grad.0.bias", ps.get(1).grad()), g0.db());
+            c.compare("d2.weight", c.result("grad.2.weight", ps.get(2).grad()), g2.dw());
+            c.compare("d2.bias", c.result("grad.2.bias", ps.get(3).grad()), g2.db());
+        }
+    }
+
+    /** Feeds a causal sequence in {@code pieces} through the KV cache; the outputs must be the whole sequence's. */
+    void cachedAttention(int b, int e, int heads, int[] pieces) {
+        int total = java.util.Arrays.stream(pieces).sum();
+        try (Case c = new Case("cached_attention_" + b + "x" + total + "x" + e + "_h" + heads + "_pieces"
+                + pieces.length, "cached_attention")) {
+            c.meta.put("heads", heads);
+            c.tolerance = ATTENTION_TOLERANCE;
+            CachedSelfAttention block = c.own(new CachedSelfAttention(ctx, "", e, heads, rnd.nextLong()));
+            // biases away from their zero start, so that their effect is tested too
+            for (Parameter p : block.parameters()) {
+                if (p.value().rank() == 1) {
+                    float[] r = c.randoms(p.value().dim(0));
+                    for (int i = 0; i < r.length; i++) {
+                        r[i] *= 0.2f;
+                    }
+                    p.load(HostTensor.ofFloats(DType.FP32, p.value().shape(), r));
+                }
+                c.record("param." + p.name(), p.value());
+            }
+            float[] x = c.randoms(b * total * e);
+            c.tensors.put("x", HostTensor.ofFloats(DType.FP32, new int[] {b, total, e}, x));
+            float[] y = new float[x.length];
+            try (CachedSelfAttention.KvCache cache = block.cache(b, total)) {
+                int pos = 0;
+                for (int t : pieces) {
+                    float[] xp = new float[b * t * e];
+                    for (int bb = 0; bb < b; bb++) {
+                        System.arraycopy(x, (bb * total + pos) * e, xp, bb * t * e, t * e);
+                    }
+                    Tensor xt = c.own(Tensor.empty(ctx.device(), "check", "x piece", DType.FP32, b, t, e));
+                    xt.copyFrom(xp);
+                    Tensor yt = c.output(b, t, e);
+                    block.forward(xt, yt, cache, s);
+                    float[] yp = yt.toFloats();
+                    for (int bb = 0; bb < b; bb++) {
+                        System.arraycopy(yp, bb * t * e, y, (bb * total + pos) * e, t * e);
+                    }
+                    pos += t;
+                }
+            }
+            c.tensors.put("out.y", HostTensor.ofFloats(DType.FP32, new int[] {b, total, e}, y));
+            Map<String, double[]> p64 = new LinkedHashMap<>();
+            for (Parameter p : block.parameters()) {
+                p64.put(p.name(), c.values("param." + p.name()));
+            }
+            c.compare("y", y, RefSelfAttention.forward(p64, c.values("x"), b, total, e, heads, true));
         }
     }
 
