@@ -141,39 +141,30 @@ public final class Cublas implements AutoCloseable {
     }
 
     /**
-     * C = alpha·op(A)·op(B) + beta·C, column-major; A is m×k (k×m if transposed), B k×n, C m×n.
-     * Device addresses; leading dimensions are the rows of each stored matrix.
+     * C = alpha·op(A)·op(B) + beta·C, column-major; A is m×k (k×m if transposed), B k×n, C m×n, C of
+     * {@code p}'s output type (fp32 for the mixed FP16_FP32 and BF16_FP32). Device addresses; leading
+     * dimensions are the rows of each stored matrix.
      */
     public void gemm(GemmPrecision p, boolean transA, boolean transB, int m, int n, int k, float alphaValue,
                      long a, int lda, long b, int ldb, float betaValue, long c, int ldc) {
-        gemm(p, p, transA, transB, m, n, k, alphaValue, a, lda, b, ldb, betaValue, c, ldc);
-    }
-
-    /**
-     * As {@link #gemm(GemmPrecision, boolean, boolean, int, int, int, float, long, int, long, int, float, long,
-     * int)} with A and B of precision {@code ab} and C of {@code cp} (bf16 or fp16 operands into fp32: the
-     * compute type is {@code ab}'s).
-     */
-    public void gemm(GemmPrecision ab, GemmPrecision cp, boolean transA, boolean transB, int m, int n, int k,
-                     float alphaValue, long a, int lda, long b, int ldb, float betaValue, long c, int ldc) {
         alpha.set(JAVA_FLOAT, 0, alphaValue);
         beta.set(JAVA_FLOAT, 0, betaValue);
         int rc;
         try {
             rc = (int) lib.gemmEx.invokeExact(handle.address(), transA ? OP_T : OP_N, transB ? OP_T : OP_N, m, n, k,
-                    alpha, a, ab.dataType, lda, b, ab.dataType, ldb, beta, c, cp.dataType, ldc, ab.computeType,
+                    alpha, a, p.dataType, lda, b, p.dataType, ldb, beta, c, p.outputType, ldc, p.computeType,
                     GEMM_DEFAULT);
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmEx", t);
         }
-        lib.check("cublasGemmEx(" + ab + (cp == ab ? "" : " -> " + cp) + ", " + m + "x" + n + "x" + k + ")", rc);
+        lib.check("cublasGemmEx(" + p + ", " + m + "x" + n + "x" + k + ")", rc);
     }
 
     /** C = A·B for square-or-not matrices stored without transposition (lda = m, ldb = k, ldc = m). */
     public void gemm(GemmPrecision p, int m, int n, int k, DeviceBuffer a, DeviceBuffer b, DeviceBuffer c) {
         requireBytes(a, (long) m * k * p.elementBytes, "A");
         requireBytes(b, (long) k * n * p.elementBytes, "B");
-        requireBytes(c, (long) m * n * p.elementBytes, "C");
+        requireBytes(c, (long) m * n * p.outputBytes(), "C");
         gemm(p, false, false, m, n, k, 1f, a.address(), m, b.address(), k, 0f, c.address(), m);
     }
 
@@ -190,7 +181,7 @@ public final class Cublas implements AutoCloseable {
         try {
             rc = (int) lib.gemmStridedBatchedEx.invokeExact(handle.address(), transA ? OP_T : OP_N,
                     transB ? OP_T : OP_N, m, n, k, alpha, a, p.dataType, lda, strideA, b, p.dataType, ldb, strideB,
-                    beta, c, p.dataType, ldc, strideC, batch, p.computeType, GEMM_DEFAULT);
+                    beta, c, p.outputType, ldc, strideC, batch, p.computeType, GEMM_DEFAULT);
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmStridedBatchedEx", t);
         }
@@ -205,7 +196,7 @@ public final class Cublas implements AutoCloseable {
         int rc;
         try {
             rc = (int) lib.gemmStridedBatchedEx.invokeExact(handle.address(), OP_N, OP_N, m, n, k, alpha, a,
-                    p.dataType, m, strideA, b, p.dataType, k, strideB, beta, c, p.dataType, m, strideC, batch,
+                    p.dataType, m, strideA, b, p.dataType, k, strideB, beta, c, p.outputType, m, strideC, batch,
                     p.computeType, GEMM_DEFAULT);
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmStridedBatchedEx", t);

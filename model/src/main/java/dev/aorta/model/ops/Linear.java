@@ -139,8 +139,8 @@ public final class Linear implements Layer {
                 bias == null ? 0 : bias.value().address(), 0, 0);
         if (!fused) {
             // no cuBLASLt algorithm for this shape (odd leading dimensions): cuBLAS, then the bias in a pass
-            ctx.blasOn(s).gemm(precision(t), GemmPrecision.FP32, true, false, out, rows, in, 1f, lowWeight.address(),
-                    in, lowX.address(), in, 0f, y.address(), out);
+            ctx.blasOn(s).gemm(mixed(t), true, false, out, rows, in, 1f, lowWeight.address(), in, lowX.address(), in,
+                    0f, y.address(), out);
             if (bias != null) {
                 ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256,
                         s, y, bias.value(), null, y.numel(), out, 0);
@@ -167,8 +167,8 @@ public final class Linear implements Layer {
                          Tensor b, int ldb, float beta, Tensor c, int ldc) {
         if (!ctx.blasLt().matmul(s, precision(t), GemmPrecision.FP32, transA, transB, m, n, k, 1f, a.address(), lda,
                 b.address(), ldb, beta, c.address(), ldc, CublasLt.Epilogue.DEFAULT, 0, 0, 0)) {
-            ctx.blasOn(s).gemm(precision(t), GemmPrecision.FP32, transA, transB, m, n, k, 1f, a.address(), lda,
-                    b.address(), ldb, beta, c.address(), ldc);
+            ctx.blasOn(s).gemm(mixed(t), transA, transB, m, n, k, 1f, a.address(), lda, b.address(), ldb, beta,
+                    c.address(), ldc);
         }
     }
 
@@ -188,6 +188,11 @@ public final class Linear implements Layer {
 
     private static GemmPrecision precision(DType t) {
         return t == DType.FP16 ? GemmPrecision.FP16 : GemmPrecision.BF16;
+    }
+
+    /** 16-bit operands, fp32 output: cuBLAS's form of the same GEMM. */
+    private static GemmPrecision mixed(DType t) {
+        return t == DType.FP16 ? GemmPrecision.FP16_FP32 : GemmPrecision.BF16_FP32;
     }
 
     @Override
