@@ -145,7 +145,8 @@ def check_encoder_layer(t, case):
 def check_adamw(t, case):
     names = sorted(k[len("param."):] for k in t if k.startswith("param."))
     params = [t["param." + n].double().clone().requires_grad_(True) for n in names]
-    grads = [t["grad_in." + n].double() for n in names]
+    scale = case.get("grad_scale", 1.0)  # gradients that carry a loss scale (fp16): the step unscales them
+    grads = [t["grad_in." + n].double() / scale for n in names]
     opt = torch.optim.AdamW(params, lr=case["lr"][0], betas=(case["beta1"], case["beta2"]), eps=case["eps"],
                             weight_decay=case["weight_decay"])
     norm = None
@@ -156,9 +157,82 @@ def check_adamw(t, case):
         for group in opt.param_groups:
             group["lr"] = case["lr"][step]
         opt.step()
-    rows = [("grad norm", t["out.grad_norm"], norm.reshape(1))]
+    rows = [("grad norm", t["out.grad_norm"], scale * norm.reshape(1))]  # ours is the norm of the scaled gradients
     rows += [(n, t["out." + n], p) for n, p in zip(names, params)]
     return rows
+
+
+def check_relu(t, case):
+    x = d(t["x"])
+    y = F.relu(x)
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+
+
+def check_cross_entropy(t, case):
+    x = d(t["x"])
+    loss = F.cross_entropy(x, t["target"].long(), ignore_index=case["ignore_index"])
+    (loss * case["dloss"]).backward()
+    return [("loss", t["out.stats"][:1], loss.reshape(1)), ("dx", t["grad.x"], x.grad)]
+
+
+def check_topk_gating(t, case):
+    x = d(t["x"])
+    values, experts = torch.topk(x, case["k"], dim=-1)  # largest first; no ties among random normals
+    gates = torch.softmax(values, dim=-1)
+    gates.backward(t["dgates"].double())
+    return [("experts", t["out.experts"].double(), experts.double(), 0.0), ("gates", t["out.gates"], gates),
+            ("dx", t["grad.x"], x.grad)]
+
+
+def check_concat(t, case):
+    xs = [d(t["x" + str(i)]) for i in range(3)]
+    y = torch.cat(xs, dim=-1)
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y)] + [("dx" + str(i), t["grad.x" + str(i)], x.grad) for i, x in enumerate(xs)]
+
+
+def check_conv2d(t, case):
+    x, w, b = d(t["x"]), d(t["param.weight"]), d(t["param.bias"])
+    y = F.conv2d(x, w, b, stride=case["stride"], padding=case["padding"])
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad), ("dweight", t["grad.weight"], w.grad),
+            ("dbias", t["grad.bias"], b.grad)]
+
+
+def check_max_pool(t, case):
+    x = d(t["x"])
+    y = F.max_pool2d(x, case["k"], stride=case["stride"], padding=case["padding"])
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+
+
+def check_global_avg_pool(t, case):
+    x = d(t["x"])
+    y = F.adaptive_avg_pool2d(x, 1).flatten(1)
+    y.backward(t["dy"].double())
+    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+
+
+def check_mlp_block(t, case):
+    x = d(t["x"])
+    dim, hidden = x.shape[-1], t["param.0.weight"].shape[0]
+    mlp = torch.nn.Sequential(torch.nn.Linear(dim, hidden), torch.nn.GELU(), torch.nn.Linear(hidden, dim)).double()
+    mlp.load_state_dict({k[len("param."):]: v.double() for k, v in t.items() if k.startswith("param.")}, strict=True)
+    y = mlp(x)
+    y.backward(t["dy"].double())
+    rows = [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+    return rows + [("d" + n, t["grad." + n], p.grad) for n, p in mlp.named_parameters()]
+
+
+def check_cached_attention(t, case):
+    x = t["x"].double()
+    e, T = x.shape[-1], x.shape[1]
+    mha = torch.nn.MultiheadAttention(e, case["heads"], batch_first=True, dtype=torch.float64)
+    mha.load_state_dict({k[len("param."):]: v.double() for k, v in t.items() if k.startswith("param.")}, strict=True)
+    causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # True: not allowed to attend
+    y = mha(x, x, x, attn_mask=causal, need_weights=False)[0]
+    return [("y (pieces through the KV cache)", t["out.y"], y, ATTENTION_TOL)]
 
 
 CHECKS = {
@@ -172,6 +246,15 @@ CHECKS = {
     "attention": check_attention,
     "encoder_layer": check_encoder_layer,
     "adamw": check_adamw,
+    "relu": check_relu,
+    "cross_entropy": check_cross_entropy,
+    "topk_gating": check_topk_gating,
+    "concat": check_concat,
+    "conv2d": check_conv2d,
+    "max_pool": check_max_pool,
+    "global_avg_pool": check_global_avg_pool,
+    "mlp_block": check_mlp_block,
+    "cached_attention": check_cached_attention,
 }
 
 
@@ -190,7 +273,7 @@ def main():
         t = load(folder + "/" + case["file"])
         for row in CHECKS[case["op"]](t, case):
             name, ours, ref = row[:3]
-            tol = row[3] if len(row) > 3 else FP32_TOL
+            tol = row[3] if len(row) > 3 else case.get("tolerance", FP32_TOL)
             err = rel_l2(ours, ref)
             ok = err <= tol  # NaN fails
             failed += 0 if ok else 1

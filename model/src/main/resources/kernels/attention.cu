@@ -232,3 +232,90 @@ extern "C" __global__ void attention_backward_dkdv(const float* q, const float* 
         }
     }
 }
+
+// ---- short sequences (T <= 256): the T x T scores through batched GEMMs (cuBLAS), these two kernels between ----
+// S [batch*heads, T, T] row-major holds q.k for query row i, key column j. One warp per row.
+
+// S row -> P = softmax(scale * S) in place (causal: keys j > i masked), lse = m + log(l) as the flash kernel's.
+extern "C" __global__ void attention_small_softmax(float* s, float* lse, int rows, int T, float scale, int causal) {
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) {
+        return;
+    }
+    int i = row % T;
+    int end = causal ? i + 1 : T;
+    float* sr = s + (long long) row * T;
+    float m = NEG_INF;
+    for (int j = lane; j < end; j += 32) {
+        m = fmaxf(m, scale * sr[j]);
+    }
+    m = warp_max(m);
+    float l = 0.0f;
+    for (int j = lane; j < end; j += 32) {
+        l += expf(scale * sr[j] - m);
+    }
+    l = warp_sum(l);
+    float inv = 1.0f / l;
+    for (int j = lane; j < T; j += 32) {
+        sr[j] = j < end ? expf(scale * sr[j] - m) * inv : 0.0f;
+    }
+    if (lane == 0) {
+        lse[row] = m + logf(l);
+    }
+}
+
+// From S (recomputed q.k) and dP = dO.v^T: P = exp(scale * S - lse) written over S, delta = sum_j P dP (= dO.O),
+// dS = P * (dP - delta) written over dP.
+extern "C" __global__ void attention_small_backward(float* s, float* dp, const float* lse, float* delta, int rows,
+                                                    int T, float scale, int causal) {
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) {
+        return;
+    }
+    int i = row % T;
+    int end = causal ? i + 1 : T;
+    float* sr = s + (long long) row * T;
+    float* dr = dp + (long long) row * T;
+    float li = lse[row];
+    float d = 0.0f;
+    for (int j = lane; j < T; j += 32) {
+        float p = j < end ? expf(scale * sr[j] - li) : 0.0f;
+        sr[j] = p;
+        d += p * dr[j];
+    }
+    d = warp_sum(d);
+    for (int j = lane; j < T; j += 32) {
+        dr[j] = sr[j] * (dr[j] - d);
+    }
+    if (lane == 0) {
+        delta[row] = d;
+    }
+}
+
+// ---- decoding against a KV cache: t new queries over L = pos + t cached keys ----
+// S [rows = batch*heads*t, L] row-major; query i (absolute position pos + i) sees keys j <= pos + i. P in place.
+extern "C" __global__ void attention_cached_softmax(float* s, int rows, int t, int L, float scale) {
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) {
+        return;
+    }
+    int end = L - t + row % t + 1;
+    float* sr = s + (long long) row * L;
+    float m = NEG_INF;
+    for (int j = lane; j < end; j += 32) {
+        m = fmaxf(m, scale * sr[j]);
+    }
+    m = warp_max(m);
+    float l = 0.0f;
+    for (int j = lane; j < end; j += 32) {
+        l += expf(scale * sr[j] - m);
+    }
+    l = warp_sum(l);
+    float inv = 1.0f / l;
+    for (int j = lane; j < L; j += 32) {
+        sr[j] = j < end ? expf(scale * sr[j] - m) * inv : 0.0f;
+    }
+}

@@ -39,18 +39,29 @@ extern "C" __global__ void gelu_backward(const float* x, const float* dy, float*
     }
 }
 
-// db[c] += sum over rows of dy[r, c]: one thread per column walks the rows, so neighbouring threads read
-// neighbouring addresses and the sum order is fixed (deterministic, no atomics).
+// db[c] += sum over rows of dy[r, c]. As layernorm_param_grad: blocks of 1024 threads own 32 columns, each
+// warp reads 32 neighbouring columns of one row, and the 32 partial sums of a column are added in a fixed
+// order (deterministic, no atomics).
 extern "C" __global__ void bias_grad(const float* dy, float* db, int rows, int cols) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= cols) {
-        return;
-    }
+    __shared__ float part[32][33];
+    int tx = threadIdx.x % 32;
+    int ty = threadIdx.x / 32;
+    int c = blockIdx.x * 32 + tx;
     float s = 0.0f;
-    for (int r = 0; r < rows; r++) {
-        s += dy[(long long) r * cols + c];
+    if (c < cols) {
+        for (int r = ty; r < rows; r += 32) {
+            s += dy[(long long) r * cols + c];
+        }
     }
-    db[c] += s;
+    part[ty][tx] = s;
+    __syncthreads();
+    if (ty == 0 && c < cols) {
+        float t = 0.0f;
+        for (int k = 0; k < 32; k++) {
+            t += part[k][tx];
+        }
+        db[c] += t;
+    }
 }
 
 extern "C" __global__ void add(const float* a, const float* b, float* y, long long n) {
@@ -100,5 +111,18 @@ extern "C" __global__ void dropout(const float* x, float* y, long long n, float 
                 y[i] = to_unit(u[k]) >= p ? x[i] * scale : 0.0f;
             }
         }
+    }
+}
+
+// ReLU and its backward (torch's: the gradient passes where x > 0).
+extern "C" __global__ void relu_forward(const float* x, float* y, long long n) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        y[i] = fmaxf(x[i], 0.0f);
+    }
+}
+
+extern "C" __global__ void relu_backward(const float* x, const float* dy, float* dx, long long n) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
     }
 }

@@ -67,20 +67,38 @@ extern "C" __global__ void layernorm_backward(const float* dy, const float* x, c
     }
 }
 
-// dgamma[c] += sum_r dy * xhat, dbeta[c] += sum_r dy: one thread per column.
+// dgamma[c] += sum_r dy * xhat, dbeta[c] += sum_r dy. Blocks of 1024 threads own 32 columns: thread
+// (ty, tx) = (threadIdx.x / 32, threadIdx.x % 32) sums rows ty, ty + 32, ... of column 32 * blockIdx.x + tx (a
+// warp reads 32 neighbouring columns of one row), then the 32 partial sums of a column are added in a fixed
+// order (deterministic, no atomics).
 extern "C" __global__ void layernorm_param_grad(const float* dy, const float* x, const float* mean, const float* rstd,
                                                 float* dgamma, float* dbeta, int rows, int cols) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= cols) {
-        return;
-    }
+    __shared__ float pg[32][33];
+    __shared__ float pb[32][33];
+    int tx = threadIdx.x % 32;
+    int ty = threadIdx.x / 32;
+    int c = blockIdx.x * 32 + tx;
     float sg = 0.0f;
     float sb = 0.0f;
-    for (int r = 0; r < rows; r++) {
-        long long i = (long long) r * cols + c;
-        sg += dy[i] * (x[i] - mean[r]) * rstd[r];
-        sb += dy[i];
+    if (c < cols) {
+        for (int r = ty; r < rows; r += 32) {
+            long long i = (long long) r * cols + c;
+            float d = dy[i];
+            sg += d * (x[i] - mean[r]) * rstd[r];
+            sb += d;
+        }
     }
-    dgamma[c] += sg;
-    dbeta[c] += sb;
+    pg[ty][tx] = sg;
+    pb[ty][tx] = sb;
+    __syncthreads();
+    if (ty == 0 && c < cols) {
+        float g = 0.0f;
+        float b = 0.0f;
+        for (int k = 0; k < 32; k++) {
+            g += pg[k][tx];
+            b += pb[k][tx];
+        }
+        dgamma[c] += g;
+        dbeta[c] += b;
+    }
 }

@@ -1,6 +1,7 @@
 // Head layout changes of multi-head attention. Projections produce rows [batch, T, ...] in which head h's
 // D values sit at column offset + h*D (row length rowStride: 3E for the fused q/k/v projection, E after the
-// heads are merged); attention wants each head contiguous, [batch, heads, T, D].
+// heads are merged); attention wants each head contiguous, [batch, heads, T, D]. Also column blocks, for
+// concatenation along the last dimension.
 
 // dst[b, h, t, d] = src[(b*T + t) * rowStride + offset + h*D + d]
 extern "C" __global__ void rows_to_heads(const float* src, float* dst, int B, int T, int H, int D, int rowStride,
@@ -25,5 +26,39 @@ extern "C" __global__ void heads_to_rows(const float* src, float* dst, int B, in
         int h = (int) (i / ((long long) D * T) % H);
         long long b = i / ((long long) D * T * H);
         dst[(b * T + t) * rowStride + offset + h * D + d] = src[i];
+    }
+}
+
+// Concatenation along the last dimension: src [rows, cols] into columns [offset, offset + cols) of dst
+// [rows, dstCols] (forward), and back out of them (the backward pass hands each input its slice).
+extern "C" __global__ void columns_into(const float* src, float* dst, long long rows, int cols, int dstCols,
+                                        int offset) {
+    long long n = rows * cols;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        long long r = i / cols;
+        dst[r * dstCols + offset + i % cols] = src[i];
+    }
+}
+
+extern "C" __global__ void columns_from(const float* src, float* dst, long long rows, int cols, int srcCols,
+                                        int offset) {
+    long long n = rows * cols;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        long long r = i / cols;
+        dst[i] = src[r * srcCols + offset + i % cols];
+    }
+}
+
+// KV cache append: src rows [B, t, rowStride] (head h's D values at offset + h*D) into dst [B, H, maxT, D] at
+// positions pos .. pos + t - 1.
+extern "C" __global__ void rows_to_cache(const float* src, float* dst, int B, int t, int H, int D, int rowStride,
+                                         int offset, int maxT, int pos) {
+    long long n = (long long) B * H * t * D;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        int d = (int) (i % D);
+        int tt = (int) (i / D % t);
+        int h = (int) (i / ((long long) D * t) % H);
+        int b = (int) (i / ((long long) D * t * H));
+        dst[(((long long) b * H + h) * maxT + pos + tt) * D + d] = src[((long long) b * t + tt) * rowStride + offset + h * D + d];
     }
 }

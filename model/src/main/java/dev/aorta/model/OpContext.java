@@ -1,18 +1,26 @@
 package dev.aorta.model;
 
 import dev.aorta.gpu.blas.Cublas;
+import dev.aorta.gpu.blas.CublasLt;
 import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.Stream;
 
 /**
- * What the ops of one thread share on one device: the kernels and a cuBLAS handle. Every op takes its stream
- * from the caller; {@link #blasOn} points the handle at it before a GEMM. Not thread-safe (cuBLAS handles
- * are not): one context per thread.
+ * What the ops of one thread share on one device: the kernels, a cuBLAS and a cuBLASLt handle, and the
+ * autocast mode. Every op takes its stream from the caller; {@link #blasOn} points the cuBLAS handle at it
+ * before a GEMM (cuBLASLt takes the stream per call). Not thread-safe (cuBLAS handles are not): one context
+ * per thread.
+ *
+ * <p>Autocast, like torch.autocast: with {@link #autocast(DType)} set to bf16 or fp16, the ops that torch
+ * autocasts to lower precision (linear layers) run their GEMMs on 16-bit copies of their operands with fp32
+ * accumulation; every tensor the caller sees, and all other ops, stay fp32.
  */
 public final class OpContext implements AutoCloseable {
     private final CudaDevice device;
     private final Kernels kernels;
     private final Cublas cublas;
+    private CublasLt cublasLt;
+    private DType autocast;
 
     public OpContext(CudaDevice device, Stream initialStream) {
         this.device = device;
@@ -36,6 +44,27 @@ public final class OpContext implements AutoCloseable {
         return cublas;
     }
 
+    /** The cuBLASLt handle, made on first use (fp32-only work never loads libcublasLt). */
+    public CublasLt blasLt() {
+        if (cublasLt == null) {
+            cublasLt = new CublasLt(device);
+        }
+        return cublasLt;
+    }
+
+    /** bf16 or fp16 to autocast the GEMMs, or null for fp32 throughout (the default). */
+    public void autocast(DType dtype) {
+        if (dtype != null && dtype != DType.BF16 && dtype != DType.FP16) {
+            throw new IllegalArgumentException("autocast to " + dtype + "; expected bf16, fp16 or none");
+        }
+        this.autocast = dtype;
+    }
+
+    /** The autocast dtype, or null. */
+    public DType autocast() {
+        return autocast;
+    }
+
     /** A new tensor for op {@code op}; see {@link Tensor#empty}. */
     public Tensor empty(String op, String what, DType dtype, int... shape) {
         return Tensor.empty(device, op, what, dtype, shape);
@@ -43,6 +72,9 @@ public final class OpContext implements AutoCloseable {
 
     @Override
     public void close() {
+        if (cublasLt != null) {
+            cublasLt.close();
+        }
         cublas.close();
         kernels.close();
     }

@@ -3,6 +3,7 @@ package dev.aorta.agent.plugins;
 import dev.aorta.agent.advice.CollectiveAdvice;
 import dev.aorta.agent.advice.CublasGemmAdvice;
 import dev.aorta.agent.advice.CublasStridedGemmAdvice;
+import dev.aorta.agent.advice.CublasStridedGemmTransposedAdvice;
 import dev.aorta.agent.advice.GatherAdvice;
 import dev.aorta.agent.advice.KernelLaunchAdvice;
 import dev.aorta.agent.spi.CallKind;
@@ -50,6 +51,9 @@ public final class AortaGpuPlugin implements InterceptionPlugin {
                 // the 14-argument gemm; the 7-argument convenience overload calls it (recorded once)
                 Interception.of(CUBLAS, "gemm", 14, CallKind.GEMM, CublasGemmAdvice.class),
                 Interception.of(CUBLAS, "gemmStridedBatched", 11, CallKind.GEMM, CublasStridedGemmAdvice.class),
+                // the 18-argument one (transposes, leading dimensions) is a separate implementation, not a caller
+                Interception.of(CUBLAS, "gemmStridedBatched", 18, CallKind.GEMM,
+                        CublasStridedGemmTransposedAdvice.class),
                 Interception.of(NCCL, "allReduce", 6, CallKind.COLLECTIVE, CollectiveAdvice.class),
                 Interception.of(NCCL, "reduceScatter", 6, CallKind.COLLECTIVE, CollectiveAdvice.class),
                 Interception.of(NCCL, "allGather", 5, CallKind.COLLECTIVE, GatherAdvice.class));

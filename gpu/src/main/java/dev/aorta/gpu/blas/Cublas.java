@@ -141,8 +141,9 @@ public final class Cublas implements AutoCloseable {
     }
 
     /**
-     * C = alpha·op(A)·op(B) + beta·C, column-major; A is m×k (k×m if transposed), B k×n, C m×n.
-     * Device addresses; leading dimensions are the rows of each stored matrix.
+     * C = alpha·op(A)·op(B) + beta·C, column-major; A is m×k (k×m if transposed), B k×n, C m×n, C of
+     * {@code p}'s output type (fp32 for the mixed FP16_FP32 and BF16_FP32). Device addresses; leading
+     * dimensions are the rows of each stored matrix.
      */
     public void gemm(GemmPrecision p, boolean transA, boolean transB, int m, int n, int k, float alphaValue,
                      long a, int lda, long b, int ldb, float betaValue, long c, int ldc) {
@@ -151,7 +152,7 @@ public final class Cublas implements AutoCloseable {
         int rc;
         try {
             rc = (int) lib.gemmEx.invokeExact(handle.address(), transA ? OP_T : OP_N, transB ? OP_T : OP_N, m, n, k,
-                    alpha, a, p.dataType, lda, b, p.dataType, ldb, beta, c, p.dataType, ldc, p.computeType,
+                    alpha, a, p.dataType, lda, b, p.dataType, ldb, beta, c, p.outputType, ldc, p.computeType,
                     GEMM_DEFAULT);
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmEx", t);
@@ -163,8 +164,28 @@ public final class Cublas implements AutoCloseable {
     public void gemm(GemmPrecision p, int m, int n, int k, DeviceBuffer a, DeviceBuffer b, DeviceBuffer c) {
         requireBytes(a, (long) m * k * p.elementBytes, "A");
         requireBytes(b, (long) k * n * p.elementBytes, "B");
-        requireBytes(c, (long) m * n * p.elementBytes, "C");
+        requireBytes(c, (long) m * n * p.outputBytes(), "C");
         gemm(p, false, false, m, n, k, 1f, a.address(), m, b.address(), k, 0f, c.address(), m);
+    }
+
+    /**
+     * {@code batch} independent GEMMs C_i = alpha·op(A_i)·op(B_i) + beta·C_i, column-major as {@link #gemm}, whose
+     * matrices lie {@code strideX} elements apart.
+     */
+    public void gemmStridedBatched(GemmPrecision p, boolean transA, boolean transB, int m, int n, int k,
+                                   float alphaValue, long a, int lda, long strideA, long b, int ldb, long strideB,
+                                   float betaValue, long c, int ldc, long strideC, int batch) {
+        alpha.set(JAVA_FLOAT, 0, alphaValue);
+        beta.set(JAVA_FLOAT, 0, betaValue);
+        int rc;
+        try {
+            rc = (int) lib.gemmStridedBatchedEx.invokeExact(handle.address(), transA ? OP_T : OP_N,
+                    transB ? OP_T : OP_N, m, n, k, alpha, a, p.dataType, lda, strideA, b, p.dataType, ldb, strideB,
+                    beta, c, p.outputType, ldc, strideC, batch, p.computeType, GEMM_DEFAULT);
+        } catch (Throwable t) {
+            throw Ffm.callFailed("cublasGemmStridedBatchedEx", t);
+        }
+        lib.check("cublasGemmStridedBatchedEx(" + p + ", " + m + "x" + n + "x" + k + " x" + batch + ")", rc);
     }
 
     /** {@code batch} independent GEMMs whose matrices lie {@code strideX} elements apart. */
@@ -175,7 +196,7 @@ public final class Cublas implements AutoCloseable {
         int rc;
         try {
             rc = (int) lib.gemmStridedBatchedEx.invokeExact(handle.address(), OP_N, OP_N, m, n, k, alpha, a,
-                    p.dataType, m, strideA, b, p.dataType, k, strideB, beta, c, p.dataType, m, strideC, batch,
+                    p.dataType, m, strideA, b, p.dataType, k, strideB, beta, c, p.outputType, m, strideC, batch,
                     p.computeType, GEMM_DEFAULT);
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmStridedBatchedEx", t);

@@ -14,20 +14,31 @@ import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.AdamW;
 import dev.aorta.model.ops.Attention;
 import dev.aorta.model.ops.BceWithLogits;
+import dev.aorta.model.ops.CachedSelfAttention;
+import dev.aorta.model.ops.Concat;
+import dev.aorta.model.ops.Conv2d;
+import dev.aorta.model.ops.GlobalAvgPool;
+import dev.aorta.model.ops.MaxPool2d;
+import dev.aorta.model.ops.MlpBlock;
+import dev.aorta.model.ops.CrossEntropy;
 import dev.aorta.model.ops.Elementwise;
 import dev.aorta.model.ops.EmbeddingMeanPool;
 import dev.aorta.model.ops.LayerNorm;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.model.ops.Parameter;
 import dev.aorta.model.ops.Softmax;
+import dev.aorta.model.ops.TopKGating;
 import dev.aorta.model.ops.TransformerEncoderLayer;
 import dev.aorta.model.reference.RefAttention;
+import dev.aorta.model.reference.RefConv;
 import dev.aorta.model.reference.RefElementwise;
 import dev.aorta.model.reference.RefEmbedding;
+import dev.aorta.model.reference.RefGating;
 import dev.aorta.model.reference.RefEncoderLayer;
 import dev.aorta.model.reference.RefLayerNorm;
 import dev.aorta.model.reference.RefLinear;
 import dev.aorta.model.reference.RefLoss;
+import dev.aorta.model.reference.RefSelfAttention;
 import dev.aorta.model.reference.RefOptim;
 import dev.aorta.model.reference.RefSoftmax;
 
@@ -53,6 +64,8 @@ import java.util.SplittableRandom;
 public final class OpsCheck {
     /** fp32 ops against a float64 reference (the bar). */
     public static final double FP32_TOLERANCE = 1e-5;
+    /** Ops whose GEMMs run on bf16 or fp16 operands (fp32 accumulation), against the float64 reference. */
+    public static final double BF16_TOLERANCE = 2e-2;
     /** Attention's bar (its reductions run over T and D). */
     public static final double ATTENTION_TOLERANCE = 1e-4;
 
@@ -115,6 +128,9 @@ public final class OpsCheck {
                 : new int[][] {{1, 1, 1}, {5, 7, 3}, {3, 17, 33}}) {
             linear(d[0], d[1], d[2], false);
             linear(d[0], d[1], d[2], true);
+            linear(d[0], d[1], d[2], false, DType.BF16);
+            linear(d[0], d[1], d[2], true, DType.BF16);
+            linear(d[0], d[1], d[2], false, DType.FP16);
         }
         for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {33, 768}, {8, 2049}} : new int[][] {{1, 1}, {3, 7}}) {
             layerNorm(d[0], d[1]);
@@ -123,7 +139,35 @@ public final class OpsCheck {
         }
         for (int n : large ? new int[] {1, 7, 1_000_003} : new int[] {1, 7, 1001}) {
             elementwise(n);
+            relu(n);
         }
+        for (int[] d : large ? new int[][] {{1, 1}, {5, 3}, {37, 1000}, {512, 50257}} : new int[][] {{1, 1}, {5, 3}, {37, 1000}}) {
+            crossEntropy(d[0], d[1], false);
+            crossEntropy(d[0], d[1], true);
+        }
+        for (int[] d : new int[][] {{1, 1, 1}, {5, 8, 2}, {33, 64, 8}, {7, 3, 3}}) {
+            topKGating(d[0], d[1], d[2]);
+        }
+        for (int[] d : new int[][] {{1, 1, 1, 1}, {7, 3, 5, 1}, {64, 768, 768, 192}}) {
+            concat(d[0], d[1], d[2], d[3]);
+        }
+        for (int[] d : large ? new int[][] {{1, 1, 1, 1, 1, 1, 1, 1, 0}, {2, 3, 5, 6, 4, 3, 2, 2, 1},
+                {4, 16, 17, 19, 33, 3, 3, 1, 1}, {8, 64, 32, 32, 128, 3, 3, 1, 1}}
+                : new int[][] {{1, 1, 1, 1, 1, 1, 1, 1, 0}, {2, 3, 5, 6, 4, 3, 2, 2, 1}}) {
+            conv2d(new RefConv.Shape(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8]));
+        }
+        for (int[] d : new int[][] {{1, 1, 1, 1, 1, 1, 0}, {2, 3, 7, 9, 3, 2, 1}, {4, 16, 32, 32, 2, 2, 0}}) {
+            maxPool(d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
+        }
+        for (int[] d : new int[][] {{1, 1, 1, 1}, {3, 5, 7, 9}, {8, 512, 7, 7}}) {
+            globalAvgPool(d[0], d[1], d[2], d[3]);
+        }
+        mlpBlock(1, 1, 1, 1);
+        mlpBlock(3, 5, 12, 20);
+        mlpBlock(8, 64, 768, 2048);
+        cachedAttention(1, 8, 2, new int[] {1, 1, 1, 1, 1});
+        cachedAttention(2, 12, 3, new int[] {3, 1, 1, 1, 1});
+        cachedAttention(2, 64, 4, new int[] {32, 8, 1});
         for (int[] d : large ? new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}, {32, 50, 1000, 300}}
                 : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
             embedding(d[0], d[1], d[2], d[3]);
@@ -138,6 +182,7 @@ public final class OpsCheck {
             encoderLayer(d[0], d[1], d[2], d[3], d[4]);
         }
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3);
+        adamw(new int[][] {{7}, {3, 5}, {1}}, 3, 1024f);
         if (out != null) {
             try {
                 JSON.writerWithDefaultPrettyPrinter().writeValue(out.resolve("cases.json").toFile(), manifest);
@@ -149,8 +194,18 @@ public final class OpsCheck {
     }
 
     void linear(int n, int in, int outF, boolean gelu) {
-        try (Case c = new Case((gelu ? "linear_gelu" : "linear") + "_" + n + "x" + in + "x" + outF,
-                gelu ? "linear_gelu" : "linear")) {
+        linear(n, in, outF, gelu, null);
+    }
+
+    /** With {@code autocast} bf16 or fp16: the GEMMs on 16-bit copies (fp32 in and out), the bf16 bar. */
+    void linear(int n, int in, int outF, boolean gelu, DType autocast) {
+        String op = gelu ? "linear_gelu" : "linear";
+        try (Case c = new Case(op + (autocast == null ? "" : "_" + autocast) + "_" + n + "x" + in + "x" + outF, op)) {
+            if (autocast != null) {
+                c.tolerance = BF16_TOLERANCE;
+                c.meta.put("tolerance", BF16_TOLERANCE);
+            }
+            ctx.autocast(autocast);
             Linear lin = c.own(new Linear(ctx, "lin", in, outF, true, rnd.nextLong()));
             Tensor x = c.input("x", n, in);
             Tensor y = c.output(n, outF);
@@ -182,6 +237,8 @@ public final class OpsCheck {
             c.compare("dx", c.result("grad.x", dx), g.dx());
             c.compare("dweight", c.result("grad.weight", lin.weight().grad()), g.dw());
             c.compare("dbias", c.result("grad.bias", lin.bias().grad()), g.db());
+        } finally {
+            ctx.autocast(null);
         }
     }
 
@@ -287,6 +344,259 @@ public final class OpsCheck {
         }
     }
 
+    void relu(int n) {
+        try (Case c = new Case("relu_" + n, "relu")) {
+            Elementwise ew = new Elementwise(ctx);
+            Tensor x = c.input("x", n);
+            Tensor dy = c.input("dy", n);
+            Tensor y = c.output(n);
+            Tensor dx = c.output(n);
+            ew.relu(x, y, s);
+            ew.reluBackward(x, dy, dx, s);
+            double[] xd = c.values("x");
+            c.compare("y", c.result("out.y", y), RefElementwise.relu(xd));
+            c.compare("dx", c.result("grad.x", dx), RefElementwise.reluBackward(xd, c.values("dy")));
+        }
+    }
+
+    /** With {@code ignore}, about a quarter of the rows carry ignore_index -100 (the first one always, n > 1). */
+    void crossEntropy(int n, int classes, boolean ignore) {
+        int ignoreIndex = -100;
+        try (Case c = new Case("cross_entropy_" + n + "x" + classes + (ignore ? "_ignore" : ""), "cross_entropy")) {
+            c.meta.put("ignore_index", ignoreIndex);
+            Tensor x = c.input("x", n, classes);
+            int[] target = new int[n];
+            for (int r = 0; r < n; r++) {
+                target[r] = ignore && n > 1 && (r == 0 || rnd.nextInt(4) == 0) ? ignoreIndex : rnd.nextInt(classes);
+            }
+            Tensor t = c.own(Tensor.empty(ctx.device(), "check", "target", DType.I32, n));
+            t.copyFrom(target);
+            c.tensors.put("target", HostTensor.ofInts(new int[] {n}, target));
+            Tensor lse = c.output(n);
+            Tensor rowLoss = c.output(n);
+            Tensor stats = c.output(2);
+            Tensor dx = c.output(n, classes);
+            CrossEntropy ce = new CrossEntropy(ctx);
+            float dloss = 1.5f;
+            c.meta.put("dloss", dloss);
+            ce.forward(x, t, ignoreIndex, lse, rowLoss, stats, s);
+            ce.backward(x, t, ignoreIndex, lse, stats, dloss, dx, s);
+            double[] xd = c.values("x");
+            float[] st = c.result("out.stats", stats);
+            c.compare("loss", new float[] {st[0]}, new double[] {RefLoss.crossEntropy(xd, target, n, classes,
+                    ignoreIndex)});
+            c.compare("dx", c.result("grad.x", dx), RefLoss.crossEntropyBackward(xd, target, n, classes, ignoreIndex,
+                    dloss));
+        }
+    }
+
+    void topKGating(int n, int experts, int k) {
+        try (Case c = new Case("topk_gating_" + n + "x" + experts + "_k" + k, "topk_gating")) {
+            c.meta.put("k", k);
+            Tensor x = c.input("x", n, experts);
+            Tensor dg = c.input("dgates", n, k);
+            Tensor chosen = c.own(Tensor.empty(ctx.device(), "check", "experts", DType.I32, n, k));
+            int[] poison = new int[n * k];
+            java.util.Arrays.fill(poison, -7);
+            chosen.copyFrom(poison);
+            Tensor gates = c.output(n, k);
+            Tensor dx = c.output(n, experts);
+            TopKGating gating = new TopKGating(ctx);
+            gating.forward(x, chosen, gates, s);
+            gating.backward(x, chosen, gates, dg, dx, s);
+            RefGating.Routing ref = RefGating.topK(c.values("x"), n, experts, k);
+            HostTensor ours = chosen.toHost();
+            c.tensors.put("out.experts", ours);
+            int[] oursIdx = ours.toInts();
+            float[] oursF = new float[oursIdx.length];
+            double[] refF = new double[oursIdx.length];
+            for (int i = 0; i < oursIdx.length; i++) {
+                oursF[i] = oursIdx[i];
+                refF[i] = ref.experts()[i];
+            }
+            c.compareMask("experts", oursF, refF);
+            c.compare("gates", c.result("out.gates", gates), ref.gates());
+            c.compare("dx", c.result("grad.x", dx), RefGating.topKBackward(ref, c.values("dgates"), n, experts, k));
+        }
+    }
+
+    void concat(int rows, int w0, int w1, int w2) {
+        try (Case c = new Case("concat_" + rows + "x" + w0 + "+" + w1 + "+" + w2, "concat")) {
+            int[] widths = {w0, w1, w2};
+            int total = w0 + w1 + w2;
+            List<Tensor> ins = new ArrayList<>();
+            List<Tensor> dins = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ins.add(c.input("x" + i, rows, widths[i]));
+                dins.add(c.output(rows, widths[i]));
+            }
+            Tensor out = c.output(rows, total);
+            Tensor dout = c.input("dy", rows, total);
+            Concat cat = new Concat(ctx);
+            cat.forward(ins, out, s);
+            cat.backward(dout, dins, s);
+            double[] ref = new double[rows * total];
+            double[] dy = c.values("dy");
+            int offset = 0;
+            for (int i = 0; i < 3; i++) {
+                double[] xi = c.values("x" + i);
+                double[] dref = new double[rows * widths[i]];
+                for (int r = 0; r < rows; r++) {
+                    for (int j = 0; j < widths[i]; j++) {
+                        ref[r * total + offset + j] = xi[r * widths[i] + j];
+                        dref[r * widths[i] + j] = dy[r * total + offset + j];
+                    }
+                }
+                c.compare("dx" + i, c.result("grad.x" + i, dins.get(i)), dref);
+                offset += widths[i];
+            }
+            c.compare("y", c.result("out.y", out), ref);
+        }
+    }
+
+    void conv2d(RefConv.Shape sh) {
+        try (Case c = new Case("conv2d_" + sh.n() + "x" + sh.ci() + "x" + sh.h() + "x" + sh.w() + "_co" + sh.co() + "_k"
+                + sh.kh() + "x" + sh.kw() + "_s" + sh.stride() + "_p" + sh.pad(), "conv2d")) {
+            c.meta.put("stride", sh.stride()).put("padding", sh.pad());
+            Conv2d conv = c.own(new Conv2d(ctx, "conv", sh.ci(), sh.co(), sh.kh(), sh.kw(), sh.stride(), sh.pad(), true,
+                    rnd.nextLong()));
+            Tensor x = c.input("x", sh.n(), sh.ci(), sh.h(), sh.w());
+            Tensor y = c.output(sh.n(), sh.co(), sh.oh(), sh.ow());
+            Tensor dy = c.input("dy", sh.n(), sh.co(), sh.oh(), sh.ow());
+            Tensor dx = c.output(sh.n(), sh.ci(), sh.h(), sh.w());
+            conv.zeroGrad(s);
+            conv.forward(x, y, s);
+            conv.backward(x, dy, dx, s);
+            c.record("param.weight", conv.parameters().get(0).value());
+            c.record("param.bias", conv.parameters().get(1).value());
+            double[] xd = c.values("x");
+            double[] w = c.values("param.weight");
+            RefConv.ConvGrads g = RefConv.conv2dBackward(xd, w, c.values("dy"), sh);
+            c.compare("y", c.result("out.y", y), RefConv.conv2d(xd, w, c.values("param.bias"), sh));
+            c.compare("dx", c.result("grad.x", dx), g.dx());
+            c.compare("dweight", c.result("grad.weight", conv.parameters().get(0).grad()), g.dw());
+            c.compare("dbias", c.result("grad.bias", conv.parameters().get(1).grad()), g.db());
+        }
+    }
+
+    void maxPool(int n, int ch, int h, int w, int k, int stride, int pad) {
+        try (Case c = new Case("max_pool_" + n + "x" + ch + "x" + h + "x" + w + "_k" + k + "_s" + stride + "_p" + pad,
+                "max_pool")) {
+            c.meta.put("k", k).put("stride", stride).put("padding", pad);
+            MaxPool2d pool = new MaxPool2d(ctx, k, stride, pad);
+            int[] os = pool.outputShape(new int[] {n, ch, h, w});
+            Tensor x = c.input("x", n, ch, h, w);
+            Tensor y = c.output(os);
+            Tensor arg = c.own(Tensor.empty(ctx.device(), "check", "argmax", DType.I32, os));
+            Tensor dy = c.input("dy", os);
+            Tensor dx = c.output(n, ch, h, w);
+            pool.forward(x, y, arg, s);
+            pool.backward(x, arg, dy, dx, s);
+            double[] xd = c.values("x");
+            int[] refArg = new int[(int) dev.aorta.model.Shapes.numel(os)];
+            double[] ref = RefConv.maxPool(xd, n * ch, h, w, k, stride, pad, refArg);
+            c.compare("y", c.result("out.y", y), ref);
+            c.compare("dx", c.result("grad.x", dx), RefConv.maxPoolBackward(refArg, c.values("dy"), xd.length));
+        }
+    }
+
+    void globalAvgPool(int n, int ch, int h, int w) {
+        try (Case c = new Case("global_avg_pool_" + n + "x" + ch + "x" + h + "x" + w, "global_avg_pool")) {
+            GlobalAvgPool pool = new GlobalAvgPool(ctx);
+            Tensor x = c.input("x", n, ch, h, w);
+            Tensor y = c.output(n, ch);
+            Tensor dy = c.input("dy", n, ch);
+            Tensor dx = c.output(n, ch, h, w);
+            pool.forward(x, y, s);
+            pool.backward(x, dy, dx, s);
+            c.compare("y", c.result("out.y", y), RefConv.globalAvgPool(c.values("x"), n * ch, h * w));
+            c.compare("dx", c.result("grad.x", dx), RefConv.globalAvgPoolBackward(c.values("dy"), n * ch, h * w));
+        }
+    }
+
+    void mlpBlock(int b, int t, int dim, int hidden) {
+        try (Case c = new Case("mlp_block_" + b + "x" + t + "x" + dim + "_h" + hidden, "mlp_block")) {
+            MlpBlock mlp = c.own(new MlpBlock(ctx, "", dim, hidden, rnd.nextLong()));
+            for (Parameter p : mlp.parameters()) {
+                c.record("param." + p.name(), p.value());
+            }
+            Tensor x = c.input("x", b, t, dim);
+            Tensor dy = c.input("dy", b, t, dim);
+            Tensor y = c.output(b, t, dim);
+            Tensor dx = c.output(b, t, dim);
+            try (MlpBlock.Activations a = mlp.activations(b, t)) {
+                mlp.zeroGrad(s);
+                mlp.forward(x, y, a, s);
+                mlp.backward(x, dy, dx, a, s);
+            }
+            int rows = b * t;
+            double[] xd = c.values("x");
+            double[] w0 = c.values("param.0.weight");
+            double[] w2 = c.values("param.2.weight");
+            double[] pre = RefLinear.forward(xd, w0, c.values("param.0.bias"), rows, dim, hidden);
+            double[] h = RefElementwise.gelu(pre);
+            RefLinear.Grads g2 = RefLinear.backward(h, w2, c.values("dy"), rows, hidden, dim);
+            RefLinear.Grads g0 = RefLinear.backward(xd, w0, RefElementwise.geluBackward(pre, g2.dx()), rows, dim,
+                    hidden);
+            c.compare("y", c.result("out.y", y), RefLinear.forward(h, w2, c.values("param.2.bias"), rows, hidden, dim));
+            c.compare("dx", c.result("grad.x", dx), g0.dx());
+            List<Parameter> ps = mlp.parameters();
+            c.compare("d0.weight", c.result("grad.0.weight", ps.get(0).grad()), g0.dw());
+            c.compare("d0.bias", c.result("grad.0.bias", ps.get(1).grad()), g0.db());
+            c.compare("d2.weight", c.result("grad.2.weight", ps.get(2).grad()), g2.dw());
+            c.compare("d2.bias", c.result("grad.2.bias", ps.get(3).grad()), g2.db());
+        }
+    }
+
+    /** Feeds a causal sequence in {@code pieces} through the KV cache; the outputs must be the whole sequence's. */
+    void cachedAttention(int b, int e, int heads, int[] pieces) {
+        int total = java.util.Arrays.stream(pieces).sum();
+        try (Case c = new Case("cached_attention_" + b + "x" + total + "x" + e + "_h" + heads + "_pieces"
+                + pieces.length, "cached_attention")) {
+            c.meta.put("heads", heads);
+            c.tolerance = ATTENTION_TOLERANCE;
+            CachedSelfAttention block = c.own(new CachedSelfAttention(ctx, "", e, heads, rnd.nextLong()));
+            // biases away from their zero start, so that their effect is tested too
+            for (Parameter p : block.parameters()) {
+                if (p.value().rank() == 1) {
+                    float[] r = c.randoms(p.value().dim(0));
+                    for (int i = 0; i < r.length; i++) {
+                        r[i] *= 0.2f;
+                    }
+                    p.load(HostTensor.ofFloats(DType.FP32, p.value().shape(), r));
+                }
+                c.record("param." + p.name(), p.value());
+            }
+            float[] x = c.randoms(b * total * e);
+            c.tensors.put("x", HostTensor.ofFloats(DType.FP32, new int[] {b, total, e}, x));
+            float[] y = new float[x.length];
+            try (CachedSelfAttention.KvCache cache = block.cache(b, total)) {
+                int pos = 0;
+                for (int t : pieces) {
+                    float[] xp = new float[b * t * e];
+                    for (int bb = 0; bb < b; bb++) {
+                        System.arraycopy(x, (bb * total + pos) * e, xp, bb * t * e, t * e);
+                    }
+                    Tensor xt = c.own(Tensor.empty(ctx.device(), "check", "x piece", DType.FP32, b, t, e));
+                    xt.copyFrom(xp);
+                    Tensor yt = c.output(b, t, e);
+                    block.forward(xt, yt, cache, s);
+                    float[] yp = yt.toFloats();
+                    for (int bb = 0; bb < b; bb++) {
+                        System.arraycopy(yp, bb * t * e, y, (bb * total + pos) * e, t * e);
+                    }
+                    pos += t;
+                }
+            }
+            c.tensors.put("out.y", HostTensor.ofFloats(DType.FP32, new int[] {b, total, e}, y));
+            Map<String, double[]> p64 = new LinkedHashMap<>();
+            for (Parameter p : block.parameters()) {
+                p64.put(p.name(), c.values("param." + p.name()));
+            }
+            c.compare("y", y, RefSelfAttention.forward(p64, c.values("x"), b, total, e, heads, true));
+        }
+    }
+
     void embedding(int bags, int len, int vocab, int dim) {
         try (Case c = new Case("embedding_mean_" + bags + "x" + len + "_" + vocab + "x" + dim, "embedding_mean")) {
             EmbeddingMeanPool emb = c.own(new EmbeddingMeanPool(ctx, "emb", vocab, dim, rnd.nextLong()));
@@ -315,7 +625,7 @@ public final class OpsCheck {
                 "attention")) {
             c.meta.put("causal", causal);
             c.tolerance = ATTENTION_TOLERANCE;
-            Attention att = new Attention(ctx);
+            Attention att = c.own(new Attention(ctx));
             Tensor q = c.input("q", batch, heads, t, d);
             Tensor k = c.input("k", batch, heads, t, d);
             Tensor v = c.input("v", batch, heads, t, d);
@@ -384,7 +694,17 @@ public final class OpsCheck {
     }
 
     void adamw(int[][] shapes, int steps) {
-        try (Case c = new Case("adamw_" + shapes.length + "_tensors_" + steps + "_steps", "adamw")) {
+        adamw(shapes, steps, 1);
+    }
+
+    /**
+     * With {@code gradScale} != 1 the gradients on the device carry that loss scale (fp16 training) and the
+     * step must unscale them; the reference steps with the unscaled gradients.
+     */
+    void adamw(int[][] shapes, int steps, float gradScale) {
+        try (Case c = new Case("adamw_" + shapes.length + "_tensors_" + steps + "_steps"
+                + (gradScale == 1 ? "" : "_scaled"), "adamw")) {
+            c.meta.put("grad_scale", gradScale);
             double b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1, maxNorm = 0.5;
             LrSchedule sched = new LrSchedule(1e-2, 1e-3, 2, steps);
             c.meta.put("beta1", b1).put("beta2", b2).put("eps", eps).put("weight_decay", wd).put("max_norm", maxNorm)
@@ -395,10 +715,16 @@ public final class OpsCheck {
             List<double[]> g64 = new ArrayList<>();
             for (int i = 0; i < shapes.length; i++) {
                 Tensor p = c.input("param.p" + i, shapes[i]);
-                Tensor g = c.input("grad_in.p" + i, shapes[i]);
+                float[] gv = c.randoms((int) dev.aorta.model.Shapes.numel(shapes[i]));
+                double[] gd = new double[gv.length];
+                for (int k = 0; k < gv.length; k++) {
+                    gd[k] = gv[k];
+                    gv[k] *= gradScale; // a power of two: exact
+                }
+                Tensor g = c.upload("grad_in.p" + i, gv, shapes[i]);
                 params.add(new Parameter("p" + i, p, g));
                 p64.add(c.values("param.p" + i));
-                g64.add(c.values("grad_in.p" + i));
+                g64.add(gd);
             }
             List<double[]> m64 = new ArrayList<>();
             List<double[]> v64 = new ArrayList<>();
@@ -410,7 +736,7 @@ public final class OpsCheck {
                 for (int t = 0; t < steps; t++) {
                     double lr = sched.lr(t);
                     lrs.add(lr);
-                    opt.step(lr, maxNorm, s);
+                    opt.step(lr, maxNorm, gradScale, s);
                     double coef = RefOptim.clipCoefficient(RefOptim.globalNorm(g64), maxNorm);
                     for (int i = 0; i < p64.size(); i++) {
                         double[] g = g64.get(i).clone();
@@ -421,10 +747,15 @@ public final class OpsCheck {
                     }
                 }
                 c.compare("grad norm", c.result("out.grad_norm", opt.gradNorm()),
-                        new double[] {RefOptim.globalNorm(g64)});
-            }
-            for (int i = 0; i < params.size(); i++) {
-                c.compare("p" + i, c.result("out.p" + i, params.get(i).value()), p64.get(i));
+                        new double[] {gradScale * RefOptim.globalNorm(g64)});
+                for (int i = 0; i < params.size(); i++) {
+                    c.compare("p" + i, c.result("out.p" + i, params.get(i).value()), p64.get(i));
+                }
+                opt.zeroGrad(s);
+                for (int i = 0; i < params.size(); i++) {
+                    // exactly zero: the absolute error (the reference norm is 0)
+                    c.compare("zeroed grad p" + i, params.get(i).grad().toFloats(), new double[g64.get(i).length]);
+                }
             }
         }
     }

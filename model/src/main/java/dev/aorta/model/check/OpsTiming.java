@@ -51,6 +51,7 @@ public final class OpsTiming {
             report("layer norm fwd 4096x768", time(device, s, () -> ln.forward(x, ly, mean, rstd, s)), 2.0 * n * e * 4,
                     "GB/s");
             Attention att = new Attention(ctx);
+            keep.add(att);
             for (int[] d : new int[][] {{4, 12, 1024, 64}, {1, 12, 2048, 64}}) {
                 Tensor q = random(ctx, s, keep, d);
                 Tensor k = random(ctx, s, keep, d);

@@ -93,6 +93,11 @@ public final class AdamW implements AutoCloseable {
         return b;
     }
 
+    /** Sets every parameter's gradient to zero in one launch (what a per-tensor zeroGrad does in many). */
+    public void zeroGrad(Stream s) {
+        ctx.kernels().launch("adamw.cu", "zero_grads", grid, BLOCK, s, grads.address(), starts.address(), count);
+    }
+
     /** Queues the global L2 norm of all gradients into {@link #gradNorm()}'s tensor. */
     public void computeGradNorm(Stream s) {
         ctx.kernels().launch("adamw.cu", "grad_sum_squares", grid, BLOCK, s, grads.address(), starts.address(),
@@ -110,6 +115,15 @@ public final class AdamW implements AutoCloseable {
      * global norm (the norm is computed here, on {@code s}).
      */
     public void step(double lr, double maxNorm, Stream s) {
+        step(lr, maxNorm, 1f, s);
+    }
+
+    /**
+     * As {@link #step(double, double, Stream)} for gradients that carry a loss scale (fp16,
+     * {@link dev.aorta.model.LossScaler}): they are divided by {@code gradScale} as they are read, and the clip
+     * uses the norm divided by it.
+     */
+    public void step(double lr, double maxNorm, float gradScale, Stream s) {
         t++;
         if (maxNorm > 0) {
             computeGradNorm(s);
@@ -119,7 +133,7 @@ public final class AdamW implements AutoCloseable {
         ctx.kernels().launch("adamw.cu", "adamw_step", grid, BLOCK, s, params.address(), grads.address(),
                 firstMoments.address(), secondMoments.address(), starts.address(), count, (float) lr, (float) beta1,
                 (float) beta2, (float) eps, (float) weightDecay, (float) (lr / bc1), (float) Math.sqrt(bc2),
-                maxNorm > 0 ? norm : null, (float) maxNorm);
+                maxNorm > 0 ? norm : null, (float) maxNorm, 1f / gradScale);
     }
 
     /** Steps taken so far. */

@@ -7,8 +7,8 @@ import dev.aorta.model.Shapes;
 import dev.aorta.model.Tensor;
 
 /**
- * The parameter-free elementwise ops on fp32 tensors of one shape: GELU (exact erf form), residual add and
- * dropout. Each checks shapes and dtypes before launching.
+ * The parameter-free elementwise ops on fp32 tensors of one shape: GELU (exact erf form), ReLU, residual add
+ * and dropout. Each checks shapes and dtypes before launching.
  */
 public final class Elementwise {
     private final OpContext ctx;
@@ -27,6 +27,19 @@ public final class Elementwise {
         same("gelu backward", "x", x, "dy", dy);
         same("gelu backward", "x", x, "dx", dx);
         ctx.kernels().launch("elementwise.cu", "gelu_backward", grid(x), 256, s, x, dy, dx, x.numel());
+    }
+
+    /** y = max(x, 0). */
+    public void relu(Tensor x, Tensor y, Stream s) {
+        same("relu", "x", x, "y", y);
+        ctx.kernels().launch("elementwise.cu", "relu_forward", grid(x), 256, s, x, y, x.numel());
+    }
+
+    /** dx = dy where x > 0, else 0 (torch's choice at x = 0); dx may be dy. */
+    public void reluBackward(Tensor x, Tensor dy, Tensor dx, Stream s) {
+        same("relu backward", "x", x, "dy", dy);
+        same("relu backward", "x", x, "dx", dx);
+        ctx.kernels().launch("elementwise.cu", "relu_backward", grid(x), 256, s, x, dy, dx, x.numel());
     }
 
     /** y = a + b (y may be a or b). Its backward hands dy to both inputs: see {@link #accumulate}. */

@@ -55,7 +55,7 @@ public final class LayerNorm implements Layer {
         Shapes.requireContiguous(OP, "dx", dx);
         ctx.kernels().launch("layernorm.cu", "layernorm_backward", (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK,
                 32 * ROWS_PER_BLOCK, s, dy, x, gamma.value(), mean, rstd, dx, rows, dim);
-        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad", (dim + 255) / 256, 256, s, dy, x, mean, rstd,
+        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad", (dim + 31) / 32, 1024, s, dy, x, mean, rstd,
                 gamma.grad(), beta.grad(), rows, dim);
     }
 

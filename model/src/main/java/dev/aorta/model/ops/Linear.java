@@ -1,6 +1,7 @@
 package dev.aorta.model.ops;
 
 import dev.aorta.gpu.blas.Cublas;
+import dev.aorta.gpu.blas.CublasLt;
 import dev.aorta.gpu.blas.GemmPrecision;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.model.DType;
@@ -16,8 +17,11 @@ import java.util.List;
  * bias add and the activation fused into one pass after the GEMM. fp32 GEMMs through cuBLAS (no TF32, so
  * results stay within fp32 rounding of the reference).
  *
- * <p>Later: bf16/fp16 inputs and cuBLASLt's bias and GELU epilogues in the GEMM itself, which would save the
- * extra pass over y.
+ * <p>Under autocast ({@link OpContext#autocast()} bf16 or fp16) the GEMMs run through cuBLASLt on 16-bit
+ * copies of W, x and dy with fp32 accumulation and fp32 outputs, the bias added in the GEMM's epilogue.
+ * Unlike torch, y stays fp32 (torch rounds it to 16 bits) and dW accumulates in fp32; the GELU stays the erf
+ * form in our own pass, because cuBLASLt's GELU epilogue is the tanh approximation. The 16-bit copies live
+ * in scratch owned by this layer (one call in flight per layer).
  */
 public final class Linear implements Layer {
     private static final String OP = "linear";
@@ -27,6 +31,9 @@ public final class Linear implements Layer {
     private final int out;
     private final Parameter weight;
     private final Parameter bias;
+    private Tensor lowWeight;
+    private Tensor lowX;
+    private Tensor lowDy;
 
     /** With PyTorch's default initialisation, deterministic from {@code seed} and the parameter names. */
     public Linear(OpContext ctx, String name, int in, int out, boolean withBias, long seed) {
@@ -66,6 +73,10 @@ public final class Linear implements Layer {
     /** y = x·Wᵀ + b. */
     public void forward(Tensor x, Tensor y, Stream s) {
         int rows = check(x, "y", y);
+        if (ctx.autocast() != null) {
+            lowGemmForward(x, y, rows, s);
+            return;
+        }
         gemmForward(x, y, rows, s);
         if (bias != null) {
             ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s,
@@ -78,9 +89,14 @@ public final class Linear implements Layer {
         int rows = check(x, "y", y);
         Shapes.requireSame(OP, "y", y, "pre", pre);
         Shapes.requireDtype(OP, "pre", pre, DType.FP32);
-        gemmForward(x, y, rows, s);
+        boolean low = ctx.autocast() != null;
+        if (low) {
+            lowGemmForward(x, y, rows, s);
+        } else {
+            gemmForward(x, y, rows, s);
+        }
         ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s,
-                y, bias == null ? null : bias.value(), pre, y.numel(), out, 1);
+                y, bias == null || low ? null : bias.value(), pre, y.numel(), out, 1);
     }
 
     /** dx = dy·W (skipped when dx is null), dW += dyᵀ·x, db += Σ dy. */
@@ -91,6 +107,17 @@ public final class Linear implements Layer {
             Shapes.requireDtype(OP, "dx", dx, DType.FP32);
             Shapes.requireContiguous(OP, "dx", dx);
         }
+        if (ctx.autocast() != null) {
+            lowGemmBackward(x, dy, dx, rows, s);
+        } else {
+            gemmBackward(x, dy, dx, rows, s);
+        }
+        if (bias != null) {
+            ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 31) / 32, 1024, s, dy, bias.grad(), rows, out);
+        }
+    }
+
+    private void gemmBackward(Tensor x, Tensor dy, Tensor dx, int rows, Stream s) {
         Cublas blas = ctx.blasOn(s);
         // column-major view: dy is dyᵀ [out × rows], x is xᵀ [in × rows], W is Wᵀ [in × out]
         if (dx != null) {
@@ -99,9 +126,83 @@ public final class Linear implements Layer {
         }
         blas.gemm(GemmPrecision.FP32, false, true, in, out, rows, 1f, x.address(), in, dy.address(), out, 1f,
                 weight.grad().address(), in);
-        if (bias != null) {
-            ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 255) / 256, 256, s, dy, bias.grad(), rows, out);
+    }
+
+    /** y = x·Wᵀ + b through cuBLASLt on 16-bit copies of W and x, the bias in the epilogue, y fp32. */
+    private void lowGemmForward(Tensor x, Tensor y, int rows, Stream s) {
+        DType t = ctx.autocast();
+        lowWeight = castInto(weight.value(), lowWeight, t, s);
+        lowX = castInto(x, lowX, t, s);
+        boolean fused = ctx.blasLt().matmul(s, precision(t), GemmPrecision.FP32, true, false, out, rows, in, 1f,
+                lowWeight.address(), in, lowX.address(), in, 0f, y.address(), out,
+                bias == null ? CublasLt.Epilogue.DEFAULT : CublasLt.Epilogue.BIAS,
+                bias == null ? 0 : bias.value().address(), 0, 0);
+        if (!fused) {
+            // no cuBLASLt algorithm for this shape (odd leading dimensions): cuBLAS, then the bias in a pass
+            ctx.blasOn(s).gemm(mixed(t), true, false, out, rows, in, 1f, lowWeight.address(), in, lowX.address(), in,
+                    0f, y.address(), out);
+            if (bias != null) {
+                ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256,
+                        s, y, bias.value(), null, y.numel(), out, 0);
+            }
         }
+    }
+
+    /** dx = dy·W and dW += dyᵀ·x on 16-bit copies (W's from the forward pass), fp32 results. */
+    private void lowGemmBackward(Tensor x, Tensor dy, Tensor dx, int rows, Stream s) {
+        DType t = ctx.autocast();
+        if (lowWeight == null || lowWeight.dtype() != t) {
+            lowWeight = castInto(weight.value(), lowWeight, t, s);
+        }
+        lowDy = castInto(dy, lowDy, t, s);
+        if (dx != null) {
+            lowGemm(s, t, false, false, in, rows, out, lowWeight, in, lowDy, out, 0f, dx, in);
+        }
+        lowX = castInto(x, lowX, t, s);
+        lowGemm(s, t, false, true, in, out, rows, lowX, in, lowDy, out, 1f, weight.grad(), in);
+    }
+
+    /** A 16-bit GEMM into fp32 without epilogue: cuBLASLt, or cuBLAS where cuBLASLt has no algorithm. */
+    private void lowGemm(Stream s, DType t, boolean transA, boolean transB, int m, int n, int k, Tensor a, int lda,
+                         Tensor b, int ldb, float beta, Tensor c, int ldc) {
+        if (!ctx.blasLt().matmul(s, precision(t), GemmPrecision.FP32, transA, transB, m, n, k, 1f, a.address(), lda,
+                b.address(), ldb, beta, c.address(), ldc, CublasLt.Epilogue.DEFAULT, 0, 0, 0)) {
+            ctx.blasOn(s).gemm(mixed(t), transA, transB, m, n, k, 1f, a.address(), lda, b.address(), ldb, beta,
+                    c.address(), ldc);
+        }
+    }
+
+    /** src rounded to {@code t} into {@code scratch} (replaced when too small or of another dtype). */
+    private Tensor castInto(Tensor src, Tensor scratch, DType t, Stream s) {
+        Tensor dst = scratch;
+        if (dst == null || dst.dtype() != t || dst.numel() < src.numel()) {
+            if (dst != null) {
+                dst.close();
+            }
+            dst = ctx.empty(OP, "16-bit copy", t, (int) src.numel());
+        }
+        ctx.kernels().launch("convert.cu", "cast_f32_to_16", ctx.kernels().gridFor((src.numel() + 3) / 4, 256), 256,
+                s, src, dst, src.numel(), t == DType.FP16 ? 1 : 0);
+        return dst;
+    }
+
+    private static GemmPrecision precision(DType t) {
+        return t == DType.FP16 ? GemmPrecision.FP16 : GemmPrecision.BF16;
+    }
+
+    /** 16-bit operands, fp32 output: cuBLAS's form of the same GEMM. */
+    private static GemmPrecision mixed(DType t) {
+        return t == DType.FP16 ? GemmPrecision.FP16_FP32 : GemmPrecision.BF16_FP32;
+    }
+
+    @Override
+    public void close() {
+        for (Tensor t : new Tensor[] {lowWeight, lowX, lowDy}) {
+            if (t != null) {
+                t.close();
+            }
+        }
+        Layer.super.close();
     }
 
     /**

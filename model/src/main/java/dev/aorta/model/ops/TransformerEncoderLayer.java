@@ -185,6 +185,15 @@ public final class TransformerEncoderLayer implements Layer {
         ew.accumulate(dx, a.ds1, s);
     }
 
+    /** Parameters, the linear layers' 16-bit scratch and the attention's score scratch. */
+    @Override
+    public void close() {
+        for (Layer l : new Layer[] {inProj, outProj, linear1, linear2, norm1, norm2}) {
+            l.close();
+        }
+        attention.close();
+    }
+
     /** Dropout from {@code in} into {@code out}, or {@code in} itself when p = 0 (no launch). */
     private Tensor drop(Tensor in, Tensor out, long seed, long offset, Stream s) {
         if (dropout == 0) {

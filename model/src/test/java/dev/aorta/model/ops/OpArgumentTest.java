@@ -58,4 +58,29 @@ class OpArgumentTest {
                 f32(1, 2, 4, 8), f32(1, 2, 4), false, null))
                 .hasMessage("attention: operand k has shape [1, 2, 5, 8], expected the shape of q [1, 2, 4, 8]");
     }
+
+    @Test
+    void topKGatingRejectsKOutsideTheExperts() {
+        Tensor experts = Tensor.meta(DType.I32, 3, 5);
+        assertThatThrownBy(() -> new TopKGating(null).forward(f32(3, 4), experts, f32(3, 5), null))
+                .hasMessage("top-k gating: k = 5 (gates [3, 5]) must lie in [1, min(32, experts 4)]");
+        assertThatThrownBy(() -> new TopKGating(null).forward(f32(3, 4), Tensor.meta(DType.FP32, 3, 2), f32(3, 2),
+                null)).hasMessage("top-k gating: operand experts is fp32 [3, 2], expected i32");
+    }
+
+    @Test
+    void crossEntropyWantsIntegerTargetsPerRow() {
+        assertThatThrownBy(() -> new CrossEntropy(null).forward(f32(4, 10), f32(4), -100, f32(4), f32(4), f32(2),
+                null)).hasMessage("cross entropy: operand target is fp32 [4], expected i32");
+        assertThatThrownBy(() -> new CrossEntropy(null).forward(f32(4, 10), Tensor.meta(DType.I32, 5), -100, f32(4),
+                f32(4), f32(2), null)).hasMessage("cross entropy: operand target has shape [5], expected [4]");
+    }
+
+    @Test
+    void concatNeedsTheSameLeadingDimensionsAndTheSummedWidth() {
+        assertThatThrownBy(() -> new Concat(null).forward(java.util.List.of(f32(2, 3), f32(3, 4)), f32(2, 7), null))
+                .hasMessage("concat: operand input 1 has shape [3, 4], expected [2, 4]");
+        assertThatThrownBy(() -> new Concat(null).forward(java.util.List.of(f32(2, 3), f32(2, 4)), f32(2, 8), null))
+                .hasMessage("concat: operand out has shape [2, 8], expected [2, 7]");
+    }
 }

@@ -1,0 +1,159 @@
+package dev.aorta.model.ops;
+
+import dev.aorta.gpu.blas.Cublas;
+import dev.aorta.gpu.blas.GemmPrecision;
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.Init;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.Shapes;
+import dev.aorta.model.Tensor;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The attention block for incremental decoding: causal multi-head self-attention (torch.nn.MultiheadAttention,
+ * batch_first, state_dict names) whose keys and values are kept in a {@link KvCache}. Each
+ * {@link #forward} takes the next t positions of x [batch, t, e] (a prefill of many, then one per step),
+ * appends their keys and values to the cache and attends from the new queries over everything cached, so a
+ * sequence fed in pieces gives what the whole sequence gives at once. Forward only (inference); fp32; the
+ * scores of one call go through batched GEMMs ([batch·heads, t, cached] scratch in the cache).
+ */
+public final class CachedSelfAttention implements Layer {
+    private static final String OP = "cached self-attention";
+
+    private final OpContext ctx;
+    private final int e;
+    private final int heads;
+    private final int d;
+    private final Linear inProj;
+    private final Linear outProj;
+
+    public CachedSelfAttention(OpContext ctx, String prefix, int e, int heads, long seed) {
+        if (heads <= 0 || e % heads != 0) {
+            throw new IllegalArgumentException(OP + ": embedding " + e + " does not split into " + heads + " heads");
+        }
+        this.ctx = ctx;
+        this.e = e;
+        this.heads = heads;
+        this.d = e / heads;
+        this.inProj = new Linear(ctx, prefix + "in_proj_weight", prefix + "in_proj_bias", e, 3 * e, seed);
+        this.outProj = new Linear(ctx, prefix + "out_proj", e, e, true, seed);
+        // MultiheadAttention's own initialisation: xavier_uniform_ input projection, zero biases
+        inProj.weight().load(Init.uniform(seed, inProj.weight().name(), Init.xavierBound(e, 3 * e), 3 * e, e));
+        inProj.bias().load(Init.constant(0f, 3 * e));
+        outProj.bias().load(Init.constant(0f, e));
+    }
+
+    /** In torch's state_dict order. */
+    @Override
+    public List<Parameter> parameters() {
+        List<Parameter> p = new ArrayList<>(inProj.parameters());
+        p.addAll(outProj.parameters());
+        return p;
+    }
+
+    @Override
+    public void close() {
+        inProj.close();
+        outProj.close();
+    }
+
+    /** Keys and values of up to maxT positions per sequence, and one call's scratch (sized for t = maxT). */
+    public final class KvCache implements AutoCloseable {
+        final int batch;
+        final int maxT;
+        final Tensor k;
+        final Tensor v;
+        private final Tensor qkv;
+        private final Tensor q;
+        private final Tensor att;
+        private final Tensor merged;
+        private final Tensor scores;
+        private int length;
+
+        KvCache(int batch, int maxT) {
+            if (batch < 1 || maxT < 1 || (long) batch * heads * maxT * maxT > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(OP + ": a cache of batch " + batch + " and " + maxT
+                        + " positions (its score scratch is batch·heads·maxT² elements, at most 2^31 - 1)");
+            }
+            this.batch = batch;
+            this.maxT = maxT;
+            k = ctx.empty(OP, "key cache", DType.FP32, batch, heads, maxT, d);
+            v = ctx.empty(OP, "value cache", DType.FP32, batch, heads, maxT, d);
+            qkv = ctx.empty(OP, "qkv", DType.FP32, batch * maxT * 3 * e);
+            q = ctx.empty(OP, "queries", DType.FP32, batch * maxT * e);
+            att = ctx.empty(OP, "attention output", DType.FP32, batch * maxT * e);
+            merged = ctx.empty(OP, "merged heads", DType.FP32, batch * maxT * e);
+            scores = ctx.empty(OP, "scores", DType.FP32, batch * heads * maxT * maxT);
+        }
+
+        /** Positions cached so far. */
+        public int length() {
+            return length;
+        }
+
+        /** Forgets every position (the next forward starts a new sequence). */
+        public void reset() {
+            length = 0;
+        }
+
+        @Override
+        public void close() {
+            for (Tensor t : new Tensor[] {k, v, qkv, q, att, merged, scores}) {
+                t.close();
+            }
+        }
+    }
+
+    public KvCache cache(int batch, int maxT) {
+        return new KvCache(batch, maxT);
+    }
+
+    /** y [batch, t, e] for the next t positions x [batch, t, e]; appends them to {@code cache}. */
+    public void forward(Tensor x, Tensor y, KvCache cache, Stream s) {
+        Shapes.requireRank(OP, "x", x, 3);
+        int t = x.dim(1);
+        Shapes.require(OP, "x", x, cache.batch, t, e);
+        Shapes.requireSame(OP, "x", x, "y", y);
+        if (t < 1 || cache.length + t > cache.maxT) {
+            throw new IllegalArgumentException(OP + ": " + t + " new positions after " + cache.length
+                    + " cached do not fit the cache of " + cache.maxT);
+        }
+        int b = cache.batch;
+        int pos = cache.length;
+        int len = pos + t;
+        int bh = b * heads;
+        Tensor qkv = first(cache.qkv, b, t, 3 * e);
+        Tensor q = first(cache.q, b, heads, t, d);
+        Tensor att = first(cache.att, b, heads, t, d);
+        Tensor merged = first(cache.merged, b, t, e);
+        inProj.forward(x, qkv, s);
+        ctx.kernels().launch("layout.cu", "rows_to_heads", ctx.kernels().gridFor(q.numel(), 256), 256, s, qkv, q, b, t,
+                heads, d, 3 * e, 0);
+        for (int part = 1; part <= 2; part++) {
+            ctx.kernels().launch("layout.cu", "rows_to_cache", ctx.kernels().gridFor(q.numel(), 256), 256, s, qkv,
+                    part == 1 ? cache.k : cache.v, b, t, heads, d, 3 * e, part * e, cache.maxT, pos);
+        }
+        long headStride = (long) cache.maxT * d;
+        Cublas blas = ctx.blasOn(s);
+        // S [bh, t, len] row-major = column-major len×t: K (d×len per head) transposed times Q (d×t)
+        blas.gemmStridedBatched(GemmPrecision.FP32, true, false, len, t, d, 1f, cache.k.address(), d, headStride,
+                q.address(), d, (long) t * d, 0f, cache.scores.address(), len, (long) t * len, bh);
+        ctx.kernels().launch("attention.cu", "attention_cached_softmax", (bh * t + 3) / 4, 128, s, cache.scores,
+                bh * t, t, len, (float) (1 / Math.sqrt(d)));
+        // O (d×t per head) = V (d×len) · P (column-major len×t)
+        blas.gemmStridedBatched(GemmPrecision.FP32, false, false, d, t, len, 1f, cache.v.address(), d, headStride,
+                cache.scores.address(), len, (long) t * len, 0f, att.address(), d, (long) t * d, bh);
+        ctx.kernels().launch("layout.cu", "heads_to_rows", ctx.kernels().gridFor(att.numel(), 256), 256, s, att,
+                merged, b, t, heads, d, e, 0);
+        outProj.forward(merged, y, s);
+        cache.length = len;
+    }
+
+    /** The first elements of a flat scratch tensor under {@code shape}. */
+    private static Tensor first(Tensor flat, int... shape) {
+        return flat.slice(0, 0, (int) Shapes.numel(shape)).view(shape);
+    }
+}

@@ -1,0 +1,253 @@
+package dev.aorta.model.ranking;
+
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.Shapes;
+import dev.aorta.model.Tensor;
+import dev.aorta.model.ops.BceWithLogits;
+import dev.aorta.model.ops.Elementwise;
+import dev.aorta.model.ops.EmbeddingMeanPool;
+import dev.aorta.model.ops.Layer;
+import dev.aorta.model.ops.LayerNorm;
+import dev.aorta.model.ops.Linear;
+import dev.aorta.model.ops.Parameter;
+import dev.aorta.model.ops.TransformerEncoderLayer;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The trainer's ranking transformer (AMD AORTA's RankingTransformerModel), fp32, on dense [B, T, F, D] and
+ * categorical [B, T, S] inputs:
+ *
+ * <pre>
+ *   x      = dense_projection(flatten(dense)) + embedding_projection(mean_S(embedding(categorical)))
+ *   x      = encoder.layers[N-1](... encoder.layers[0](x))      (torch TransformerEncoderLayer, post-norm, GELU)
+ *   scores = scorer.3(dropout(gelu(scorer.0(norm(x)))))         [B, T]
+ *   loss   = mean(importance · BCEWithLogits(scores, target))
+ * </pre>
+ *
+ * Parameter names and order are the torch module's state_dict, so a parameter file written from
+ * {@link #parameters()} loads into it with {@code load_state_dict(strict=True)}.
+ */
+public final class RankingModel implements Layer {
+    private static final String OP = "ranking model";
+
+    private final OpContext ctx;
+    private final RankingConfig cfg;
+    private final EmbeddingMeanPool embedding;
+    private final Linear denseProjection;
+    private final Linear embeddingProjection;
+    private final List<TransformerEncoderLayer> layers = new ArrayList<>();
+    private final LayerNorm norm;
+    private final Linear scorerIn;
+    private final Linear scorerOut;
+    private final Elementwise ew;
+    private final BceWithLogits bce;
+
+    public RankingModel(OpContext ctx, RankingConfig cfg, long seed) {
+        this.ctx = ctx;
+        this.cfg = cfg;
+        this.embedding = new EmbeddingMeanPool(ctx, "embedding", cfg.vocab(), cfg.embeddingDim(), seed);
+        this.denseProjection = new Linear(ctx, "dense_projection", cfg.denseFeatures() * cfg.denseDim(),
+                cfg.modelDim(), true, seed);
+        this.embeddingProjection = new Linear(ctx, "embedding_projection", cfg.embeddingDim(), cfg.modelDim(), true,
+                seed);
+        for (int i = 0; i < cfg.layers(); i++) {
+            layers.add(new TransformerEncoderLayer(ctx, "encoder.layers." + i + ".", cfg.modelDim(), cfg.heads(),
+                    cfg.mlpHidden(), cfg.dropout(), seed));
+        }
+        this.norm = new LayerNorm(ctx, "norm", cfg.modelDim(), 1e-5f);
+        this.scorerIn = new Linear(ctx, "scorer.0", cfg.modelDim(), cfg.mlpHidden(), true, seed);
+        this.scorerOut = new Linear(ctx, "scorer.3", cfg.mlpHidden(), 1, true, seed);
+        this.ew = new Elementwise(ctx);
+        this.bce = new BceWithLogits(ctx);
+    }
+
+    public RankingConfig config() {
+        return cfg;
+    }
+
+    /** In the torch module's state_dict order. */
+    @Override
+    public List<Parameter> parameters() {
+        List<Parameter> p = new ArrayList<>();
+        p.addAll(embedding.parameters());
+        p.addAll(denseProjection.parameters());
+        p.addAll(embeddingProjection.parameters());
+        for (TransformerEncoderLayer l : layers) {
+            p.addAll(l.parameters());
+        }
+        p.addAll(norm.parameters());
+        p.addAll(scorerIn.parameters());
+        p.addAll(scorerOut.parameters());
+        return p;
+    }
+
+    /** Every sublayer: parameters and their scratch. */
+    @Override
+    public void close() {
+        embedding.close();
+        denseProjection.close();
+        embeddingProjection.close();
+        layers.forEach(TransformerEncoderLayer::close);
+        norm.close();
+        scorerIn.close();
+        scorerOut.close();
+    }
+
+    /** What one step keeps between forward and backward, and the backward pass's scratch. */
+    public final class Activations implements AutoCloseable {
+        private final List<AutoCloseable> all = new ArrayList<>();
+        final Tensor pooled, denseRepr, embedRepr, normOut, mean, rstd, pre, hidden, scores, loss;
+        final Tensor[] xs;
+        final List<TransformerEncoderLayer.Activations> layerActs = new ArrayList<>();
+        final Tensor dscores, dhidden, dnorm, dpooled, dx0, dx1;
+
+        Activations() {
+            int b = cfg.batch();
+            int t = cfg.seq();
+            int m = cfg.modelDim();
+            pooled = make("pooled embedding", b * t, cfg.embeddingDim());
+            denseRepr = make("dense projection", b, t, m);
+            embedRepr = make("embedding projection", b, t, m);
+            xs = new Tensor[cfg.layers() + 1];
+            for (int i = 0; i <= cfg.layers(); i++) {
+                xs[i] = make("encoder input " + i, b, t, m);
+            }
+            for (TransformerEncoderLayer l : layers) {
+                TransformerEncoderLayer.Activations a = l.activations(b, t);
+                layerActs.add(a);
+                all.add(a);
+            }
+            normOut = make("final norm output", b, t, m);
+            mean = make("final norm mean", b * t);
+            rstd = make("final norm rstd", b * t);
+            pre = make("scorer pre-activation", b, t, cfg.mlpHidden());
+            hidden = make("scorer hidden", b, t, cfg.mlpHidden());
+            scores = make("scores", b, t, 1);
+            loss = make("loss", 1);
+            dscores = make("d scores", b, t, 1);
+            dhidden = make("d scorer hidden", b, t, cfg.mlpHidden());
+            dnorm = make("d final norm output", b, t, m);
+            dpooled = make("d pooled embedding", b * t, cfg.embeddingDim());
+            dx0 = make("d encoder activations (even)", b, t, m);
+            dx1 = make("d encoder activations (odd)", b, t, m);
+        }
+
+        private Tensor make(String what, int... shape) {
+            Tensor x = ctx.empty(OP, what, DType.FP32, shape);
+            all.add(x);
+            return x;
+        }
+
+        /** Scores [B, T] of the last forward pass. */
+        public Tensor scores() {
+            return scores.view(cfg.batch(), cfg.seq());
+        }
+
+        /** The mean weighted loss [1] of the last {@link #forward}. */
+        public Tensor loss() {
+            return loss;
+        }
+
+        @Override
+        public void close() {
+            for (AutoCloseable c : all) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+    }
+
+    public Activations activations() {
+        return new Activations();
+    }
+
+    /**
+     * Scores and loss for one batch. {@code step} picks the dropout masks (Philox offsets): backward must get
+     * the same seed and step.
+     */
+    public void forward(Tensor dense, Tensor categorical, Tensor target, Tensor importance, Activations a, long seed,
+                        long step, Stream s) {
+        checkInputs(dense, categorical, target, importance);
+        int rows = cfg.rows();
+        embedding.forward(categorical.view(rows, cfg.sparseFeatures()), a.pooled, s);
+        denseProjection.forward(denseFlat(dense), a.denseRepr, s);
+        embeddingProjection.forward(a.pooled.view(cfg.batch(), cfg.seq(), cfg.embeddingDim()), a.embedRepr, s);
+        ew.residualAdd(a.denseRepr, a.embedRepr, a.xs[0], s);
+        for (int i = 0; i < layers.size(); i++) {
+            layers.get(i).forward(a.xs[i], a.xs[i + 1], a.layerActs.get(i), seed, dropoutOffset(step, i), s);
+        }
+        norm.forward(a.xs[layers.size()], a.normOut, a.mean, a.rstd, s);
+        scorerIn.forwardGelu(a.normOut, a.pre, a.hidden, s);
+        if (cfg.dropout() > 0) {
+            ew.dropout(a.hidden, a.hidden, cfg.dropout(), seed, scorerDropoutOffset(step), s);
+        }
+        scorerOut.forward(a.hidden, a.scores, s);
+        bce.forward(flat(a.scores), flat(target), flat(importance).view(rows), null, a.loss, s);
+    }
+
+    /** Parameter gradients accumulate (as in PyTorch; see {@link #zeroGrad}); d loss = {@code dloss}. */
+    public void backward(Tensor dense, Tensor categorical, Tensor target, Tensor importance, float dloss,
+                         Activations a, long seed, long step, Stream s) {
+        checkInputs(dense, categorical, target, importance);
+        int rows = cfg.rows();
+        bce.backward(flat(a.scores), flat(target), flat(importance).view(rows), null, dloss, flat(a.dscores), s);
+        scorerOut.backward(a.hidden, a.dscores, a.dhidden, s);
+        if (cfg.dropout() > 0) {
+            ew.dropout(a.dhidden, a.dhidden, cfg.dropout(), seed, scorerDropoutOffset(step), s);
+        }
+        scorerIn.backwardGelu(a.normOut, a.pre, a.dhidden, a.dnorm, s);
+        Tensor dout = a.dx0;
+        norm.backward(a.xs[layers.size()], a.mean, a.rstd, a.dnorm, dout, s);
+        for (int i = layers.size() - 1; i >= 0; i--) {
+            Tensor dx = dout == a.dx0 ? a.dx1 : a.dx0;
+            layers.get(i).backward(a.xs[i], dout, dx, a.layerActs.get(i), seed, dropoutOffset(step, i), s);
+            dout = dx;
+        }
+        // x0 = dense_repr + embed_repr: dout reaches both projections; the dense input needs no gradient
+        denseProjection.backward(denseFlat(dense), dout, null, s);
+        embeddingProjection.backward(a.pooled.view(cfg.batch(), cfg.seq(), cfg.embeddingDim()), dout,
+                a.dpooled.view(cfg.batch(), cfg.seq(), cfg.embeddingDim()), s);
+        embedding.backward(categorical.view(rows, cfg.sparseFeatures()), a.dpooled, s);
+    }
+
+    /** Encoder layer i's dropout offset at {@code step} (each layer draws 4 Philox offsets per offset unit). */
+    private long dropoutOffset(long step, int layer) {
+        return step * (layers.size() + 1) + layer;
+    }
+
+    /** The scorer's dropout takes the unit after the last layer's, in the encoder's 4-per-unit numbering. */
+    private long scorerDropoutOffset(long step) {
+        return 4 * (step * (layers.size() + 1) + layers.size());
+    }
+
+    private Tensor denseFlat(Tensor dense) {
+        return dense.view(cfg.batch(), cfg.seq(), cfg.denseFeatures() * cfg.denseDim());
+    }
+
+    /** [B, T] or [B, T, 1] as one row of B·T, so that a per-element weight is BceWithLogits' per-column weight. */
+    private Tensor flat(Tensor t) {
+        return t.view(1, cfg.rows());
+    }
+
+    private void checkInputs(Tensor dense, Tensor categorical, Tensor target, Tensor importance) {
+        Shapes.require(OP, "dense", dense, cfg.batch(), cfg.seq(), cfg.denseFeatures(), cfg.denseDim());
+        Shapes.requireDtype(OP, "dense", dense, DType.FP32);
+        Shapes.requireContiguous(OP, "dense", dense);
+        Shapes.require(OP, "categorical", categorical, cfg.batch(), cfg.seq(), cfg.sparseFeatures());
+        Shapes.requireDtype(OP, "categorical", categorical, DType.I32);
+        Shapes.requireContiguous(OP, "categorical", categorical);
+        for (Tensor t : new Tensor[] {target, importance}) {
+            String name = t == target ? "target" : "importance";
+            Shapes.require(OP, name, t, cfg.batch(), cfg.seq());
+            Shapes.requireDtype(OP, name, t, DType.FP32);
+            Shapes.requireContiguous(OP, name, t);
+        }
+    }
+}
