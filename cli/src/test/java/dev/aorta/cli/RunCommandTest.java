@@ -224,10 +224,22 @@ class RunCommandTest {
     }
 
     @Test
-    void sweepRejectsACountOutsideTheRangeBeforeRunningAnything() {
-        CliRunner.Outcome o = aorta("sweep", "large_gemm_only", "--streams", "1,2,32");
+    void sweepSkipsACountOutsideTheRangeWithANote() throws Exception {
+        Path out = dir.resolve("sweep.json");
+        CliRunner.Outcome o = aorta("sweep", "large_gemm_only", "--streams", "1,2,32", "-i", "3", "-w", "1",
+                "-p", "size=64", "-o", out.toString());
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        assertThat(o.out()).contains("note: large_gemm_only skips 32 streams (outside its range 1..16)");
+        JsonNode sweep = ResultJson.read(out);
+        assertThat(sweep.path("results")).hasSize(2);
+        assertThat(sweep.path("analysis").path("scaling").findValuesAsText("streams")).containsExactly("1", "2");
+    }
+
+    @Test
+    void sweepWithNoCountInsideTheRangeIsRefusedBeforeTheGpuOpens() {
+        CliRunner.Outcome o = aorta("sweep", "hetero_kernels", "--streams", "1,128");
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.err()).contains("--streams 32 is outside the range of large_gemm_only");
+        assertThat(o.err()).contains("--streams [1, 128]: none is inside the range of hetero_kernels: 2..64 streams");
         assertThat(opened).isEmpty();
     }
 
@@ -237,7 +249,7 @@ class RunCommandTest {
                 "--sync-mode", "end_only");
         assertThat(o.exitCode()).isEqualTo(1);
         assertThat(o.err()).contains("failing_for_tests failed: boom at 3");
-        assertThat(o.out()).contains("FAILED: boom at 3").contains("1 of 4 workloads failed");
+        assertThat(o.out()).contains("FAILED: boom at 3").contains("1 of 4 runs failed");
         for (String w : List.of("hetero_kernels", "tiny_kernel_stress", "large_gemm_only")) {
             assertThat(Files.exists(dir.resolve(w + ".json"))).as(w).isTrue();
         }

@@ -65,7 +65,7 @@ public final class Harness {
                 throw new IllegalArgumentException("--param " + given.getKey() + ": " + workload.name()
                         + (known.isEmpty() ? " has no parameters" : " has the parameters " + known.keySet()));
             }
-            parameter.parse(given.getValue());
+            parameter.check(given.getValue());
         }
         if (options.dtype() != HarnessOptions.defaults(1).dtype() && !workload.usesDtype()) {
             throw new IllegalArgumentException("--dtype: " + workload.name() + " has no GEMMs, so no dtype to set");
@@ -385,7 +385,7 @@ public final class Harness {
                                                       List<String> roles) {
         Map<String, Object> config = new LinkedHashMap<>();
         for (WorkloadParameter p : workload.parameters()) {
-            config.put(p.name(), context.intParameter(p.name()));
+            config.put(p.name(), p.isChoice() ? context.choiceParameter(p.name()) : context.intParameter(p.name()));
         }
         if (workload.usesDtype()) {
             config.put("dtype", options.dtype().label());

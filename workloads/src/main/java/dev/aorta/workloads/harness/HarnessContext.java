@@ -75,6 +75,15 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     }
 
     @Override
+    public String choiceParameter(String name) {
+        WorkloadParameter p = parameters.get(name);
+        if (p == null) {
+            throw new IllegalStateException("the workload asked for an undeclared parameter '" + name + "'");
+        }
+        return p.parseChoice(options.params().getOrDefault(name, p.defaultValue()));
+    }
+
+    @Override
     public KernelModule kernels(String resource) {
         return modules.computeIfAbsent(resource, r -> gpu.loadModule(r, readKernelSource(r)));
     }

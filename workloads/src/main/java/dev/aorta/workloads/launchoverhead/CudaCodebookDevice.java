@@ -36,6 +36,7 @@ public final class CudaCodebookDevice implements CodebookDevice {
     private final LaunchCounters counters = new LaunchCounters();
     private final List<GpuBuffer> buffers = new ArrayList<>();
     private final GpuStream stream;
+    private final boolean ownsStream;
     private final GpuBuffer[] assign;
     private final GpuBuffer count;
 
@@ -57,6 +58,15 @@ public final class CudaCodebookDevice implements CodebookDevice {
 
     /** Uploads the problem and prepares every launch; the device owns the stream and the buffers it makes. */
     public CudaCodebookDevice(GpuSession gpu, CodebookProblem problem) {
+        this(gpu, problem, null);
+    }
+
+    /**
+     * The same on a stream of the caller's (the harness's), which the device uses but does not close.
+     *
+     * @param onStream null: the device makes its own stream
+     */
+    public CudaCodebookDevice(GpuSession gpu, CodebookProblem problem, GpuStream onStream) {
         this.gpu = gpu;
         this.shape = problem.shape();
         int n = shape.batch();
@@ -65,7 +75,8 @@ public final class CudaCodebookDevice implements CodebookDevice {
         int w = shape.rowsPerCentroid();
         int stages = shape.stages();
         int points = n * d;
-        stream = gpu.createStream(gpu.deviceInfo().priorityRange().least());
+        ownsStream = onStream == null;
+        stream = ownsStream ? gpu.createStream(gpu.deviceInfo().priorityRange().least()) : onStream;
         try {
             GpuBuffer batch = floats(points);
             gpu.writeFloats(batch, problem.batch());
@@ -280,6 +291,8 @@ public final class CudaCodebookDevice implements CodebookDevice {
         gpu.synchronize();
         buffers.forEach(GpuBuffer::close);
         buffers.clear();
-        stream.close();
+        if (ownsStream) {
+            stream.close();
+        }
     }
 }

@@ -25,6 +25,9 @@ public interface WorkloadContext {
     /** An integer {@code --param} (checked against its declaration in {@link Workload#parameters()}), or its default. */
     int intParameter(String name);
 
+    /** A choice {@code --param} (one of its declared words), or its default. */
+    String choiceParameter(String name);
+
     /** Loads {@code kernels/<resource>} from the class path, compiled once per session. */
     KernelModule kernels(String resource);
 
