@@ -8,6 +8,8 @@ import dev.aorta.workloads.metrics.KernelClassStats;
 import dev.aorta.workloads.metrics.SampleStats;
 import dev.aorta.workloads.metrics.SwitchOverhead;
 
+import dev.aorta.workloads.session.GpuTelemetry;
+
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,6 +95,9 @@ final class RunReport {
         line(out, "memory GB", "peak allocated " + gb(m.peakAllocatedBytes()) + ", final allocated "
                         + gb(m.allocatedBytes()) + ", peak reserved " + gb(m.peakReservedBytes()),
                 "device memory by the runtime's accounting (reserved = held from the driver)");
+        r.workloadResults().forEach((k, v) -> out.printf(Locale.ROOT, "  %-18s %s%n", k, v));
+        line(out, "gpu telemetry", telemetry(r.telemetry().before()) + " -> " + telemetry(r.telemetry().after()),
+                "NVML before setup -> after the measured iterations (SM clock, power, temperature)");
         if (r.correctness().checked()) {
             line(out, "correctness", r.correctness().problem() == null ? "ok" : "FAILED: " + r.correctness().problem(),
                     "the workload's own check of its output");
@@ -159,6 +164,21 @@ final class RunReport {
             case END_ONLY -> "device time between consecutive iterations' completions, iterations back to back";
             case NONE -> "";
         };
+    }
+
+    private static String telemetry(GpuTelemetry t) {
+        if (!t.available()) {
+            return "unavailable (" + t.unavailable() + ")";
+        }
+        return value(t, "sm_clock_mhz", " MHz") + ", " + value(t, "power_w", " W") + ", " + value(t, "temperature_c", " C");
+    }
+
+    private static String value(GpuTelemetry t, String key, String unit) {
+        Number v = t.value(key);
+        if (v == null) {
+            return "?";
+        }
+        return (v instanceof Integer || v instanceof Long ? v.toString() : fmt(v.doubleValue())) + unit;
     }
 
     static void line(PrintStream out, String name, String value, String meaning) {

@@ -261,4 +261,33 @@ class RunCommandTest {
         assertThat(o.out()).contains("failing_for_tests").doesNotContain("hetero_kernels");
         assertThat(aorta("run-priority", "P7").err()).contains("unknown priority 'P7'");
     }
+
+    @Test
+    void everyResultRecordsTheGpuStateBeforeAndAfterOrWhyItCannot() throws Exception {
+        Path out = dir.resolve("t.json");
+        CliRunner.Outcome o = aorta("run", "tiny_kernel_stress", "-s", "2", "-i", "3", "-w", "1",
+                "-p", "ops_per_stream=2", "-o", out.toString());
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        JsonNode t = ResultJson.read(out).path("gpu_telemetry");
+        for (String when : List.of("before", "after")) {
+            assertThat(t.path(when).path("available").asBoolean()).isFalse();
+            assertThat(t.path(when).path("reason").asText()).isEqualTo("simulated GPU session: no NVML");
+        }
+        assertThat(o.out()).contains("gpu telemetry").contains("unavailable (simulated GPU session: no NVML)");
+
+        Path hot = dir.resolve("hot.json");
+        CliRunner.Outcome h = CliRunner.run(device -> {
+            SimulatedGpuSession s = new SimulatedGpuSession();
+            s.telemetry = new dev.aorta.workloads.session.GpuTelemetry(java.time.Instant.EPOCH, null,
+                    java.util.Map.of("sm_clock_mhz", 1980, "power_w", 312.5, "temperature_c", 61),
+                    java.util.Map.of("pcie_tx_kbps", "Not Supported"));
+            return s;
+        }, "run", "tiny_kernel_stress", "-s", "2", "-i", "3", "-w", "1", "-p", "ops_per_stream=2", "-o", hot.toString());
+        assertThat(h.exitCode()).as(h.err()).isZero();
+        JsonNode after = ResultJson.read(hot).path("gpu_telemetry").path("after");
+        assertThat(after.path("sm_clock_mhz").asInt()).isEqualTo(1980);
+        assertThat(after.path("power_w").asDouble()).isEqualTo(312.5);
+        assertThat(after.path("missing").path("pcie_tx_kbps").asText()).isEqualTo("Not Supported");
+        assertThat(h.out()).contains("1980 MHz, 312.5 W, 61 C -> 1980 MHz");
+    }
 }

@@ -6,6 +6,7 @@ import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.workloads.session.GpuEvent;
 import dev.aorta.workloads.session.GpuSession;
 import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.session.GpuTelemetry;
 import dev.aorta.workloads.metrics.ConvoyEffect;
 import dev.aorta.workloads.metrics.DispatchLatency;
 import dev.aorta.workloads.metrics.Intervals;
@@ -83,10 +84,12 @@ public final class Harness {
         EventPairSampler sampler = null;
         boolean capturing = false;
         Throwable failure = null;
+        GpuTelemetry before = gpu.telemetry();
         try {
             for (int i = 0; i < options.streams(); i++) {
-                streams.add(gpu.createStream(
-                        options.priorityMode().priorityFor(i, options.streams(), device.priorityRange())));
+                streams.add(gpu.createStream(workload.urgentStream(i, options.streams())
+                        ? device.priorityRange().greatest()
+                        : options.priorityMode().priorityFor(i, options.streams(), device.priorityRange())));
                 roles.add(workload.streamRole(i, options.streams()));
             }
             timing = gpu.createStream(device.priorityRange().least());
@@ -173,6 +176,9 @@ public final class Harness {
                         baseline.throughput(), harnessTp.value() / baseline.throughput().value());
             }
 
+            RunResult.Telemetry telemetry = new RunResult.Telemetry(before, gpu.telemetry());
+            Map<String, Object> ownResults = workload.results(windows,
+                    streams.stream().map(GpuStream::activityStreamId).toList());
             return new RunResult(workload.name(), Instant.now(), options, workload.description(), device, envVars,
                     workloadConfig(workload, context, options, roles),
                     workload.throughput(options.iterations(), m.totalMs),
@@ -182,7 +188,7 @@ public final class Harness {
                     hostEnqueue(m, sampled, workload.launchesPerIteration()),
                     streamStats(streams, roles, windows),
                     kernelTiming(workload, source, sourceNote, captured, perIteration, windows, streams, roles),
-                    new RunResult.MemoryReport(gpu.memoryStats()), correctness, windows, baseline);
+                    new RunResult.MemoryReport(gpu.memoryStats()), correctness, windows, baseline, telemetry, ownResults);
         } catch (RuntimeException | Error e) {
             failure = e;
             throw e;

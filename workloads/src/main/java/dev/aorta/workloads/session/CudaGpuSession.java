@@ -399,6 +399,17 @@ public final class CudaGpuSession implements GpuSession {
         return device.memoryStats();
     }
 
+    /** NVML's handle is looked up once; a session without NVML says why on every reading. */
+    private NvmlTelemetry telemetry;
+
+    @Override
+    public GpuTelemetry telemetry() {
+        if (telemetry == null) {
+            telemetry = NvmlTelemetry.forPciBusId(device.info().pciBusId());
+        }
+        return telemetry.read();
+    }
+
     @Override
     public void synchronize() {
         device.synchronize();

@@ -108,6 +108,12 @@ public interface GpuSession extends AutoCloseable {
      */
     Communicator openCommunicator(CommunicatorId id, int size, int rank);
 
+    /**
+     * The GPU's clocks, power, temperature, utilisation and PCIe link now (NVML), or why they cannot be read; never
+     * touches the CUDA context, so it may be called around measured work.
+     */
+    GpuTelemetry telemetry();
+
     /** The runtime's own accounting of device memory. */
     MemoryStats memoryStats();
 

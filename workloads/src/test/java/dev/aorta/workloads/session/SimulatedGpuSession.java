@@ -437,6 +437,14 @@ public final class SimulatedGpuSession implements GpuSession {
         return List.copyOf(captured);
     }
 
+    /** What telemetry() returns; tests set one with values to see them reach results. */
+    public GpuTelemetry telemetry = GpuTelemetry.unavailable("simulated GPU session: no NVML");
+
+    @Override
+    public GpuTelemetry telemetry() {
+        return telemetry;
+    }
+
     @Override
     public MemoryStats memoryStats() {
         return new MemoryStats(allocated, peakAllocated, allocated, peakAllocated, allocations, 0);
