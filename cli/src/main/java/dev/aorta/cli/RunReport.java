@@ -14,6 +14,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /** The human-readable report of a run: every number with a line saying what it means. */
@@ -95,7 +96,10 @@ final class RunReport {
         line(out, "memory GB", "peak allocated " + gb(m.peakAllocatedBytes()) + ", final allocated "
                         + gb(m.allocatedBytes()) + ", peak reserved " + gb(m.peakReservedBytes()),
                 "device memory by the runtime's accounting (reserved = held from the driver)");
-        r.workloadResults().forEach((k, v) -> out.printf(Locale.ROOT, "  %-18s %s%n", k, v));
+        if (!r.workloadResults().isEmpty()) {
+            out.println("  " + r.workloadName() + " results (device time):");
+            printResults(r.workloadResults(), "    ", out);
+        }
         line(out, "gpu telemetry", telemetry(r.telemetry().before()) + " -> " + telemetry(r.telemetry().after()),
                 "NVML before setup -> after the measured iterations (SM clock, power, temperature)");
         if (r.correctness().checked()) {
@@ -164,6 +168,18 @@ final class RunReport {
             case END_ONLY -> "device time between consecutive iterations' completions, iterations back to back";
             case NONE -> "";
         };
+    }
+
+    /** The workload's own figures: one line per value, nested maps indented under their key. */
+    private static void printResults(Map<?, ?> results, String indent, PrintStream out) {
+        results.forEach((k, v) -> {
+            if (v instanceof Map<?, ?> nested) {
+                out.println(indent + k + ":");
+                printResults(nested, indent + "  ", out);
+            } else {
+                out.printf(Locale.ROOT, "%s%-24s %s%n", indent, k, v instanceof Double d ? fmt(d) : v);
+            }
+        });
     }
 
     private static String telemetry(GpuTelemetry t) {

@@ -111,4 +111,20 @@ class UnifiedWorkloadsTest {
         assertThat(untiered.out()).contains("note: launch_overhead skips 4 streams (outside its range 1..1)")
                 .containsPattern("comms_compute_overlap\\s+-\\s+4\\s");
     }
+
+    @Test
+    void theCopyProbePrintsAndWritesItsDeviceTimedSavingsPerDirection() throws Exception {
+        Path out = dir.resolve("probe.json");
+        CliRunner.Outcome o = aorta("run", "copy_compute_overlap", "-p", "copy_mib=1", "-p", "matrix=512", "-i", "3",
+                "-w", "1", "-o", out.toString());
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        assertThat(o.out()).contains("copy_compute_overlap results (device time):").contains("  h2d:")
+                .containsPattern("savings_pct\\s+\\d").contains("copy_engines");
+        JsonNode r = ResultJson.read(out).path("workload_results");
+        for (String d : List.of("h2d", "d2h", "d2d")) {
+            assertThat(r.path(d).path("savings_pct").asDouble()).as(d).isPositive();
+        }
+        assertThat(aorta("run", "copy_compute_overlap", "-s", "3").err())
+                .contains("--streams 3 is outside the range of copy_compute_overlap: 2..2 streams");
+    }
 }

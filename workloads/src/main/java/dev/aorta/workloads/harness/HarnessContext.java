@@ -132,6 +132,11 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     }
 
     @Override
+    public Op enqueueOp(String label, GpuStream stream, Runnable enqueue) {
+        return new TrackedOp(label, stream, enqueue);
+    }
+
+    @Override
     public List<Integer> streamsWithRole(String role) {
         return IntStream.range(0, roles.size()).filter(i -> roles.get(i).equals(role)).boxed().toList();
     }

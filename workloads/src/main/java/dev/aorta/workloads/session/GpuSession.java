@@ -31,6 +31,18 @@ public interface GpuSession extends AutoCloseable {
     /** Allocates device memory (contents undefined). */
     GpuBuffer allocate(long bytes);
 
+    /** Allocates page-locked host memory (contents undefined), the source and target of asynchronous copies. */
+    HostBuffer allocatePinned(long bytes);
+
+    /** Enqueues a copy of {@code bytes} from pinned host memory to the device on {@code stream}; does not wait. */
+    void copyHostToDevice(GpuBuffer dst, HostBuffer src, long bytes, GpuStream stream);
+
+    /** Enqueues a copy of {@code bytes} from the device to pinned host memory on {@code stream}; does not wait. */
+    void copyDeviceToHost(HostBuffer dst, GpuBuffer src, long bytes, GpuStream stream);
+
+    /** Enqueues a copy of {@code bytes} between two device buffers on {@code stream}; does not wait. */
+    void copyDeviceToDevice(GpuBuffer dst, GpuBuffer src, long bytes, GpuStream stream);
+
     /**
      * Compiles CUDA C source for this device's architecture (cached by the adapter) and loads it.
      *

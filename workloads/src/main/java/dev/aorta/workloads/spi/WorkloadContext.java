@@ -43,6 +43,9 @@ public interface WorkloadContext {
     /** Wraps a prepared GEMM into an {@link Op}. */
     Op op(String label, GpuStream stream, PreparedGemm gemm);
 
+    /** Wraps any enqueue that is not a kernel launch (a copy) into an {@link Op}; it must not wait for the device. */
+    Op enqueueOp(String label, GpuStream stream, Runnable enqueue);
+
     /** Shortcut: prepares a GEMM on fresh random operands of {@code spec} and wraps it. */
     default Op gemm(String label, GemmSpec spec, GpuStream stream, int seed) {
         GpuBuffer a = randomBuffer(spec.bytesA() / spec.dtype().bytes(), spec.dtype(), seed);
