@@ -127,4 +127,20 @@ class UnifiedWorkloadsTest {
         assertThat(aorta("run", "copy_compute_overlap", "-s", "3").err())
                 .contains("--streams 3 is outside the range of copy_compute_overlap: 2..2 streams");
     }
+
+    @Test
+    void modelWorkloadsAreListedInTheirTiersAndSayTheyNeedAGpuOnTheSimulatedOne() {
+        CliRunner.Outcome list = aorta("list", "-v");
+        assertThat(list.out()).containsPattern("graph_subgraphs\\s+P2\\s+hw_queue\\s+4\\.\\.32\\s+8")
+                .containsPattern("zero_offload\\s+P3\\s+hw_queue\\s+4\\.\\.12\\s+6")
+                .contains("--param mode=eager").contains("(one of eager, graph)")
+                .contains("stream roles at 6 streams: [offload, offload, prefetch, prefetch, compute, compute]");
+        CliRunner.Outcome run = aorta("run", "graph_subgraphs", "-p", "mode=graph");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("aorta run: graph_subgraphs runs the model module's CUDA ops and needs a GPU: "
+                + "the simulated GPU session has no CUDA device");
+        CliRunner.Outcome tier = aorta("run-priority", "P3", "-i", "2", "-w", "0");
+        assertThat(tier.exitCode()).isEqualTo(1);
+        assertThat(tier.out()).contains("zero_offload").contains("FAILED: zero_offload runs the model module's CUDA ops");
+    }
 }

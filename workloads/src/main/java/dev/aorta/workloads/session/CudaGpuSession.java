@@ -451,6 +451,16 @@ public final class CudaGpuSession implements GpuSession {
         return device.memoryStats();
     }
 
+    @Override
+    public CudaDevice cudaDevice() {
+        return device;
+    }
+
+    @Override
+    public Stream cudaStream(GpuStream stream) {
+        return cuda(stream).stream;
+    }
+
     /** NVML's handle is looked up once; a session without NVML says why on every reading. */
     private NvmlTelemetry telemetry;
 

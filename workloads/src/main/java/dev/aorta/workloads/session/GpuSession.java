@@ -126,6 +126,16 @@ public interface GpuSession extends AutoCloseable {
      */
     GpuTelemetry telemetry();
 
+    /**
+     * The CUDA device behind this session, for workloads built from the model module's ops (which run on the gpu
+     * module's devices and streams); a session without one (the tests' simulated device) throws
+     * {@link UnsupportedOperationException} saying so.
+     */
+    dev.aorta.gpu.cuda.CudaDevice cudaDevice();
+
+    /** The gpu module's stream behind one of this session's streams (see {@link #cudaDevice()}). */
+    dev.aorta.gpu.cuda.Stream cudaStream(GpuStream stream);
+
     /** The runtime's own accounting of device memory. */
     MemoryStats memoryStats();
 

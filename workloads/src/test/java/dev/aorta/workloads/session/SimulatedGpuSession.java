@@ -525,6 +525,16 @@ public final class SimulatedGpuSession implements GpuSession {
     }
 
     @Override
+    public dev.aorta.gpu.cuda.CudaDevice cudaDevice() {
+        throw new UnsupportedOperationException("the simulated GPU session has no CUDA device");
+    }
+
+    @Override
+    public dev.aorta.gpu.cuda.Stream cudaStream(GpuStream stream) {
+        throw new UnsupportedOperationException("the simulated GPU session has no CUDA streams");
+    }
+
+    @Override
     public MemoryStats memoryStats() {
         return new MemoryStats(allocated, peakAllocated, allocated, peakAllocated, allocations, 0);
     }
