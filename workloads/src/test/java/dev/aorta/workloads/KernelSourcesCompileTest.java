@@ -22,7 +22,7 @@ class KernelSourcesCompileTest {
 
     @TestFactory
     Stream<DynamicTest> everyKernelSourceCompilesForHopper() throws IOException, URISyntaxException {
-        Path kernels = Path.of(getClass().getResource("/kernels").toURI());
+        Path kernels = Path.of(getClass().getResource("/dev/aorta/workloads/kernels").toURI());
         List<Path> sources;
         try (Stream<Path> files = Files.list(kernels)) {
             sources = files.filter(p -> p.toString().endsWith(".cu")).sorted().toList();

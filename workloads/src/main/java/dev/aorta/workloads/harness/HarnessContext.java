@@ -1,6 +1,8 @@
 package dev.aorta.workloads.harness;
 
 import dev.aorta.core.event.Dim3;
+import dev.aorta.gpu.nvrtc.Nvrtc;
+import dev.aorta.workloads.kernels.WorkloadKernels;
 import dev.aorta.workloads.session.DType;
 import dev.aorta.workloads.session.GpuBuffer;
 import dev.aorta.workloads.session.GpuSession;
@@ -14,9 +16,6 @@ import dev.aorta.workloads.spi.Workload;
 import dev.aorta.workloads.spi.WorkloadContext;
 import dev.aorta.workloads.spi.WorkloadParameter;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,6 +35,8 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     private final Map<String, KernelModule> modules = new HashMap<>();
     private final List<GpuBuffer> buffers = new ArrayList<>();
     private EventPairSampler sampler;
+    /** Where a plugin workload's own kernels/ are looked up (its jar, through its class loader). */
+    private final Class<?> workloadClass;
 
     HarnessContext(GpuSession gpu, List<GpuStream> streams, List<String> roles, HarnessOptions options,
                    Workload workload) {
@@ -44,6 +45,7 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
         this.roles = List.copyOf(roles);
         this.options = options;
         workload.parameters().forEach(p -> parameters.put(p.name(), p));
+        this.workloadClass = workload.getClass();
     }
 
     void setSampler(EventPairSampler sampler) {
@@ -85,18 +87,8 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
 
     @Override
     public KernelModule kernels(String resource) {
-        return modules.computeIfAbsent(resource, r -> gpu.loadModule(r, readKernelSource(r)));
-    }
-
-    static String readKernelSource(String resource) {
-        try (InputStream in = HarnessContext.class.getResourceAsStream("/kernels/" + resource)) {
-            if (in == null) {
-                throw new IllegalArgumentException("no kernel source kernels/" + resource + " on the class path");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("reading kernels/" + resource + ": " + e.getMessage(), e);
-        }
+        return modules.computeIfAbsent(resource, r -> gpu.loadModule(r, WorkloadKernels.has(r) ? WorkloadKernels.source(r)
+                : Nvrtc.resource(workloadClass, "/kernels/" + r)));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.aorta.workloads.launchoverhead;
 
 import dev.aorta.core.event.Dim3;
+import dev.aorta.workloads.kernels.WorkloadKernels;
 import dev.aorta.workloads.session.DType;
 import dev.aorta.workloads.session.GpuBuffer;
 import dev.aorta.workloads.session.GemmSpec;
@@ -10,9 +11,6 @@ import dev.aorta.workloads.session.KernelArg;
 import dev.aorta.workloads.session.KernelModule;
 import dev.aorta.workloads.session.PreparedGemm;
 import dev.aorta.workloads.session.PreparedLaunch;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -102,7 +100,7 @@ public final class CudaCodebookDevice implements CodebookDevice {
             GpuBuffer chosen = ints(w);
             count = ints(1);
 
-            KernelModule m = gpu.loadModule(KERNELS, kernelSource());
+            KernelModule m = gpu.loadModule(KERNELS, WorkloadKernels.source(KERNELS));
             beginStep = m.prepare("begin_step", blocks(points), block(BLOCK), 0, stream,
                     pointer(residual), pointer(batch), pointer(quantized), i32(points));
             pointNorms = m.prepare("point_norms", blocks(n), block(BLOCK), 0, stream,
@@ -143,17 +141,6 @@ public final class CudaCodebookDevice implements CodebookDevice {
         } catch (RuntimeException | Error e) {
             close();
             throw e;
-        }
-    }
-
-    static String kernelSource() {
-        try (InputStream in = CudaCodebookDevice.class.getResourceAsStream("/kernels/" + KERNELS)) {
-            if (in == null) {
-                throw new IllegalStateException("no kernel source kernels/" + KERNELS + " on the class path");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("reading kernels/" + KERNELS + ": " + e.getMessage(), e);
         }
     }
 

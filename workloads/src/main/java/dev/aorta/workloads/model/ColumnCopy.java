@@ -5,18 +5,15 @@ import dev.aorta.gpu.cuda.KernelLaunch;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.gpu.nvrtc.Nvrtc;
 import dev.aorta.model.Tensor;
+import dev.aorta.workloads.kernels.WorkloadKernels;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-
-/** kernels/columns.cu: a block of columns copied into a wider matrix (torch.cat along dim 1), prepared once per use. */
+/** columns.cu of the workloads' kernels: a block of columns copied into a wider matrix (torch.cat along dim 1), prepared once per use. */
 final class ColumnCopy implements AutoCloseable {
     private static final int BLOCK = 256;
     private final CudaModule module;
 
     ColumnCopy(ModelRuntime rt) {
-        module = rt.device().loadModule(Nvrtc.get().compile(source(), "columns.cu", rt.device().info().arch()));
+        module = rt.device().loadModule(Nvrtc.get().compile(WorkloadKernels.source("columns.cu"), "columns.cu", rt.device().info().arch()));
     }
 
     /** A launch that copies {@code src} [rows, cols] into columns from {@code offset} of {@code dst} [rows, dstCols]. */
@@ -27,17 +24,6 @@ final class ColumnCopy implements AutoCloseable {
         int grid = (int) Math.min(4096, (n + BLOCK - 1) / BLOCK);
         return module.kernel("copy_columns").prepare(grid, BLOCK, stream, 6).pointer(0, src.address())
                 .pointer(1, dst.address()).intArg(2, rows).intArg(3, cols).intArg(4, dst.dim(1)).intArg(5, offset);
-    }
-
-    private static String source() {
-        try (InputStream in = ColumnCopy.class.getResourceAsStream("/kernels/columns.cu")) {
-            if (in == null) {
-                throw new IllegalStateException("no kernel source kernels/columns.cu on the class path");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("reading kernels/columns.cu: " + e.getMessage(), e);
-        }
     }
 
     @Override

@@ -122,9 +122,9 @@ public final class GraphSubgraphs implements Workload {
             hostInput[i] = (float) random.nextDouble(-1, 1);
         }
         Tensor staged = keep(Tensor.of(rt.device(), "graph_subgraphs input", DType.FP32, hostInput, batch, in));
-        input = keep(rt.ops().empty(NAME, "input", DType.FP32, batch, in));
-        Tensor cat = keep(rt.ops().empty(NAME, "concatenation", DType.FP32, batch, subgraphs * out));
-        output = keep(rt.ops().empty(NAME, "output", DType.FP32, batch, out));
+        input = keep(rt.ops(0).empty(NAME, "input", DType.FP32, batch, in));
+        Tensor cat = keep(rt.ops(0).empty(NAME, "concatenation", DType.FP32, batch, subgraphs * out));
+        output = keep(rt.ops(0).empty(NAME, "output", DType.FP32, batch, out));
 
         // the input stage (stream 0) copies the staged batch into the input every iteration, then forks
         KernelLaunch stage = columns.prepare(staged, input, 0, origin);
@@ -141,14 +141,14 @@ public final class GraphSubgraphs implements Workload {
                 joined[s] = true;
                 step(() -> gs.waitEvent(forked));
             }
-            Linear fc1 = layer("subgraph" + g + ".fc1", in, hidden);
-            Linear fc2 = layer("subgraph" + g + ".fc2", hidden, hidden);
-            Linear fc3 = layer("subgraph" + g + ".fc3", hidden, out);
-            Tensor pre1 = keep(rt.ops().empty(NAME, "pre1", DType.FP32, batch, hidden));
-            Tensor h1 = keep(rt.ops().empty(NAME, "h1", DType.FP32, batch, hidden));
-            Tensor pre2 = keep(rt.ops().empty(NAME, "pre2", DType.FP32, batch, hidden));
-            Tensor h2 = keep(rt.ops().empty(NAME, "h2", DType.FP32, batch, hidden));
-            Tensor o = keep(rt.ops().empty(NAME, "subgraph output", DType.FP32, batch, out));
+            Linear fc1 = layer(s, "subgraph" + g + ".fc1", in, hidden);
+            Linear fc2 = layer(s, "subgraph" + g + ".fc2", hidden, hidden);
+            Linear fc3 = layer(s, "subgraph" + g + ".fc3", hidden, out);
+            Tensor pre1 = keep(rt.ops(0).empty(NAME, "pre1", DType.FP32, batch, hidden));
+            Tensor h1 = keep(rt.ops(0).empty(NAME, "h1", DType.FP32, batch, hidden));
+            Tensor pre2 = keep(rt.ops(0).empty(NAME, "pre2", DType.FP32, batch, hidden));
+            Tensor h2 = keep(rt.ops(0).empty(NAME, "h2", DType.FP32, batch, hidden));
+            Tensor o = keep(rt.ops(0).empty(NAME, "subgraph output", DType.FP32, batch, out));
             KernelLaunch place = columns.prepare(o, cat, g * out, stream);
             step(() -> fc1.forwardGelu(input, pre1, h1, stream));
             step(() -> fc2.forwardGelu(h1, pre2, h2, stream));
@@ -168,7 +168,7 @@ public final class GraphSubgraphs implements Workload {
         for (GpuEvent e : done) {
             step(() -> aggregator.waitEvent(e));
         }
-        Linear agg = layer("aggregator", subgraphs * out, out);
+        Linear agg = layer(n - 1, "aggregator", subgraphs * out, out);
         step(() -> agg.forward(cat, output, aggregatorStream));
         // join back into stream 0: a graph capture must end where it began, with every forked stream joined
         GpuEvent finished = event(ctx);
@@ -189,8 +189,9 @@ public final class GraphSubgraphs implements Workload {
         iteration.add(r);
     }
 
-    private Linear layer(String name, int fanIn, int fanOut) {
-        Linear l = new Linear(rt.ops(), name, fanIn, fanOut, true, 7);
+    /** A layer that runs on harness stream {@code stream}, with that stream's ops. */
+    private Linear layer(int stream, String name, int fanIn, int fanOut) {
+        Linear l = new Linear(rt.ops(stream), name, fanIn, fanOut, true, 7);
         layers.add(l);
         return l;
     }

@@ -112,6 +112,8 @@ public final class ZeroOffload implements Workload {
         List<GpuStream> offload = role(ctx, "offload");
         List<GpuStream> prefetch = role(ctx, "prefetch");
         List<GpuStream> compute = role(ctx, "compute");
+        List<Integer> computeIndex = ctx.streamsWithRole("compute");
+        int computeFirst = computeIndex.getFirst();
 
         hostInput = new float[batch * hidden];
         SplittableRandom random = new SplittableRandom(5);
@@ -120,7 +122,7 @@ public final class ZeroOffload implements Workload {
         }
         inputs = new Tensor[layerCount + 1];
         inputs[0] = keep(Tensor.of(rt.device(), "zero_offload input", DType.FP32, hostInput, batch, hidden));
-        Tensor ones = keep(rt.ops().empty(NAME, "d(sum)/d(output)", DType.FP32, batch, hidden));
+        Tensor ones = keep(rt.ops(computeFirst).empty(NAME, "d(sum)/d(output)", DType.FP32, batch, hidden));
         ones.fill(1f, rt.stream(compute.getFirst()));
         hostParameters = new float[layerCount][];
         GpuEvent[] fetched = new GpuEvent[layerCount];
@@ -134,8 +136,10 @@ public final class ZeroOffload implements Workload {
         PinnedHostBuffer[] params = new PinnedHostBuffer[layerCount];
         PinnedHostBuffer[] grads = new PinnedHostBuffer[layerCount];
         for (int l = 0; l < layerCount; l++) {
-            Linear fc1 = new Linear(rt.ops(), "layer" + l + ".fc1", hidden, hidden, true, 7);
-            Linear fc2 = new Linear(rt.ops(), "layer" + l + ".fc2", hidden, hidden, true, 7);
+            // made with the ops of the compute stream the layer runs on
+            int runsOn = computeIndex.get(l % computeIndex.size());
+            Linear fc1 = new Linear(rt.ops(runsOn), "layer" + l + ".fc1", hidden, hidden, true, 7);
+            Linear fc2 = new Linear(rt.ops(runsOn), "layer" + l + ".fc2", hidden, hidden, true, 7);
             layers.add(new Linear[] {fc1, fc2});
             // different values from the layers' own initialisation: a layer that computed without its prefetched
             // parameters would fail the check
@@ -144,11 +148,11 @@ public final class ZeroOffload implements Workload {
             MemorySegment.copy(hostParameters[l], 0, params[l].segment(), ValueLayout.JAVA_FLOAT, 0,
                     hostParameters[l].length);
             grads[l] = pin((long) hostParameters[l].length * 4);
-            pre[l] = keep(rt.ops().empty(NAME, "pre", DType.FP32, batch, hidden));
-            act[l] = keep(rt.ops().empty(NAME, "activation", DType.FP32, batch, hidden));
-            dAct[l] = keep(rt.ops().empty(NAME, "d activation", DType.FP32, batch, hidden));
-            dInput[l] = keep(rt.ops().empty(NAME, "d input", DType.FP32, batch, hidden));
-            inputs[l + 1] = keep(rt.ops().empty(NAME, "layer output", DType.FP32, batch, hidden));
+            pre[l] = keep(rt.ops(computeFirst).empty(NAME, "pre", DType.FP32, batch, hidden));
+            act[l] = keep(rt.ops(computeFirst).empty(NAME, "activation", DType.FP32, batch, hidden));
+            dAct[l] = keep(rt.ops(computeFirst).empty(NAME, "d activation", DType.FP32, batch, hidden));
+            dInput[l] = keep(rt.ops(computeFirst).empty(NAME, "d input", DType.FP32, batch, hidden));
+            inputs[l + 1] = keep(rt.ops(computeFirst).empty(NAME, "layer output", DType.FP32, batch, hidden));
             fetched[l] = event(ctx);
             forwardDone[l] = event(ctx);
             backwardDone[l] = event(ctx);

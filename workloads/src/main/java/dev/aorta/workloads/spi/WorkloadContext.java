@@ -28,7 +28,10 @@ public interface WorkloadContext {
     /** A choice {@code --param} (one of its declared words), or its default. */
     String choiceParameter(String name);
 
-    /** Loads {@code kernels/<resource>} from the class path, compiled once per session. */
+    /**
+     * Loads a kernel source, compiled once per session: a bundled one ({@code dev/aorta/workloads/kernels/<resource>}),
+     * else {@code kernels/<resource>} beside the workload's own class (a plugin's jar).
+     */
     KernelModule kernels(String resource);
 
     /** Allocates device memory that the harness frees after the run (contents undefined). */
