@@ -134,7 +134,10 @@ class UnifiedWorkloadsTest {
         assertThat(list.out()).containsPattern("graph_subgraphs\\s+P2\\s+hw_queue\\s+4\\.\\.32\\s+8")
                 .containsPattern("zero_offload\\s+P3\\s+hw_queue\\s+4\\.\\.12\\s+6")
                 .contains("--param mode=eager").contains("(one of eager, graph)")
-                .contains("stream roles at 6 streams: [offload, offload, prefetch, prefetch, compute, compute]");
+                .contains("stream roles at 6 streams: [offload, offload, prefetch, prefetch, compute, compute]")
+                .containsPattern("torch_compile\\s+P3\\s+hw_queue\\s+4\\.\\.12\\s+8").contains("--param graphs=true")
+                .contains("stream roles at 8 streams: [region_a, region_a, region_b, region_b, region_c, region_c, "
+                        + "merge, merge]");
         CliRunner.Outcome run = aorta("run", "graph_subgraphs", "-p", "mode=graph");
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("aorta run: graph_subgraphs runs the model module's CUDA ops and needs a GPU: "

@@ -55,4 +55,16 @@ class ModelWorkloadsGpuTest {
             assertThat(r.streams()).allSatisfy(s -> assertThat(s.kernelCount()).as("stream " + s.index()).isPositive());
         }
     }
+
+    @Test
+    void torchCompileRegionsAsGraphsAndOpByOpComputeTheReference() {
+        try (GpuSession gpu = gpu()) {
+            for (String graphs : new String[] {"true", "false"}) {
+                RunResult r = run(gpu, new TorchCompile(), 8, Map.of("hidden_size", "64", "batch_size", "3",
+                        "seq_len", "5", "graphs", graphs));
+                assertThat(r.correctness().problem()).as("graphs=" + graphs).isNull();
+                assertThat(r.streams()).allSatisfy(s -> assertThat(s.kernelCount()).isPositive());
+            }
+        }
+    }
 }
