@@ -33,7 +33,7 @@ final class ListCommand implements Callable<Integer> {
         System.out.printf("%-22s %-3s %-10s %-8s %-4s %-7s %s%n", "WORKLOAD", "PRI", "CATEGORY", "STREAMS", "REC",
                 "SWITCH", "DESCRIPTION");
         for (Workload w : shown) {
-            System.out.printf("%-22s %-3s %-10s %-8s %-4d %-7s %s%n", w.name(), w.priority(), w.category(),
+            System.out.printf("%-22s %-3s %-10s %-8s %-4d %-7s %s%n", w.name(), w.priority().label(), w.category(),
                     w.streamRange(), w.recommendedStreams(), w.switchLatencySensitivity().label(), w.description());
             if (verbose) {
                 for (WorkloadParameter p : w.parameters()) {
@@ -43,6 +43,11 @@ final class ListCommand implements Callable<Integer> {
                 if (w.usesDtype()) {
                     System.out.println("    --dtype fp32|tf32|bf16|fp16  GEMM element type (default fp32)");
                 }
+                String own = WorkloadCommandArgs.commandOf(w.name());
+                if (own != null) {
+                    System.out.println("    aorta run " + w.name() + " takes the options of aorta " + own
+                            + "; the -p parameters apply to sweep and run-priority");
+                }
                 System.out.println("    stream roles at " + w.recommendedStreams() + " streams: "
                         + java.util.stream.IntStream.range(0, w.recommendedStreams())
                         .mapToObj(i -> w.streamRole(i, w.recommendedStreams())).toList());
@@ -50,7 +55,7 @@ final class ListCommand implements Callable<Integer> {
         }
         System.out.println();
         System.out.println("STREAMS: allowed stream counts; REC: streams used when --streams is not given; "
-                + "SWITCH: how strongly results depend on hardware-queue switch cost.");
+                + "SWITCH: how strongly results depend on hardware-queue switch cost; PRI -: in no tier.");
         return 0;
     }
 }

@@ -22,6 +22,7 @@ import dev.aorta.workloads.harness.KernelTimingMode;
 import dev.aorta.workloads.harness.PriorityMode;
 import dev.aorta.workloads.harness.RunResult;
 import dev.aorta.workloads.harness.SyncMode;
+import dev.aorta.workloads.result.ChromeTrace;
 import dev.aorta.workloads.result.ResultJson;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -126,6 +127,13 @@ final class OverlapCommand implements Callable<Integer> {
             description = "Result JSON (atomically); with several ranks {rank} in the name is replaced, else .rank<R> is inserted.")
     Path output;
 
+    @Option(names = "--profile", description = "Also write a Perfetto/Chrome-trace JSON of the main run's measured iterations.")
+    boolean profile;
+
+    @Option(names = "--profile-dir", paramLabel = "DIR", defaultValue = "profiles",
+            description = "Where --profile writes its trace (default: ${DEFAULT-VALUE}).")
+    Path profileDir;
+
     @Option(names = "--verbose", description = "Print stack traces of errors.")
     boolean verbose;
 
@@ -193,6 +201,12 @@ final class OverlapCommand implements Callable<Integer> {
         if (out != null) {
             ResultJson.write(out, OverlapReport.toJson(outcome));
             System.out.println("result: " + out);
+        }
+        if (profile) {
+            Path trace = rankFile(profileDir.resolve(CommsComputeOverlap.NAME + "_s"
+                    + outcome.main().options().streams() + "_trace.json"), env);
+            ChromeTrace.write(trace, outcome.main());
+            System.out.println("trace: " + trace + " (open in ui.perfetto.dev; one track per stream)");
         }
         for (RunResult run : java.util.Arrays.asList(outcome.main(), outcome.computeReference(), outcome.commReference())) {
             String problem = run == null ? null : run.correctness().problem();

@@ -13,8 +13,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+import picocli.CommandLine.Model.CommandSpec;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 @Command(name = "run", mixinStandardHelpOptions = true, description = "Run one workload and report throughput, latency, per-kernel device timing and memory.")
@@ -44,17 +49,31 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     HarnessOptionsMixin harness;
 
+    /** Options of the workloads that are commands of their own (comms_compute_overlap, launch_overhead). */
+    @Unmatched
+    List<String> workloadOptions = new ArrayList<>();
+
+    @Spec
+    CommandSpec spec;
+
     RunCommand(GpuSessionFactory gpu) {
         this.gpu = gpu;
     }
 
     @Override
     public Integer call() throws Exception {
-        if (workloadName.equals("launch_overhead")) {
-            throw new IllegalArgumentException("launch_overhead runs with 'aorta launch-overhead': its steps wait for the "
-                    + "device, which harness workloads must not");
+        String command = WorkloadCommandArgs.commandOf(workloadName);
+        if (command != null) {
+            return AortaCli.run(gpu, WorkloadCommandArgs.translate(workloadName, command,
+                    spec.commandLine().getParseResult(), workloadOptions, streams).toArray(String[]::new));
         }
         Workload workload = WorkloadRegistry.onClassPath().create(workloadName);
+        if (!workloadOptions.isEmpty()) {
+            throw new IllegalArgumentException("unknown option " + workloadOptions.getFirst() + " for " + workload.name()
+                    + " (aorta run --help lists the options; workload parameters are -p NAME=VALUE: "
+                    + (workload.parameters().isEmpty() ? "it has none" : workload.parameters().stream()
+                    .map(p -> p.name()).toList()) + ")");
+        }
         HarnessOptions options = harness.toOptions(streams == null ? workload.recommendedStreams() : streams);
         Harness.validate(workload, options);
         if (baselineLoop && !workload.hasBaselineLoop()) {

@@ -8,10 +8,13 @@ import dev.aorta.core.metric.KernelBreakdown;
 import dev.aorta.core.metric.QueueSwitchOverhead;
 import dev.aorta.core.metric.SampleStats;
 
+import dev.aorta.workloads.session.GpuTelemetry;
+
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /** The human-readable report of a run: every number with a line saying what it means. */
@@ -94,6 +97,12 @@ final class RunReport {
         line(out, "memory GB", "peak allocated " + gb(m.peakAllocatedBytes()) + ", final allocated "
                         + gb(m.allocatedBytes()) + ", peak reserved " + gb(m.peakReservedBytes()),
                 "device memory by the runtime's accounting (reserved = held from the driver)");
+        if (!r.workloadResults().isEmpty()) {
+            out.println("  " + r.workloadName() + " results (device time):");
+            printResults(r.workloadResults(), "    ", out);
+        }
+        line(out, "gpu telemetry", telemetry(r.telemetry().before()) + " -> " + telemetry(r.telemetry().after()),
+                "NVML before setup -> after the measured iterations (SM clock, power, temperature)");
         if (r.correctness().checked()) {
             line(out, "correctness", r.correctness().problem() == null ? "ok" : "FAILED: " + r.correctness().problem(),
                     "the workload's own check of its output");
@@ -160,6 +169,33 @@ final class RunReport {
             case END_ONLY -> "device time between consecutive iterations' completions, iterations back to back";
             case NONE -> "";
         };
+    }
+
+    /** The workload's own figures: one line per value, nested maps indented under their key. */
+    private static void printResults(Map<?, ?> results, String indent, PrintStream out) {
+        results.forEach((k, v) -> {
+            if (v instanceof Map<?, ?> nested) {
+                out.println(indent + k + ":");
+                printResults(nested, indent + "  ", out);
+            } else {
+                out.printf(Locale.ROOT, "%s%-24s %s%n", indent, k, v instanceof Double d ? fmt(d) : v);
+            }
+        });
+    }
+
+    private static String telemetry(GpuTelemetry t) {
+        if (!t.available()) {
+            return "unavailable (" + t.unavailable() + ")";
+        }
+        return value(t, "sm_clock_mhz", " MHz") + ", " + value(t, "power_w", " W") + ", " + value(t, "temperature_c", " C");
+    }
+
+    private static String value(GpuTelemetry t, String key, String unit) {
+        Number v = t.value(key);
+        if (v == null) {
+            return "?";
+        }
+        return (v instanceof Integer || v instanceof Long ? v.toString() : fmt(v.doubleValue())) + unit;
     }
 
     static void line(PrintStream out, String name, String value, String meaning) {

@@ -21,7 +21,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 @Command(name = "sweep", mixinStandardHelpOptions = true, description = "Run one workload at several stream counts and analyse how throughput scales.")
@@ -48,7 +47,20 @@ final class SweepCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Workload probe = WorkloadRegistry.onClassPath().create(workloadName);
-        List<Integer> counts = new ArrayList<>(new TreeSet<>(streams));
+        if (WorkloadCommandArgs.commandOf(probe.name()) != null) {
+            // the registry's instance: what the harness can sweep without the command's own options
+            System.out.println("note: " + probe.name() + " sweeps under the harness with its -p parameters; aorta "
+                    + WorkloadCommandArgs.commandOf(probe.name()) + " has its full options");
+        }
+        StreamCountFilter filter = StreamCountFilter.of(probe, streams);
+        if (filter.kept().isEmpty()) {
+            throw new IllegalArgumentException("--streams " + streams + ": none is inside the range of " + probe.name()
+                    + ": " + probe.streamRange() + " streams");
+        }
+        if (filter.note(probe) != null) {
+            System.out.println(filter.note(probe));
+        }
+        List<Integer> counts = filter.kept();
         for (int n : counts) {
             Harness.validate(probe, harness.toOptions(n));
         }

@@ -42,8 +42,16 @@ class LaunchOverheadCommandTest {
     }
 
     @Test
-    void aortaRunPointsToItsOwnCommand() {
-        assertThat(aorta("run", "launch_overhead").err()).contains("launch_overhead runs with 'aorta launch-overhead'");
+    void aortaRunTakesTheCommandsOptionsAndChecksThemTheSameWay() {
+        CliRunner.Outcome o = aorta("run", "launch_overhead", "--patterns", "argmin,ring");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err()).contains("--patterns: unknown pattern 'ring'");
+        assertThat(aorta("run", "launch_overhead", "--streams", "2").err())
+                .contains("--streams 2 is outside the range of launch_overhead: 1..1 streams");
+        assertThat(aorta("run", "launch_overhead", "-i", "5").err())
+                .contains("--iterations is not an option of launch_overhead (aorta launch-overhead --help lists its options)");
+        assertThat(opened).isFalse();
+        assertThat(aorta("run", "launch_overhead", "--patterns", "argmin").err()).contains("no CUDA driver found");
     }
 
     @Test

@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -192,7 +193,7 @@ class MetricsAgreementTest {
                 Harness.switchOverhead(List.of(activities)), Harness.dispatchLatency(List.of(activities)), null,
                 List.of());
         RunResult run = new RunResult("comms_compute_overlap", null, null, null, null, null, null, null, null,
-                new double[0], 0, 0, null, List.of(), timing, null, null, List.of(activities), null);
+                new double[0], 0, 0, null, List.of(), timing, null, null, List.of(activities), null, null, Map.of());
         return OverlapAnalysis.of(run, 1, ActivityClassifier.defaults());
     }
 }

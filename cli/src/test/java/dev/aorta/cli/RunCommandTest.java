@@ -224,10 +224,22 @@ class RunCommandTest {
     }
 
     @Test
-    void sweepRejectsACountOutsideTheRangeBeforeRunningAnything() {
-        CliRunner.Outcome o = aorta("sweep", "large_gemm_only", "--streams", "1,2,32");
+    void sweepSkipsACountOutsideTheRangeWithANote() throws Exception {
+        Path out = dir.resolve("sweep.json");
+        CliRunner.Outcome o = aorta("sweep", "large_gemm_only", "--streams", "1,2,32", "-i", "3", "-w", "1",
+                "-p", "size=64", "-o", out.toString());
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        assertThat(o.out()).contains("note: large_gemm_only skips 32 streams (outside its range 1..16)");
+        JsonNode sweep = ResultJson.read(out);
+        assertThat(sweep.path("results")).hasSize(2);
+        assertThat(sweep.path("analysis").path("scaling").findValuesAsText("streams")).containsExactly("1", "2");
+    }
+
+    @Test
+    void sweepWithNoCountInsideTheRangeIsRefusedBeforeTheGpuOpens() {
+        CliRunner.Outcome o = aorta("sweep", "hetero_kernels", "--streams", "1,128");
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.err()).contains("--streams 32 is outside the range of large_gemm_only");
+        assertThat(o.err()).contains("--streams [1, 128]: none is inside the range of hetero_kernels: 2..64 streams");
         assertThat(opened).isEmpty();
     }
 
@@ -237,7 +249,8 @@ class RunCommandTest {
                 "--sync-mode", "end_only");
         assertThat(o.exitCode()).isEqualTo(1);
         assertThat(o.err()).contains("failing_for_tests failed: boom at 3");
-        assertThat(o.out()).contains("FAILED: boom at 3").contains("1 of 4 workloads failed");
+        assertThat(o.out()).contains("FAILED: boom at 3").contains("4 of 7 runs failed")
+                .contains("graph_subgraphs runs the model module's CUDA ops and needs a GPU");
         for (String w : List.of("hetero_kernels", "tiny_kernel_stress", "large_gemm_only")) {
             assertThat(Files.exists(dir.resolve(w + ".json"))).as(w).isTrue();
         }
@@ -248,5 +261,34 @@ class RunCommandTest {
         CliRunner.Outcome o = aorta("run-priority", "P3", "-i", "5", "-w", "1");
         assertThat(o.out()).contains("failing_for_tests").doesNotContain("hetero_kernels");
         assertThat(aorta("run-priority", "P7").err()).contains("unknown priority 'P7'");
+    }
+
+    @Test
+    void everyResultRecordsTheGpuStateBeforeAndAfterOrWhyItCannot() throws Exception {
+        Path out = dir.resolve("t.json");
+        CliRunner.Outcome o = aorta("run", "tiny_kernel_stress", "-s", "2", "-i", "3", "-w", "1",
+                "-p", "ops_per_stream=2", "-o", out.toString());
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        JsonNode t = ResultJson.read(out).path("gpu_telemetry");
+        for (String when : List.of("before", "after")) {
+            assertThat(t.path(when).path("available").asBoolean()).isFalse();
+            assertThat(t.path(when).path("reason").asText()).isEqualTo("simulated GPU session: no NVML");
+        }
+        assertThat(o.out()).contains("gpu telemetry").contains("unavailable (simulated GPU session: no NVML)");
+
+        Path hot = dir.resolve("hot.json");
+        CliRunner.Outcome h = CliRunner.run(device -> {
+            SimulatedGpuSession s = new SimulatedGpuSession();
+            s.telemetry = new dev.aorta.workloads.session.GpuTelemetry(java.time.Instant.EPOCH, null,
+                    java.util.Map.of("sm_clock_mhz", 1980, "power_w", 312.5, "temperature_c", 61),
+                    java.util.Map.of("pcie_tx_kbps", "Not Supported"));
+            return s;
+        }, "run", "tiny_kernel_stress", "-s", "2", "-i", "3", "-w", "1", "-p", "ops_per_stream=2", "-o", hot.toString());
+        assertThat(h.exitCode()).as(h.err()).isZero();
+        JsonNode after = ResultJson.read(hot).path("gpu_telemetry").path("after");
+        assertThat(after.path("sm_clock_mhz").asInt()).isEqualTo(1980);
+        assertThat(after.path("power_w").asDouble()).isEqualTo(312.5);
+        assertThat(after.path("missing").path("pcie_tx_kbps").asText()).isEqualTo("Not Supported");
+        assertThat(h.out()).contains("1980 MHz, 312.5 W, 61 C -> 1980 MHz");
     }
 }

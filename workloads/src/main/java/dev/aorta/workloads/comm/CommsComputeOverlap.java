@@ -17,6 +17,8 @@ import dev.aorta.workloads.spi.SwitchLatencySensitivity;
 import dev.aorta.workloads.spi.Throughput;
 import dev.aorta.workloads.spi.Workload;
 import dev.aorta.workloads.spi.WorkloadContext;
+import dev.aorta.workloads.spi.WorkloadParameter;
+import dev.aorta.workloads.session.GemmSpec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +38,9 @@ public final class CommsComputeOverlap implements Workload {
     private static final int BLOCK = 256;
     private static final int CHECK_ELEMENTS_PER_RANK = 256;
 
-    private final OverlapConfig config;
+    /** Null until setup for the registry's instance: it is made from the run's streams and parameters. */
+    private OverlapConfig config;
+    private final boolean fromParameters;
     private final Communicator communicator;
     private final List<Integer> members;
     private final int worldRank;
@@ -49,6 +53,16 @@ public final class CommsComputeOverlap implements Workload {
     private GpuEvent collectiveDone;
 
     /**
+     * The registry's instance ({@code aorta list}, {@code sweep}, {@code run-priority}): AORTA's defaults with
+     * simulated collectives (one process has no peers), stream 0 for communication and every other stream of the
+     * run for GEMMs; its {@code --param}s are AORTA's numeric options. {@code aorta run comms_compute_overlap} and
+     * {@code aorta overlap} make a configured instance instead (real collectives, modes, references).
+     */
+    public CommsComputeOverlap() {
+        this(null, null, List.of(0), 0, null);
+    }
+
+    /**
      * @param communicator the group's communicator; null: collectives are simulated by copies
      * @param members      the world ranks of the group (group rank i = members[i])
      * @param watchdog     told about every iteration's progress; null without a communicator
@@ -56,6 +70,7 @@ public final class CommsComputeOverlap implements Workload {
     public CommsComputeOverlap(OverlapConfig config, Communicator communicator, List<Integer> members, int worldRank,
                                CommWatchdog watchdog) {
         this.config = config;
+        this.fromParameters = config == null;
         this.communicator = communicator;
         this.members = List.copyOf(members);
         this.worldRank = worldRank;
@@ -78,14 +93,28 @@ public final class CommsComputeOverlap implements Workload {
         return "comms";
     }
 
-    /** AORTA gives it no tier; it is made by {@code aorta overlap}, not the registry, so run-priority never picks it. */
+    /** AORTA gives it no tier. */
     @Override
     public Priority priority() {
-        return Priority.P3;
+        return Priority.UNTIERED;
+    }
+
+    @Override
+    public List<WorkloadParameter> parameters() {
+        if (!fromParameters) {
+            return List.of(); // configured by options, not parameters
+        }
+        return List.of(WorkloadParameter.positive("mm_dim", "2048", "M = N = K of every GEMM"),
+                WorkloadParameter.positive("num_compute", "10", "GEMMs per compute stream per iteration"),
+                WorkloadParameter.positive("num_coll", "1", "collectives (simulated all-reduce copies) per iteration"),
+                WorkloadParameter.positive("comm_mib", "128", "size of each collective in MiB"));
     }
 
     /** Stream 0 for communication and the compute streams; compute_only leaves the communication stream out. */
     public int streamCount() {
+        if (config == null) {
+            throw new IllegalStateException("the registry's instance takes its stream count from the run");
+        }
         return switch (config.mode()) {
             case COMMS_COMPUTE -> 1 + config.computeStreams();
             case COMPUTE_ONLY -> config.computeStreams();
@@ -93,14 +122,15 @@ public final class CommsComputeOverlap implements Workload {
         };
     }
 
+    /** AORTA's 1..32 less 1 stream: its comms_compute mode needs a compute stream besides stream 0. */
     @Override
     public StreamRange streamRange() {
-        return new StreamRange(streamCount(), streamCount());
+        return fromParameters ? new StreamRange(2, 32) : new StreamRange(streamCount(), streamCount());
     }
 
     @Override
     public int recommendedStreams() {
-        return streamCount();
+        return fromParameters ? 4 : streamCount();
     }
 
     @Override
@@ -115,12 +145,19 @@ public final class CommsComputeOverlap implements Workload {
 
     @Override
     public String streamRole(int streamIndex, int streamCount) {
-        return config.mode().communicates() && streamIndex == 0 ? COMM_ROLE : COMPUTE_ROLE;
+        boolean communicates = fromParameters || config.mode().communicates();
+        return communicates && streamIndex == 0 ? COMM_ROLE : COMPUTE_ROLE;
     }
 
     @Override
     public void setup(WorkloadContext ctx) {
         this.context = ctx;
+        if (config == null) {
+            config = new OverlapConfig(OverlapMode.COMMS_COMPUTE,
+                    GemmSpec.square(ctx.dtype(), ctx.intParameter("mm_dim")), ctx.intParameter("num_compute"),
+                    ctx.streams().size() - 1, (long) ctx.intParameter("comm_mib") << 20, ctx.intParameter("num_coll"),
+                    CommDType.FP32, Collective.ALL_REDUCE, false, false);
+        }
         List<GpuStream> streams = ctx.streams();
         int firstCompute = config.mode().communicates() ? 1 : 0;
         if (config.mode().computes()) {

@@ -6,6 +6,7 @@ import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.workloads.session.GpuEvent;
 import dev.aorta.workloads.session.GpuSession;
 import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.session.GpuTelemetry;
 import dev.aorta.workloads.metrics.ConvoyEffect;
 import dev.aorta.core.metric.DispatchLatency;
 import dev.aorta.core.metric.IntervalSet;
@@ -65,7 +66,7 @@ public final class Harness {
                 throw new IllegalArgumentException("--param " + given.getKey() + ": " + workload.name()
                         + (known.isEmpty() ? " has no parameters" : " has the parameters " + known.keySet()));
             }
-            parameter.parse(given.getValue());
+            parameter.check(given.getValue());
         }
         if (options.dtype() != HarnessOptions.defaults(1).dtype() && !workload.usesDtype()) {
             throw new IllegalArgumentException("--dtype: " + workload.name() + " has no GEMMs, so no dtype to set");
@@ -83,10 +84,12 @@ public final class Harness {
         EventPairSampler sampler = null;
         boolean capturing = false;
         Throwable failure = null;
+        GpuTelemetry before = gpu.telemetry();
         try {
             for (int i = 0; i < options.streams(); i++) {
-                streams.add(gpu.createStream(
-                        options.priorityMode().priorityFor(i, options.streams(), device.priorityRange())));
+                streams.add(gpu.createStream(workload.urgentStream(i, options.streams())
+                        ? device.priorityRange().greatest()
+                        : options.priorityMode().priorityFor(i, options.streams(), device.priorityRange())));
                 roles.add(workload.streamRole(i, options.streams()));
             }
             timing = gpu.createStream(device.priorityRange().least());
@@ -173,6 +176,9 @@ public final class Harness {
                         baseline.throughput(), harnessTp.value() / baseline.throughput().value());
             }
 
+            RunResult.Telemetry telemetry = new RunResult.Telemetry(before, gpu.telemetry());
+            Map<String, Object> ownResults = workload.results(windows,
+                    streams.stream().map(GpuStream::activityStreamId).toList());
             return new RunResult(workload.name(), Instant.now(), options, workload.description(), device, envVars,
                     workloadConfig(workload, context, options, roles),
                     workload.throughput(options.iterations(), m.totalMs),
@@ -182,7 +188,7 @@ public final class Harness {
                     hostEnqueue(m, sampled, workload.launchesPerIteration()),
                     streamStats(streams, roles, windows),
                     kernelTiming(workload, source, sourceNote, captured, perIteration, windows, streams, roles),
-                    new RunResult.MemoryReport(gpu.memoryStats()), correctness, windows, baseline);
+                    new RunResult.MemoryReport(gpu.memoryStats()), correctness, windows, baseline, telemetry, ownResults);
         } catch (RuntimeException | Error e) {
             failure = e;
             throw e;
@@ -414,7 +420,7 @@ public final class Harness {
                                                       List<String> roles) {
         Map<String, Object> config = new LinkedHashMap<>();
         for (WorkloadParameter p : workload.parameters()) {
-            config.put(p.name(), context.intParameter(p.name()));
+            config.put(p.name(), p.isChoice() ? context.choiceParameter(p.name()) : context.intParameter(p.name()));
         }
         if (workload.usesDtype()) {
             config.put("dtype", options.dtype().label());

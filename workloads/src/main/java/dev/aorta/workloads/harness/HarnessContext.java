@@ -1,6 +1,7 @@
 package dev.aorta.workloads.harness;
 
 import dev.aorta.core.event.Dim3;
+import dev.aorta.workloads.kernels.WorkloadKernels;
 import dev.aorta.workloads.session.DType;
 import dev.aorta.workloads.session.GpuBuffer;
 import dev.aorta.workloads.session.GpuSession;
@@ -75,8 +76,12 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     }
 
     @Override
-    public KernelModule kernels(String resource) {
-        return modules.computeIfAbsent(resource, r -> gpu.loadModule(r, readKernelSource(r)));
+    public String choiceParameter(String name) {
+        WorkloadParameter p = parameters.get(name);
+        if (p == null) {
+            throw new IllegalStateException("the workload asked for an undeclared parameter '" + name + "'");
+        }
+        return p.parseChoice(options.params().getOrDefault(name, p.defaultValue()));
     }
 
     static String readKernelSource(String resource) {
@@ -91,6 +96,12 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("reading kernels/" + resource + ": " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public KernelModule kernels(String resource) {
+        return modules.computeIfAbsent(resource, r -> gpu.loadModule(r, WorkloadKernels.has(r) ? WorkloadKernels.source(r)
+                : readKernelSource(r)));
     }
 
     @Override
@@ -123,6 +134,11 @@ final class HarnessContext implements WorkloadContext, AutoCloseable {
     @Override
     public Op op(String label, GpuStream stream, PreparedGemm gemm) {
         return new TrackedOp(label, stream, gemm::launch);
+    }
+
+    @Override
+    public Op enqueueOp(String label, GpuStream stream, Runnable enqueue) {
+        return new TrackedOp(label, stream, enqueue);
     }
 
     @Override

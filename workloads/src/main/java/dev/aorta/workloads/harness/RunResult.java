@@ -8,6 +8,7 @@ import dev.aorta.core.metric.DispatchLatency;
 import dev.aorta.core.metric.KernelBreakdown;
 import dev.aorta.core.metric.QueueSwitchOverhead;
 import dev.aorta.core.metric.SampleStats;
+import dev.aorta.workloads.session.GpuTelemetry;
 import dev.aorta.workloads.spi.Throughput;
 
 import java.time.Instant;
@@ -24,13 +25,20 @@ import java.util.Map;
  * @param convoy           null unless the workload declares convoy roles
  * @param activities       the device activity behind the kernel metrics (for traces; not written to JSON)
  * @param baselineLoop     null unless asked for and the workload has one
+ * @param telemetry        the GPU's state (NVML) before setup and after the measured iterations
+ * @param workloadResults  the workload's own figures ({@link dev.aorta.workloads.spi.Workload#results}); empty if none
  */
 public record RunResult(String workloadName, Instant timestamp, HarnessOptions options, String workloadDescription,
                         DeviceInfo device, Map<String, String> envVars, Map<String, Object> workloadConfig,
                         Throughput throughput, SampleStats latencyMs, double[] iterationTimesMs, double totalTimeMs,
                         double wallTimeMs, HostEnqueue hostEnqueue, List<StreamStats> streams,
                         KernelTiming kernelTiming, MemoryReport memory, Correctness correctness,
-                        List<List<DeviceActivity>> activities, BaselineLoop baselineLoop) {
+                        List<List<DeviceActivity>> activities, BaselineLoop baselineLoop, Telemetry telemetry,
+                        Map<String, Object> workloadResults) {
+
+    /** NVML readings around the run: a throttled, hot or power-capped GPU shows here next to its numbers. */
+    public record Telemetry(GpuTelemetry before, GpuTelemetry after) {
+    }
 
     /**
      * Host time spent enqueuing (calling into the driver), per iteration.

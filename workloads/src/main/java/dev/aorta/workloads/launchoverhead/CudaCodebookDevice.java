@@ -1,6 +1,7 @@
 package dev.aorta.workloads.launchoverhead;
 
 import dev.aorta.core.event.Dim3;
+import dev.aorta.workloads.kernels.WorkloadKernels;
 import dev.aorta.workloads.session.DType;
 import dev.aorta.workloads.session.GpuBuffer;
 import dev.aorta.workloads.session.GemmSpec;
@@ -10,9 +11,6 @@ import dev.aorta.workloads.session.KernelArg;
 import dev.aorta.workloads.session.KernelModule;
 import dev.aorta.workloads.session.PreparedGemm;
 import dev.aorta.workloads.session.PreparedLaunch;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,6 +34,7 @@ public final class CudaCodebookDevice implements CodebookDevice {
     private final LaunchCounters counters = new LaunchCounters();
     private final List<GpuBuffer> buffers = new ArrayList<>();
     private final GpuStream stream;
+    private final boolean ownsStream;
     private final GpuBuffer[] assign;
     private final GpuBuffer count;
 
@@ -57,6 +56,15 @@ public final class CudaCodebookDevice implements CodebookDevice {
 
     /** Uploads the problem and prepares every launch; the device owns the stream and the buffers it makes. */
     public CudaCodebookDevice(GpuSession gpu, CodebookProblem problem) {
+        this(gpu, problem, null);
+    }
+
+    /**
+     * The same on a stream of the caller's (the harness's), which the device uses but does not close.
+     *
+     * @param onStream null: the device makes its own stream
+     */
+    public CudaCodebookDevice(GpuSession gpu, CodebookProblem problem, GpuStream onStream) {
         this.gpu = gpu;
         this.shape = problem.shape();
         int n = shape.batch();
@@ -65,7 +73,8 @@ public final class CudaCodebookDevice implements CodebookDevice {
         int w = shape.rowsPerCentroid();
         int stages = shape.stages();
         int points = n * d;
-        stream = gpu.createStream(gpu.deviceInfo().priorityRange().least());
+        ownsStream = onStream == null;
+        stream = ownsStream ? gpu.createStream(gpu.deviceInfo().priorityRange().least()) : onStream;
         try {
             GpuBuffer batch = floats(points);
             gpu.writeFloats(batch, problem.batch());
@@ -91,7 +100,7 @@ public final class CudaCodebookDevice implements CodebookDevice {
             GpuBuffer chosen = ints(w);
             count = ints(1);
 
-            KernelModule m = gpu.loadModule(KERNELS, kernelSource());
+            KernelModule m = gpu.loadModule(KERNELS, WorkloadKernels.source(KERNELS));
             beginStep = m.prepare("begin_step", blocks(points), block(BLOCK), 0, stream,
                     pointer(residual), pointer(batch), pointer(quantized), i32(points));
             pointNorms = m.prepare("point_norms", blocks(n), block(BLOCK), 0, stream,
@@ -132,17 +141,6 @@ public final class CudaCodebookDevice implements CodebookDevice {
         } catch (RuntimeException | Error e) {
             close();
             throw e;
-        }
-    }
-
-    static String kernelSource() {
-        try (InputStream in = CudaCodebookDevice.class.getResourceAsStream("/kernels/" + KERNELS)) {
-            if (in == null) {
-                throw new IllegalStateException("no kernel source kernels/" + KERNELS + " on the class path");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("reading kernels/" + KERNELS + ": " + e.getMessage(), e);
         }
     }
 
@@ -280,6 +278,8 @@ public final class CudaCodebookDevice implements CodebookDevice {
         gpu.synchronize();
         buffers.forEach(GpuBuffer::close);
         buffers.clear();
-        stream.close();
+        if (ownsStream) {
+            stream.close();
+        }
     }
 }

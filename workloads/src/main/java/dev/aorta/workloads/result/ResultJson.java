@@ -12,6 +12,7 @@ import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.RunResult;
+import dev.aorta.workloads.session.GpuTelemetry;
 import dev.aorta.workloads.metrics.ConvoyEffect;
 import dev.aorta.core.metric.DispatchLatency;
 import dev.aorta.core.metric.KernelBreakdown;
@@ -83,6 +84,12 @@ public final class ResultJson {
             b.put("throughput", r.baselineLoop().throughput().value());
             b.put("throughput_unit", r.baselineLoop().throughput().unit());
             b.put("ratio", r.baselineLoop().ratio());
+        }
+        ObjectNode gpu = root.putObject("gpu_telemetry");
+        gpu.set("before", telemetry(r.telemetry().before()));
+        gpu.set("after", telemetry(r.telemetry().after()));
+        if (!r.workloadResults().isEmpty()) {
+            root.set("workload_results", MAPPER.valueToTree(r.workloadResults()));
         }
         ObjectNode metadata = root.putObject("metadata");
         metadata.set("config", config(r.options()));
@@ -237,11 +244,28 @@ public final class ResultJson {
         return c;
     }
 
+    /** {@code {at, available, values..., missing{key: reason}}} or {@code {at, available: false, reason}}. */
+    public static ObjectNode telemetry(GpuTelemetry t) {
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("at", t.at().toString());
+        o.put("available", t.available());
+        if (!t.available()) {
+            o.put("reason", t.unavailable());
+            return o;
+        }
+        t.values().forEach((k, v) -> o.set(k, MAPPER.valueToTree(v)));
+        if (!t.missing().isEmpty()) {
+            o.set("missing", MAPPER.valueToTree(t.missing()));
+        }
+        return o;
+    }
+
     private static ObjectNode device(DeviceInfo d) {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("index", d.ordinal());
         o.put("name", d.name());
         o.put("compute_capability", d.computeCapability());
+        o.put("async_engines", d.asyncEngines());
         o.put("total_memory_gb", d.totalMemoryBytes() / GB);
         o.put("multiprocessors", d.multiprocessors());
         o.put("driver_version", d.driverVersionText());

@@ -86,6 +86,58 @@ public final class CudaGpuSession implements GpuSession {
     }
 
     @Override
+    public HostBuffer allocatePinned(long bytes) {
+        CudaHostBuffer b = new CudaHostBuffer(device.allocatePinned(bytes));
+        owned.push(b);
+        return b;
+    }
+
+    @Override
+    public void copyHostToDevice(GpuBuffer dst, HostBuffer src, long bytes, GpuStream stream) {
+        cuda(dst).memory.copyFromAsync(pinned(src), bytes, cuda(stream).stream);
+    }
+
+    @Override
+    public void copyDeviceToHost(HostBuffer dst, GpuBuffer src, long bytes, GpuStream stream) {
+        cuda(src).memory.copyToAsync(pinned(dst), bytes, cuda(stream).stream);
+    }
+
+    @Override
+    public void copyDeviceToDevice(GpuBuffer dst, GpuBuffer src, long bytes, GpuStream stream) {
+        cuda(dst).memory.copyFromAsync(cuda(src).memory, bytes, cuda(stream).stream);
+    }
+
+    private static PinnedHostBuffer pinned(HostBuffer b) {
+        if (b instanceof CudaHostBuffer c && !c.closed) {
+            return c.memory;
+        }
+        throw new IllegalArgumentException("host buffer " + b + " is closed or does not belong to a CUDA session");
+    }
+
+    /** Pinned memory that the workload or, at the latest, the session's close frees (once). */
+    private static final class CudaHostBuffer implements HostBuffer {
+        final PinnedHostBuffer memory;
+        boolean closed;
+
+        CudaHostBuffer(PinnedHostBuffer memory) {
+            this.memory = memory;
+        }
+
+        @Override
+        public long bytes() {
+            return memory.bytes();
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                memory.close();
+            }
+        }
+    }
+
+    @Override
     public float[] readFloats(GpuBuffer buffer, int count) {
         if (!(buffer instanceof CudaBuffer b)) {
             throw new IllegalArgumentException("buffer " + buffer + " does not belong to a CUDA session");
@@ -397,6 +449,27 @@ public final class CudaGpuSession implements GpuSession {
     @Override
     public MemoryStats memoryStats() {
         return device.memoryStats();
+    }
+
+    @Override
+    public CudaDevice cudaDevice() {
+        return device;
+    }
+
+    @Override
+    public Stream cudaStream(GpuStream stream) {
+        return cuda(stream).stream;
+    }
+
+    /** NVML's handle is looked up once; a session without NVML says why on every reading. */
+    private NvmlTelemetry telemetry;
+
+    @Override
+    public GpuTelemetry telemetry() {
+        if (telemetry == null) {
+            telemetry = NvmlTelemetry.forPciBusId(device.info().pciBusId());
+        }
+        return telemetry.read();
     }
 
     @Override

@@ -31,6 +31,18 @@ public interface GpuSession extends AutoCloseable {
     /** Allocates device memory (contents undefined). */
     GpuBuffer allocate(long bytes);
 
+    /** Allocates page-locked host memory (contents undefined), the source and target of asynchronous copies. */
+    HostBuffer allocatePinned(long bytes);
+
+    /** Enqueues a copy of {@code bytes} from pinned host memory to the device on {@code stream}; does not wait. */
+    void copyHostToDevice(GpuBuffer dst, HostBuffer src, long bytes, GpuStream stream);
+
+    /** Enqueues a copy of {@code bytes} from the device to pinned host memory on {@code stream}; does not wait. */
+    void copyDeviceToHost(HostBuffer dst, GpuBuffer src, long bytes, GpuStream stream);
+
+    /** Enqueues a copy of {@code bytes} between two device buffers on {@code stream}; does not wait. */
+    void copyDeviceToDevice(GpuBuffer dst, GpuBuffer src, long bytes, GpuStream stream);
+
     /**
      * Compiles CUDA C source for this device's architecture (cached by the adapter) and loads it.
      *
@@ -107,6 +119,22 @@ public interface GpuSession extends AutoCloseable {
      * every rank has joined. The session closes it when it closes, if the caller has not.
      */
     Communicator openCommunicator(CommunicatorId id, int size, int rank);
+
+    /**
+     * The GPU's clocks, power, temperature, utilisation and PCIe link now (NVML), or why they cannot be read; never
+     * touches the CUDA context, so it may be called around measured work.
+     */
+    GpuTelemetry telemetry();
+
+    /**
+     * The CUDA device behind this session, for workloads built from the model module's ops (which run on the gpu
+     * module's devices and streams); a session without one (the tests' simulated device) throws
+     * {@link UnsupportedOperationException} saying so.
+     */
+    dev.aorta.gpu.cuda.CudaDevice cudaDevice();
+
+    /** The gpu module's stream behind one of this session's streams (see {@link #cudaDevice()}). */
+    dev.aorta.gpu.cuda.Stream cudaStream(GpuStream stream);
 
     /** The runtime's own accounting of device memory. */
     MemoryStats memoryStats();

@@ -79,6 +79,24 @@ public interface Workload {
     /** The workload's throughput over {@code iterations} iterations that took {@code totalTimeMs} on the device. */
     Throughput throughput(int iterations, double totalTimeMs);
 
+    /**
+     * Whether stream {@code streamIndex} must run at the device's highest priority whatever {@code --priorities}
+     * says (a copy stream that must not wait behind compute, as AORTA's SDMA prototype gives it priority -1).
+     */
+    default boolean urgentStream(int streamIndex, int streamCount) {
+        return false;
+    }
+
+    /**
+     * The workload's own figures, computed from the device activity of the measured iterations (one list per
+     * iteration when the records split evenly into iterations, else one list), with the streams' activity ids in
+     * index order; written under {@code workload_results} and printed by {@code run}. Empty when it has none.
+     */
+    default java.util.Map<String, Object> results(List<List<dev.aorta.core.event.DeviceActivity>> iterations,
+                                                 List<Long> streamIds) {
+        return java.util.Map.of();
+    }
+
     /** Whether {@link #correctnessProblem()} checks anything. */
     default boolean hasCorrectnessCheck() {
         return false;

@@ -25,8 +25,12 @@ public interface WorkloadContext {
     /** An integer {@code --param} (checked against its declaration in {@link Workload#parameters()}), or its default. */
     int intParameter(String name);
 
+    /** A choice {@code --param} (one of its declared words), or its default. */
+    String choiceParameter(String name);
+
     /**
-     * Loads {@code kernels/<resource>} from the class path (a plugin's own jar included), compiled once per session.
+     * Loads a kernel source, compiled once per session: a bundled one ({@code dev/aorta/workloads/kernels/<resource>}),
+     * else {@code kernels/<resource>} from the class path the command runs with (a plugin's own jar included).
      */
     KernelModule kernels(String resource);
 
@@ -41,6 +45,9 @@ public interface WorkloadContext {
 
     /** Wraps a prepared GEMM into an {@link Op}. */
     Op op(String label, GpuStream stream, PreparedGemm gemm);
+
+    /** Wraps any enqueue that is not a kernel launch (a copy) into an {@link Op}; it must not wait for the device. */
+    Op enqueueOp(String label, GpuStream stream, Runnable enqueue);
 
     /** Shortcut: prepares a GEMM on fresh random operands of {@code spec} and wraps it. */
     default Op gemm(String label, GemmSpec spec, GpuStream stream, int seed) {

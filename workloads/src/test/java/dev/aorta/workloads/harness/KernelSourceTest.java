@@ -1,5 +1,6 @@
 package dev.aorta.workloads.harness;
 
+import dev.aorta.workloads.kernels.WorkloadKernels;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,8 +16,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class KernelSourceTest {
 
     @Test
-    void aBuiltInKernelIsFound() {
-        assertThat(HarnessContext.readKernelSource("elementwise.cu")).contains("__global__");
+    void aBuiltInKernelIsOneOfTheWorkloadsOwnNotAnotherJarsOfTheSameName() {
+        assertThat(WorkloadKernels.has("elementwise.cu")).isTrue();
+        assertThat(WorkloadKernels.source("elementwise.cu")).contains("__global__");
     }
 
     @Test

@@ -28,7 +28,7 @@ class CodebookKernelsEmulationTest {
         Assumptions.assumeTrue(compiles(List.of("g++", "-std=c++20", "-pthread", probe.toString(), "-o",
                 dir.resolve("probe").toString())), "no g++ with C++20 <barrier>: kernel emulation skipped");
         Path emulation = Path.of(getClass().getResource("/emulation/cuda_emulation.h").toURI()).getParent();
-        Path kernels = Path.of(getClass().getResource("/kernels/codebook.cu").toURI()).getParent();
+        Path kernels = Path.of(getClass().getResource("/dev/aorta/workloads/kernels/codebook.cu").toURI()).getParent();
         Path binary = dir.resolve("codebook_kernels_check");
         Process compile = new ProcessBuilder("g++", "-std=c++20", "-O1", "-pthread", "-include",
                 emulation.resolve("cuda_emulation.h").toString(), "-I", kernels.toString(), "-x", "c++",

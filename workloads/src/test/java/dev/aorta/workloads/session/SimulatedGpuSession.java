@@ -408,6 +408,85 @@ public final class SimulatedGpuSession implements GpuSession {
         }
     }
 
+    /** Host link (PCIe) and device-to-device copy rates, bytes per ns = GB/s. */
+    public double linkBytesPerNs = 25;
+    public double deviceCopyBytesPerNs = 1500;
+    /** When each copy engine (by direction) is free: copies use copy engines, never the SMs of serialEngine. */
+    private final Map<String, Long> copyEngineFreeNs = new HashMap<>();
+    /** Host buffers not yet freed. */
+    public int liveHostBuffers;
+
+    private final class SimHostBuffer implements HostBuffer {
+        final long bytes;
+        boolean closed;
+
+        SimHostBuffer(long bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public long bytes() {
+            return bytes;
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                liveHostBuffers--;
+            }
+        }
+    }
+
+    @Override
+    public HostBuffer allocatePinned(long bytes) {
+        liveHostBuffers++;
+        return new SimHostBuffer(bytes);
+    }
+
+    @Override
+    public void copyHostToDevice(GpuBuffer dst, HostBuffer src, long bytes, GpuStream stream) {
+        requireFits(bytes, dst.bytes(), src);
+        enqueueCopy("Memcpy HtoD", (SimStream) stream, bytes, linkBytesPerNs);
+    }
+
+    @Override
+    public void copyDeviceToHost(HostBuffer dst, GpuBuffer src, long bytes, GpuStream stream) {
+        requireFits(bytes, src.bytes(), dst);
+        enqueueCopy("Memcpy DtoH", (SimStream) stream, bytes, linkBytesPerNs);
+    }
+
+    @Override
+    public void copyDeviceToDevice(GpuBuffer dst, GpuBuffer src, long bytes, GpuStream stream) {
+        if (bytes > dst.bytes() || bytes > src.bytes()) {
+            throw new IllegalArgumentException("copy of " + bytes + " bytes does not fit its buffers");
+        }
+        enqueueCopy("Memcpy DtoD", (SimStream) stream, bytes, deviceCopyBytesPerNs);
+    }
+
+    private static void requireFits(long bytes, long deviceBytes, HostBuffer host) {
+        if (((SimHostBuffer) host).closed) {
+            throw new IllegalStateException("copy with a freed host buffer");
+        }
+        if (bytes > deviceBytes || bytes > host.bytes()) {
+            throw new IllegalArgumentException("copy of " + bytes + " bytes does not fit its buffers");
+        }
+    }
+
+    private void enqueueCopy(String name, SimStream stream, long bytes, double bytesPerNs) {
+        hostNs += launchCostNs;
+        long queued = hostNs;
+        long start = Math.max(Math.max(queued + dispatchNs, stream.tailNs), copyEngineFreeNs.getOrDefault(name, 0L));
+        long end = start + Math.max(1, Math.round(bytes / bytesPerNs));
+        stream.tailNs = end;
+        copyEngineFreeNs.put(name, end);
+        ++correlation;
+        if (capturing) {
+            captured.add(new DeviceActivity(ActivityKind.MEMCPY, name, 0, 0, stream.id, start, end, correlation,
+                    DeviceActivity.UNKNOWN, DeviceActivity.UNKNOWN, Dim3.NONE, Dim3.NONE, bytes, ClockDomain.CUPTI));
+        }
+    }
+
     @Override
     public String activityCaptureUnavailableReason() {
         return captureUnavailable;
@@ -435,6 +514,24 @@ public final class SimulatedGpuSession implements GpuSession {
     public List<DeviceActivity> stopActivityCapture() {
         capturing = false;
         return List.copyOf(captured);
+    }
+
+    /** What telemetry() returns; tests set one with values to see them reach results. */
+    public GpuTelemetry telemetry = GpuTelemetry.unavailable("simulated GPU session: no NVML");
+
+    @Override
+    public GpuTelemetry telemetry() {
+        return telemetry;
+    }
+
+    @Override
+    public dev.aorta.gpu.cuda.CudaDevice cudaDevice() {
+        throw new UnsupportedOperationException("the simulated GPU session has no CUDA device");
+    }
+
+    @Override
+    public dev.aorta.gpu.cuda.Stream cudaStream(GpuStream stream) {
+        throw new UnsupportedOperationException("the simulated GPU session has no CUDA streams");
     }
 
     @Override

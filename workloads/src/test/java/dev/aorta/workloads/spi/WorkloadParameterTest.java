@@ -25,4 +25,14 @@ class WorkloadParameterTest {
         assertThatThrownBy(() -> new WorkloadParameter("tilt", "0", "t", Integer.MIN_VALUE, 0).parse("2"))
                 .hasMessage("--param tilt=2: expected an integer of 0 or less");
     }
+
+    @Test
+    void aChoiceTakesOnlyItsWordsAndItsDefaultMustBeOne() {
+        WorkloadParameter pattern = WorkloadParameter.choice("pattern", "argmin", "p", "argmin", "balanced");
+        assertThat(pattern.parseChoice(" balanced")).isEqualTo("balanced");
+        assertThatThrownBy(() -> pattern.check("greedy"))
+                .hasMessage("--param pattern=greedy: expected one of argmin, balanced");
+        assertThatThrownBy(() -> WorkloadParameter.choice("graphs", "maybe", "g", "true", "false"))
+                .hasMessage("graphs: default maybe is not one of [true, false]");
+    }
 }
