@@ -1,7 +1,6 @@
 package dev.aorta.gpu.blas;
 
 import dev.aorta.gpu.Ffm;
-import dev.aorta.gpu.GpuException;
 import dev.aorta.gpu.Lazy;
 import dev.aorta.gpu.NativeLibrary;
 import dev.aorta.gpu.cuda.CudaDevice;
@@ -69,15 +68,7 @@ public final class Cublas implements AutoCloseable {
         }
 
         void check(String call, int status) {
-            if (status != 0) {
-                String text;
-                try {
-                    text = Ffm.string((MemorySegment) statusString.invokeExact(status));
-                } catch (Throwable t) {
-                    text = "cublasStatus_t " + status;
-                }
-                throw new GpuException(call, status, text);
-            }
+            BlasStatus.check(statusString, call, status);
         }
     }
 

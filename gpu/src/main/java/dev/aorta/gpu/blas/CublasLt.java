@@ -101,15 +101,7 @@ public final class CublasLt implements AutoCloseable {
         }
 
         void check(String call, int status) {
-            if (status != 0) {
-                String text;
-                try {
-                    text = Ffm.string((MemorySegment) statusString.invokeExact(status));
-                } catch (Throwable t) {
-                    text = "cublasStatus_t " + status;
-                }
-                throw new GpuException(call, status, text);
-            }
+            BlasStatus.check(statusString, call, status);
         }
     }
 
