@@ -35,3 +35,36 @@ extern "C" __global__ void cast_f32_to_16(const float* __restrict__ x, unsigned 
         y[i] = half ? to_f16(x[i]) : to_bf16(x[i]);
     }
 }
+
+// The backward pass's dy, rounded for the GEMMs, and the bias gradient from the fp32 dy in the same read:
+// y[r, c] = round(dy[r, c]); db[c] += sum_r dy[r, c] (db may be null). The layout of elementwise.cu's
+// bias_grad (blocks of 1024 threads own 32 columns, a warp reads 32 neighbouring columns of one row, 32
+// partial sums per column added in a fixed order), so db is the same sum in the same order, deterministic.
+extern "C" __global__ void cast_bias_grad(const float* __restrict__ dy, unsigned short* __restrict__ y,
+                                          float* __restrict__ db, int rows, int cols, int half) {
+    __shared__ float part[32][33];
+    int tx = threadIdx.x % 32;
+    int ty = threadIdx.x / 32;
+    int c = blockIdx.x * 32 + tx;
+    float s = 0.0f;
+    if (c < cols) {
+        for (int r = ty; r < rows; r += 32) {
+            long long i = (long long) r * cols + c;
+            float d = dy[i];
+            y[i] = half ? to_f16(d) : to_bf16(d);
+            s += d;
+        }
+    }
+    if (db == nullptr) {
+        return;
+    }
+    part[ty][tx] = s;
+    __syncthreads();
+    if (ty == 0 && c < cols) {
+        float t = 0.0f;
+        for (int k = 0; k < 32; k++) {
+            t += part[k][tx];
+        }
+        db[c] += t;
+    }
+}

@@ -31,8 +31,9 @@ public final class Linear implements Layer {
     private final int out;
     private final Parameter weight;
     private final Parameter bias;
-    private Tensor lowWeight;
     private Tensor lowX;
+    /** The tensor {@link #lowX} was cast from in the last forward pass (its address and size), or null. */
+    private Tensor lowXSource;
     private Tensor lowDy;
 
     /** With PyTorch's default initialisation, deterministic from {@code seed} and the parameter names. */
@@ -109,9 +110,9 @@ public final class Linear implements Layer {
         }
         if (ctx.autocast() != null) {
             lowGemmBackward(x, dy, dx, rows, s);
-        } else {
-            gemmBackward(x, dy, dx, rows, s);
+            return;
         }
+        gemmBackward(x, dy, dx, rows, s);
         if (bias != null) {
             ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 31) / 32, 1024, s, dy, bias.grad(), rows, out);
         }
@@ -131,8 +132,9 @@ public final class Linear implements Layer {
     /** y = x·Wᵀ + b through cuBLASLt on 16-bit copies of W and x, the bias in the epilogue, y fp32. */
     private void lowGemmForward(Tensor x, Tensor y, int rows, Stream s) {
         DType t = ctx.autocast();
-        lowWeight = castInto(weight.value(), lowWeight, t, s);
+        Tensor lowWeight = weight.lowCopy(ctx, t, s);
         lowX = castInto(x, lowX, t, s);
+        lowXSource = x;
         boolean fused = ctx.blasLt().matmul(s, precision(t), GemmPrecision.FP32, true, false, out, rows, in, 1f,
                 lowWeight.address(), in, lowX.address(), in, 0f, y.address(), out,
                 bias == null ? CublasLt.Epilogue.DEFAULT : CublasLt.Epilogue.BIAS,
@@ -148,18 +150,34 @@ public final class Linear implements Layer {
         }
     }
 
-    /** dx = dy·W and dW += dyᵀ·x on 16-bit copies (W's from the forward pass), fp32 results. */
+    /**
+     * dx = dy·W and dW += dyᵀ·x on 16-bit copies (x's from the forward pass when it is the same tensor), fp32
+     * results; db += Σ dy in the pass that rounds dy.
+     */
     private void lowGemmBackward(Tensor x, Tensor dy, Tensor dx, int rows, Stream s) {
         DType t = ctx.autocast();
-        if (lowWeight == null || lowWeight.dtype() != t) {
-            lowWeight = castInto(weight.value(), lowWeight, t, s);
+        Tensor lowWeight = weight.lowCopy(ctx, t, s);
+        if (lowDy == null || lowDy.dtype() != t || lowDy.numel() < dy.numel()) {
+            if (lowDy != null) {
+                lowDy.close();
+            }
+            lowDy = ctx.empty(OP, "16-bit dy", t, (int) dy.numel());
         }
-        lowDy = castInto(dy, lowDy, t, s);
+        ctx.kernels().launch("convert.cu", "cast_bias_grad", (out + 31) / 32, 1024, s, dy, lowDy,
+                bias == null ? null : bias.grad(), rows, out, t == DType.FP16 ? 1 : 0);
         if (dx != null) {
             lowGemm(s, t, false, false, in, rows, out, lowWeight, in, lowDy, out, 0f, dx, in);
         }
-        lowX = castInto(x, lowX, t, s);
+        if (!sameTensor(x, lowXSource) || lowX.dtype() != t) {
+            lowX = castInto(x, lowX, t, s);
+            lowXSource = x;
+        }
         lowGemm(s, t, false, true, in, out, rows, lowX, in, lowDy, out, 1f, weight.grad(), in);
+    }
+
+    /** The same memory under the same shape (views are new objects, so identity is not enough). */
+    private static boolean sameTensor(Tensor a, Tensor b) {
+        return b != null && a.address() == b.address() && a.numel() == b.numel() && a.dtype() == b.dtype();
     }
 
     /** A 16-bit GEMM into fp32 without epilogue: cuBLASLt, or cuBLAS where cuBLASLt has no algorithm. */
@@ -197,7 +215,7 @@ public final class Linear implements Layer {
 
     @Override
     public void close() {
-        for (Tensor t : new Tensor[] {lowWeight, lowX, lowDy}) {
+        for (Tensor t : new Tensor[] {lowX, lowDy}) {
             if (t != null) {
                 t.close();
             }
