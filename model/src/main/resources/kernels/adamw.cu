@@ -7,6 +7,8 @@
 // of 4). The global gradient norm is two launches (block partials, then one block), and the AdamW step reads
 // it on the device to clip, so no host sync is needed.
 
+#include "round16.cuh"
+
 #define CHUNK 8192
 
 struct ChunkRange {
@@ -113,16 +115,6 @@ __device__ __forceinline__ float adamw_element(float p, float graw, float* m, fl
     *m = mj;
     *v = vj;
     return p * (1.0f - a.lr * a.wd) - a.step_size * mj / (sqrtf(vj) / a.bc2_sqrt + a.eps);
-}
-
-__device__ __forceinline__ unsigned short round16(float f, int half) {
-    unsigned short h;
-    if (half) {
-        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    } else {
-        asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    }
-    return h;
 }
 
 // One AdamW step; step_size = lr / (1 - b1^t), bc2_sqrt = sqrt(1 - b2^t). The gradient is first unscaled

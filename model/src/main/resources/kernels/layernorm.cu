@@ -12,14 +12,18 @@ __device__ __forceinline__ float warp_sum(float v) {
 // Rows up to 32 lanes x MAX_VEC float4 long are held in registers: one read of the row, 16-byte accesses.
 #define MAX_VEC 8
 
+#include "round16.cuh"
+
 // y = (s - mean) * rstd * gamma + beta over each row of s, where s = x, or s = x + residual when residual is
 // not null (the residual add of a post-norm block, fused: s is also written to sum, which the backward pass
-// needs). mean and rstd are kept per row. One warp per row. With cols a multiple of 4 and at most 1024 (and
-// 16-byte aligned rows) the row stays in registers (one read, two passes over registers: the variance of s - mean has no
-// cancellation); otherwise three passes over the row from memory (it is in L1 after the first).
+// needs). mean and rstd are kept per row. Where ylow is given, y rounded to 16 bits (half = 1: fp16, else
+// bf16) is also written there: the operand of the autocast GEMM that reads y next, without a cast launch.
+// One warp per row. With cols a multiple of 4 and at most 1024 (and 16-byte aligned rows) the row stays in
+// registers (one read, two passes over registers: the variance of s - mean has no cancellation); otherwise
+// three passes over the row from memory (it is in L1 after the first).
 extern "C" __global__ void layernorm_forward(const float* x, const float* residual, float* sum, const float* gamma,
                                              const float* beta, float* y, float* mean, float* rstd, int rows,
-                                             int cols, float eps) {
+                                             int cols, float eps, unsigned short* ylow, int half) {
     int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     int lane = threadIdx.x % 32;
     if (row >= rows) {
@@ -29,7 +33,8 @@ extern "C" __global__ void layernorm_forward(const float* x, const float* residu
     float m;
     float r;
     bool aligned = (((unsigned long long) x | (unsigned long long) residual | (unsigned long long) sum
-                     | (unsigned long long) y | (unsigned long long) gamma | (unsigned long long) beta) & 15) == 0;
+                     | (unsigned long long) y | (unsigned long long) gamma | (unsigned long long) beta) & 15) == 0
+                   && ((unsigned long long) ylow & 7) == 0;
     if (aligned && (cols & 3) == 0 && cols <= 128 * MAX_VEC) {
         int nv = cols / 4;
         const float4* x4 = reinterpret_cast<const float4*>(x + base);
@@ -64,8 +69,13 @@ extern "C" __global__ void layernorm_forward(const float* x, const float* residu
             if (c < nv) {
                 float4 g = reinterpret_cast<const float4*>(gamma)[c];
                 float4 b = reinterpret_cast<const float4*>(beta)[c];
-                reinterpret_cast<float4*>(y + base)[c] = make_float4((v[k].x - m) * r * g.x + b.x,
-                        (v[k].y - m) * r * g.y + b.y, (v[k].z - m) * r * g.z + b.z, (v[k].w - m) * r * g.w + b.w);
+                float4 o = make_float4((v[k].x - m) * r * g.x + b.x, (v[k].y - m) * r * g.y + b.y,
+                                       (v[k].z - m) * r * g.z + b.z, (v[k].w - m) * r * g.w + b.w);
+                reinterpret_cast<float4*>(y + base)[c] = o;
+                if (ylow != nullptr) {
+                    reinterpret_cast<ushort4*>(ylow + base)[c] = make_ushort4(round16(o.x, half), round16(o.y, half),
+                                                                              round16(o.z, half), round16(o.w, half));
+                }
             }
         }
     } else {
@@ -89,7 +99,11 @@ extern "C" __global__ void layernorm_forward(const float* x, const float* residu
         }
         r = 1.0f / sqrtf(warp_sum(var) / cols + eps);
         for (int i = lane; i < cols; i += 32) {
-            y[base + i] = (xr[i] - m) * r * gamma[i] + beta[i];
+            float o = (xr[i] - m) * r * gamma[i] + beta[i];
+            y[base + i] = o;
+            if (ylow != nullptr) {
+                ylow[base + i] = round16(o, half);
+            }
         }
     }
     if (lane == 0) {

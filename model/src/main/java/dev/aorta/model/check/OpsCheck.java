@@ -262,6 +262,8 @@ public final class OpsCheck {
             Tensor x = c.input("x", n, dim);
             Tensor r = residual ? c.input("residual", n, dim) : null;
             Tensor sum = residual ? c.output(n, dim) : null;
+            // with the residual also the 16-bit copy of y for the next autocast GEMM
+            Tensor yLow = residual ? c.own(Tensor.empty(ctx.device(), "check", "y bf16", DType.BF16, n, dim)) : null;
             Tensor y = c.output(n, dim);
             Tensor mean = c.output(n);
             Tensor rstd = c.output(n);
@@ -270,7 +272,7 @@ public final class OpsCheck {
             Tensor dx = c.output(n, dim);
             ln.zeroGrad(s);
             if (residual) {
-                ln.forwardResidual(x, r, sum, y, mean, rstd, s);
+                ln.forwardResidual(x, r, sum, y, yLow, mean, rstd, s);
                 ln.backward(sum, mean, rstd, dy, dy2, dx, s);
             } else {
                 ln.forward(x, y, mean, rstd, s);
@@ -291,7 +293,13 @@ public final class OpsCheck {
             }
             double[] gamma = c.values("param.weight");
             RefLayerNorm.Grads g = RefLayerNorm.backward(xd, gamma, dyd, n, dim, 1e-5);
-            c.compare("y", c.result("out.y", y), RefLayerNorm.forward(xd, gamma, c.values("param.bias"), n, dim, 1e-5));
+            float[] yOurs = c.result("out.y", y);
+            c.compare("y", yOurs, RefLayerNorm.forward(xd, gamma, c.values("param.bias"), n, dim, 1e-5));
+            if (residual) {
+                // exact: the same round-to-nearest-even of the same fp32 values
+                rows.add(new CheckRow(c.name, "y bf16 copy", yOurs.length, CheckRow.relL2(yLow.toFloats(),
+                        HostTensor.ofFloats(DType.BF16, y.shape(), yOurs).toDoubles()), 0));
+            }
             c.compare("dx", c.result("grad.x", dx), g.dx());
             c.compare("dweight", c.result("grad.weight", ln.parameters().get(0).grad()), g.dgamma());
             c.compare("dbias", c.result("grad.bias", ln.parameters().get(1).grad()), g.dbeta());

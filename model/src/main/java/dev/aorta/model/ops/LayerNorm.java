@@ -42,15 +42,22 @@ public final class LayerNorm implements Layer {
 
     /** y = (x - mean)·rstd·γ + β; mean and rstd [rows] are written for {@link #backward}. */
     public void forward(Tensor x, Tensor y, Tensor mean, Tensor rstd, Stream s) {
+        forward(x, y, null, mean, rstd, s);
+    }
+
+    /** As {@link #forward(Tensor, Tensor, Tensor, Tensor, Stream)}, also writing y rounded into yLow (bf16 or fp16) where not null. */
+    public void forward(Tensor x, Tensor y, Tensor yLow, Tensor mean, Tensor rstd, Stream s) {
         int rows = check(x, "y", y, mean, rstd);
-        launchForward(x, null, null, y, mean, rstd, rows, s);
+        launchForward(x, null, null, y, yLow, mean, rstd, rows, s);
     }
 
     /**
      * The residual add of a post-norm block fused into the norm: sum = x + residual (kept: the backward pass
-     * normalises it again), y = layer norm of sum; one launch instead of two.
+     * normalises it again), y = layer norm of sum, and y rounded into yLow (bf16 or fp16) where not null, for
+     * the autocast GEMM that reads y next; one launch instead of two or three.
      */
-    public void forwardResidual(Tensor x, Tensor residual, Tensor sum, Tensor y, Tensor mean, Tensor rstd, Stream s) {
+    public void forwardResidual(Tensor x, Tensor residual, Tensor sum, Tensor y, Tensor yLow, Tensor mean,
+                                Tensor rstd, Stream s) {
         int rows = check(x, "y", y, mean, rstd);
         for (String name : new String[] {"residual", "sum"}) {
             Tensor t = name.equals("sum") ? sum : residual;
@@ -58,13 +65,22 @@ public final class LayerNorm implements Layer {
             Shapes.requireDtype(OP, name, t, DType.FP32);
             Shapes.requireContiguous(OP, name, t);
         }
-        launchForward(x, residual, sum, y, mean, rstd, rows, s);
+        launchForward(x, residual, sum, y, yLow, mean, rstd, rows, s);
     }
 
-    private void launchForward(Tensor x, Tensor residual, Tensor sum, Tensor y, Tensor mean, Tensor rstd, int rows,
-                               Stream s) {
+    private void launchForward(Tensor x, Tensor residual, Tensor sum, Tensor y, Tensor yLow, Tensor mean,
+                               Tensor rstd, int rows, Stream s) {
+        if (yLow != null) {
+            Shapes.require(OP, "yLow", yLow, y.shape());
+            if (yLow.dtype() != DType.BF16 && yLow.dtype() != DType.FP16) {
+                throw new IllegalArgumentException(OP + ": operand yLow is " + yLow.dtype()
+                        + ", expected bf16 or fp16 (the 16-bit copy of y)");
+            }
+            Shapes.requireContiguous(OP, "yLow", yLow);
+        }
         ctx.kernels().launch("layernorm.cu", "layernorm_forward", (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK,
-                32 * ROWS_PER_BLOCK, s, x, residual, sum, gamma.value(), beta.value(), y, mean, rstd, rows, dim, eps);
+                32 * ROWS_PER_BLOCK, s, x, residual, sum, gamma.value(), beta.value(), y, mean, rstd, rows, dim, eps,
+                yLow, yLow != null && yLow.dtype() == DType.FP16 ? 1 : 0);
     }
 
     /** dx is overwritten; dγ and dβ accumulate. */
