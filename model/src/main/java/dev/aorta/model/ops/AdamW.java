@@ -41,8 +41,9 @@ public final class AdamW implements AutoCloseable {
     private final int grid;
     private final Tensor partial;
     private final Tensor norm;
-    /** The 16-bit copies' addresses as last uploaded (0: none), to notice copies made since. */
+    /** The 16-bit copies' addresses (0: none) and dtypes (1: fp16) as last uploaded, to notice copies made since. */
     private long[] lowAddresses;
+    private int[] lowKinds;
     private DeviceBuffer lows;
     private DeviceBuffer lowHalf;
     private final List<DeviceBuffer> retired = new ArrayList<>();
@@ -181,7 +182,8 @@ public final class AdamW implements AutoCloseable {
             now[i] = low == null ? 0 : low.address();
             half[i] = low != null && low.dtype() == DType.FP16 ? 1 : 0;
         }
-        if (lows != null && Arrays.equals(now, lowAddresses)) {
+        // the dtype too: a copy re-made in the other 16-bit dtype may get the same address from the allocator
+        if (lows != null && Arrays.equals(now, lowAddresses) && Arrays.equals(half, lowKinds)) {
             return;
         }
         if (lows != null) {
@@ -193,6 +195,7 @@ public final class AdamW implements AutoCloseable {
         lows = upload(now);
         lowHalf = upload(half);
         lowAddresses = now;
+        lowKinds = half;
     }
 
     /** Steps taken so far. */

@@ -31,6 +31,7 @@ public final class Linear implements Layer {
     private static final String OP = "linear";
 
     private final OpContext ctx;
+    private final Elementwise ew;
     private final int in;
     private final int out;
     private final Parameter weight;
@@ -51,6 +52,7 @@ public final class Linear implements Layer {
     /** With explicit parameter names (PyTorch's "self_attn.in_proj_weight"); no bias where biasName is null. */
     public Linear(OpContext ctx, String weightName, String biasName, int in, int out, long seed) {
         this.ctx = ctx;
+        this.ew = new Elementwise(ctx);
         this.in = in;
         this.out = out;
         this.weight = new Parameter(weightName, ctx.empty(OP, weightName, DType.FP32, out, in),
@@ -106,19 +108,24 @@ public final class Linear implements Layer {
         forwardGelu(x, null, pre, y, s);
     }
 
-    /** As {@link #forwardGelu(Tensor, Tensor, Tensor, Stream)} with x's 16-bit copy as in {@link #forward(Tensor, Tensor, Tensor, Stream)}. */
+    /**
+     * As {@link #forwardGelu(Tensor, Tensor, Tensor, Stream)} with x's 16-bit copy as in
+     * {@link #forward(Tensor, Tensor, Tensor, Stream)}.
+     */
     public void forwardGelu(Tensor x, Tensor xLow, Tensor pre, Tensor y, Stream s) {
         int rows = check(x, "y", y);
         Shapes.requireSame(OP, "y", y, "pre", pre);
         Shapes.requireDtype(OP, "pre", pre, DType.FP32);
-        boolean low = ctx.autocast() != null;
-        if (low) {
-            lowGemmForward(x, xLow, y, rows, s);
-        } else {
-            gemmForward(x, y, rows, s);
+        Shapes.requireContiguous(OP, "pre", pre);
+        if (ctx.autocast() != null) {
+            // the bias is in the GEMM's epilogue, which writes pre itself: one read of pre and one write of y
+            lowGemmForward(x, xLow, pre, rows, s);
+            ew.gelu(pre, y, s);
+            return;
         }
+        gemmForward(x, y, rows, s);
         ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s,
-                y, bias == null || low ? null : bias.value(), pre, y.numel(), out, 1);
+                y, bias == null ? null : bias.value(), pre, y.numel(), out, 1);
     }
 
     /** dx = dy·W (skipped when dx is null), dW += dyᵀ·x, db += Σ dy. */
@@ -257,8 +264,7 @@ public final class Linear implements Layer {
     /** src rounded to {@code t} into {@code scratch} (replaced when too small or of another dtype). */
     private Tensor castInto(Tensor src, Tensor scratch, DType t, Stream s) {
         Tensor dst = scratch(scratch, "16-bit x", t, src.numel());
-        ctx.kernels().launch("convert.cu", "cast_f32_to_16", ctx.kernels().gridFor((src.numel() + 3) / 4, 256), 256,
-                s, src, dst, src.numel(), t == DType.FP16 ? 1 : 0);
+        ew.roundTo16(src, dst, s);
         return dst;
     }
 

@@ -43,8 +43,7 @@ public record Parameter(String name, Tensor value, Tensor grad, LowCopy low) imp
             low.current = false;
         }
         if (!low.current) {
-            ctx.kernels().launch("convert.cu", "cast_f32_to_16", ctx.kernels().gridFor((value.numel() + 3) / 4, 256),
-                    256, s, value, low.tensor, value.numel(), dtype == DType.FP16 ? 1 : 0);
+            new Elementwise(ctx).roundTo16(value, low.tensor, s);
             low.current = true;
         }
         return low.tensor;
