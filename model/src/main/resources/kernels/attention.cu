@@ -319,3 +319,70 @@ extern "C" __global__ void attention_cached_softmax(float* s, int rows, int t, i
         sr[j] = j < end ? expf(scale * sr[j] - m) * inv : 0.0f;
     }
 }
+
+// ---- tiny heads (T <= 64 and D <= 64, the ranking model's 64 x 64): the whole forward pass in one kernel ----
+// Block (head, 16-row chunk) of 256 threads: the head's K and V in shared memory (K rows padded to 65, so the
+// 32 lanes reading 32 keys at one d hit 32 banks), one warp per query row with its T <= 64 scores in registers
+// (keys lane and lane + 32), q and p broadcast by shuffles. No score scratch in device memory and one launch
+// instead of GEMM, softmax, GEMM. Same softmax arithmetic as attention_small_softmax; lse as there, for the
+// backward pass (which recomputes the scores).
+#define TINY_T 64
+#define TINY_ROWS 16
+
+extern "C" __global__ void attention_tiny_forward(const float* q, const float* k, const float* v, float* o, float* lse,
+                                                  int T, int D, float scale, int causal) {
+    __shared__ float ks[TINY_T][TINY_T + 1];
+    __shared__ float vs[TINY_T][TINY_T];
+    long long head = blockIdx.x;
+    const float* kh = k + head * T * D;
+    const float* vh = v + head * T * D;
+    for (int e = threadIdx.x; e < T * D; e += blockDim.x) {
+        ks[e / D][e % D] = kh[e];
+        vs[e / D][e % D] = vh[e];
+    }
+    __syncthreads();
+    int lane = threadIdx.x % 32;
+    int last = min(T, (int) (blockIdx.y + 1) * TINY_ROWS);
+    for (int i = blockIdx.y * TINY_ROWS + threadIdx.x / 32; i < last; i += blockDim.x / 32) {
+        const float* qr = q + (head * T + i) * D;
+        float q0 = lane < D ? qr[lane] : 0.0f;
+        float q1 = lane + 32 < D ? qr[lane + 32] : 0.0f;
+        float s0 = 0.0f;
+        float s1 = 0.0f;
+        for (int d = 0; d < D; d++) {
+            float qd = __shfl_sync(0xffffffffu, d < 32 ? q0 : q1, d & 31);
+            s0 += qd * ks[lane][d];
+            s1 += qd * ks[lane + 32][d];
+        }
+        // keys past T (or past i, causal) are masked by selection: their rows of ks hold whatever was there
+        int end = causal ? i + 1 : T;
+        bool ok0 = lane < end;
+        bool ok1 = lane + 32 < end;
+        float x0 = ok0 ? scale * s0 : NEG_INF;
+        float x1 = ok1 ? scale * s1 : NEG_INF;
+        float m = warp_max(fmaxf(x0, x1));
+        float p0 = ok0 ? expf(x0 - m) : 0.0f;
+        float p1 = ok1 ? expf(x1 - m) : 0.0f;
+        float l = warp_sum(p0 + p1);
+        float inv = 1.0f / l;
+        p0 *= inv;
+        p1 *= inv;
+        float o0 = 0.0f;
+        float o1 = 0.0f;
+        for (int j = 0; j < end; j++) {
+            float pj = __shfl_sync(0xffffffffu, j < 32 ? p0 : p1, j & 31);
+            o0 += pj * vs[j][lane];
+            o1 += pj * vs[j][lane + 32];
+        }
+        float* orow = o + (head * T + i) * D;
+        if (lane < D) {
+            orow[lane] = o0;
+        }
+        if (lane + 32 < D) {
+            orow[lane + 32] = o1;
+        }
+        if (lane == 0) {
+            lse[head * T + i] = m + logf(l);
+        }
+    }
+}
