@@ -28,9 +28,15 @@ extern "C" __global__ void bias_act_forward(float* y, const float* bias, float* 
     }
 }
 
-extern "C" __global__ void gelu_forward(const float* x, float* y, long long n) {
+// y = gelu(x); where ylow is given, y rounded to 16 bits too (half = 1: fp16, else bf16), the operand of the
+// autocast GEMM that reads y next.
+extern "C" __global__ void gelu_forward(const float* x, float* y, long long n, unsigned short* ylow, int half) {
     for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        y[i] = gelu(x[i]);
+        float g = gelu(x[i]);
+        y[i] = g;
+        if (ylow != nullptr) {
+            ylow[i] = round16(g, half);
+        }
     }
 }
 

@@ -218,17 +218,25 @@ public final class OpsCheck {
             Tensor x = c.input("x", n, in);
             Tensor y = c.output(n, outF);
             Tensor pre = gelu ? c.output(n, outF) : null;
+            // under autocast GELU also writes y's 16-bit copy for the next GEMM
+            Tensor yLow = gelu && autocast != null
+                    ? c.own(Tensor.empty(ctx.device(), "check", "y 16-bit", autocast, n, outF)) : null;
             Tensor dy = c.input("dy", n, outF);
             Tensor dx = c.output(n, in);
             lin.zeroGrad(s);
             if (gelu) {
-                lin.forwardGelu(x, pre, y, s);
+                lin.forwardGelu(x, null, pre, y, yLow, s);
             } else {
                 lin.forward(x, y, s);
             }
             c.record("param.weight", lin.weight().value());
             c.record("param.bias", lin.bias().value());
             float[] yOurs = c.result("out.y", y);
+            if (yLow != null) {
+                // exact: the same round-to-nearest-even of the same fp32 values
+                rows.add(new CheckRow(c.name, "y 16-bit copy", yOurs.length, CheckRow.relL2(yLow.toFloats(),
+                        HostTensor.ofFloats(autocast, y.shape(), yOurs).toDoubles()), 0));
+            }
             if (gelu) {
                 lin.backwardGelu(x, pre, dy, dx, s);
             } else {

@@ -18,8 +18,27 @@ public final class Elementwise {
     }
 
     public void gelu(Tensor x, Tensor y, Stream s) {
+        gelu(x, y, null, s);
+    }
+
+    /** y = gelu(x), and y rounded into yLow (bf16 or fp16) where not null, for the autocast GEMM that reads y. */
+    public void gelu(Tensor x, Tensor y, Tensor yLow, Stream s) {
         same("gelu", "x", x, "y", y);
-        ctx.kernels().launch("elementwise.cu", "gelu_forward", grid(x), 256, s, x, y, x.numel());
+        if (yLow != null) {
+            requireLowCopy("gelu", y, yLow);
+        }
+        ctx.kernels().launch("elementwise.cu", "gelu_forward", grid(x), 256, s, x, y, x.numel(), yLow,
+                yLow != null && yLow.dtype() == DType.FP16 ? 1 : 0);
+    }
+
+    /** {@code low} can hold {@code t} rounded: bf16 or fp16, t's shape, contiguous. */
+    static void requireLowCopy(String op, Tensor t, Tensor low) {
+        Shapes.require(op, "16-bit copy", low, t.shape());
+        if (low.dtype() != DType.BF16 && low.dtype() != DType.FP16) {
+            throw new IllegalArgumentException(op + ": operand 16-bit copy is " + low.dtype()
+                    + ", expected bf16 or fp16");
+        }
+        Shapes.requireContiguous(op, "16-bit copy", low);
     }
 
     /** dx = dy·gelu'(x); dx may be dy. */

@@ -71,12 +71,7 @@ public final class LayerNorm implements Layer {
     private void launchForward(Tensor x, Tensor residual, Tensor sum, Tensor y, Tensor yLow, Tensor mean,
                                Tensor rstd, int rows, Stream s) {
         if (yLow != null) {
-            Shapes.require(OP, "yLow", yLow, y.shape());
-            if (yLow.dtype() != DType.BF16 && yLow.dtype() != DType.FP16) {
-                throw new IllegalArgumentException(OP + ": operand yLow is " + yLow.dtype()
-                        + ", expected bf16 or fp16 (the 16-bit copy of y)");
-            }
-            Shapes.requireContiguous(OP, "yLow", yLow);
+            Elementwise.requireLowCopy(OP, y, yLow);
         }
         ctx.kernels().launch("layernorm.cu", "layernorm_forward", (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK,
                 32 * ROWS_PER_BLOCK, s, x, residual, sum, gamma.value(), beta.value(), y, mean, rstd, rows, dim, eps,

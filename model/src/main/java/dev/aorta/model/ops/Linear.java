@@ -113,6 +113,15 @@ public final class Linear implements Layer {
      * {@link #forward(Tensor, Tensor, Tensor, Stream)}.
      */
     public void forwardGelu(Tensor x, Tensor xLow, Tensor pre, Tensor y, Stream s) {
+        forwardGelu(x, xLow, pre, y, null, s);
+    }
+
+    /**
+     * As {@link #forwardGelu(Tensor, Tensor, Tensor, Tensor, Stream)}; under autocast, y rounded is also written
+     * into yLow where not null (for the next layer's GEMM: hand it over as that layer's xLow, unless something,
+     * such as dropout, changes y first).
+     */
+    public void forwardGelu(Tensor x, Tensor xLow, Tensor pre, Tensor y, Tensor yLow, Stream s) {
         int rows = check(x, "y", y);
         Shapes.requireSame(OP, "y", y, "pre", pre);
         Shapes.requireDtype(OP, "pre", pre, DType.FP32);
@@ -120,7 +129,7 @@ public final class Linear implements Layer {
         if (ctx.autocast() != null) {
             // the bias is in the GEMM's epilogue, which writes pre itself: one read of pre and one write of y
             lowGemmForward(x, xLow, pre, rows, s);
-            ew.gelu(pre, y, s);
+            ew.gelu(pre, y, yLow, s);
             return;
         }
         gemmForward(x, y, rows, s);

@@ -88,6 +88,8 @@ public final class TransformerEncoderLayer implements Layer {
         final Tensor qkv, qkvHeads, q, k, v, att, lse, merged, r1, s1, x1, mean1, rstd1, pre, h, f, s2, mean2, rstd2;
         /** norm1's output rounded for linear1 under autocast. */
         final AutocastCopy x1Low;
+        /** The GELU output rounded for linear2 under autocast (without dropout, which would change it after). */
+        final AutocastCopy hLow;
         final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
 
         Activations(int batch, int t) {
@@ -112,6 +114,8 @@ public final class TransformerEncoderLayer implements Layer {
             rstd1 = make("norm1 rstd", rows);
             pre = make("linear1 pre-activation", batch, t, ff);
             h = make("feed-forward hidden", batch, t, ff);
+            hLow = new AutocastCopy(ctx, "feed-forward hidden", batch, t, ff);
+            all.add(hLow);
             f = make("feed-forward branch", batch, t, dModel);
             s2 = make("second residual", batch, t, dModel);
             mean2 = make("norm2 mean", rows);
@@ -178,9 +182,10 @@ public final class TransformerEncoderLayer implements Layer {
         drop(a.r1, a.r1, seed, 4 * offset, s);
         Tensor x1Low = a.x1Low.get();
         norm1.forwardResidual(x, a.r1, a.s1, a.x1, x1Low, a.mean1, a.rstd1, s);
-        linear1.forwardGelu(a.x1, x1Low, a.pre, a.h, s);
+        Tensor hLow = dropout == 0 ? a.hLow.get() : null;
+        linear1.forwardGelu(a.x1, x1Low, a.pre, a.h, hLow, s);
         drop(a.h, a.h, seed, 4 * offset + 1, s);
-        linear2.forward(a.h, a.f, s);
+        linear2.forward(a.h, hLow, a.f, s);
         drop(a.f, a.f, seed, 4 * offset + 2, s);
         norm2.forwardResidual(a.x1, a.f, a.s2, out, outLow, a.mean2, a.rstd2, s);
     }

@@ -104,11 +104,12 @@ public final class RankingModel implements Layer {
         final Tensor pooled, denseRepr, embedRepr, normOut, mean, rstd, pre, hidden, scores, loss;
         final Tensor[] xs;
         /**
-         * Under autocast, xs[i] (0 < i < layers: a layer norm's output) and normOut rounded for the GEMM that
-         * reads them.
+         * Under autocast, xs[i] (0 < i < layers: a layer norm's output), normOut and the scorer's hidden layer
+         * rounded for the GEMM that reads them.
          */
         final AutocastCopy[] xsLow;
         final AutocastCopy normOutLow;
+        final AutocastCopy hiddenLow;
         final List<TransformerEncoderLayer.Activations> layerActs = new ArrayList<>();
         final Tensor dscores, dhidden, dnorm, dpooled, dx0, dx1;
 
@@ -128,6 +129,8 @@ public final class RankingModel implements Layer {
             }
             normOutLow = new AutocastCopy(ctx, "final norm output", b, t, m);
             all.add(normOutLow);
+            hiddenLow = new AutocastCopy(ctx, "scorer hidden", b, t, cfg.mlpHidden());
+            all.add(hiddenLow);
             for (TransformerEncoderLayer l : layers) {
                 TransformerEncoderLayer.Activations a = l.activations(b, t);
                 layerActs.add(a);
@@ -201,11 +204,12 @@ public final class RankingModel implements Layer {
         }
         Tensor normOutLow = a.normOutLow.get();
         norm.forward(a.xs[layers.size()], a.normOut, normOutLow, a.mean, a.rstd, s);
-        scorerIn.forwardGelu(a.normOut, normOutLow, a.pre, a.hidden, s);
+        Tensor hiddenLow = cfg.dropout() > 0 ? null : a.hiddenLow.get(); // dropout would change hidden after
+        scorerIn.forwardGelu(a.normOut, normOutLow, a.pre, a.hidden, hiddenLow, s);
         if (cfg.dropout() > 0) {
             ew.dropout(a.hidden, a.hidden, cfg.dropout(), seed, scorerDropoutOffset(step), s);
         }
-        scorerOut.forward(a.hidden, a.scores, s);
+        scorerOut.forward(a.hidden, hiddenLow, a.scores, s);
         bce.forward(flat(a.scores), flat(target), flat(importance).view(rows), null, a.loss, s);
     }
 
