@@ -173,8 +173,7 @@ public final class OpsCheck {
                 : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
             embedding(d[0], d[1], d[2], d[3]);
         }
-        // T ≤ 64 and D ≤ 64: the one-kernel forward (2x3x64x64 is the ranking model's head, 33x40 and 64x33 its
-        // edges); longer: batched GEMMs up to T = 256, flash kernels beyond
+        // batched GEMMs up to T = 256 (2x3x64x64 is the ranking model's head), flash kernels beyond
         for (int[] d : large ? new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {2, 3, 64, 64}, {1, 2, 33, 40}, {1, 2, 64, 33},
                 {1, 2, 129, 64}, {2, 2, 77, 128}, {1, 1, 2048, 64}}
                 : new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 37, 64}}) {

@@ -17,8 +17,6 @@ import dev.aorta.model.Tensor;
  * Short ones (the ranking model's T = 64): the scores of all heads in one scratch [batch·heads, T, T] through
  * batched cuBLAS GEMMs (tensor-core-free fp32, like the rest) with one softmax kernel between them: 3
  * launches forward, 6 backward, far less time than the flash kernels spend reloading K and V per 4 rows.
- * Forward at T ≤ 64 and D ≤ 64 (the ranking model's heads): one kernel with a head's K and V in shared
- * memory and each query row's scores in registers.
  * The scratch is this object's (one call in flight per instance), grown on demand, given back by
  * {@link #close}.
  */
@@ -28,10 +26,6 @@ public final class Attention implements AutoCloseable {
     public static final int MAX_HEAD_DIM = 128;
     /** The longest sequence that takes the GEMM path. */
     public static final int SHORT_T = 256;
-    /** The largest T and D whose forward pass is one kernel (K and V of a head in shared memory). */
-    static final int TINY = 64;
-    /** Query rows per block of that kernel; as TINY_ROWS in attention.cu. */
-    private static final int TINY_ROWS = 16;
 
     private final OpContext ctx;
     private Tensor scores;
@@ -89,11 +83,6 @@ public final class Attention implements AutoCloseable {
         int bh = q.dim(0) * q.dim(1);
         int t = q.dim(2);
         int d = q.dim(3);
-        if (t <= TINY && d <= TINY) {
-            ctx.kernels().launch2d("attention.cu", "attention_tiny_forward", bh, (t + TINY_ROWS - 1) / TINY_ROWS, 256,
-                    s, q, k, v, o, lse, t, d, scale(q), causal ? 1 : 0);
-            return;
-        }
         long td = (long) t * d;
         long tt = (long) t * t;
         scores = ensure(scores, bh, t);
