@@ -68,11 +68,26 @@ def check_linear(t, case, gelu):
 
 
 def check_layer_norm(t, case):
+    """Plain, or with the fused residual add (normalises x + residual, also written out as the sum) and a
+    gradient arriving by two paths (dy + dy2); dx is then the gradient of the sum."""
     x, w, b = d(t["x"]), d(t["param.weight"]), d(t["param.bias"])
-    y = F.layer_norm(x, (x.shape[-1],), w, b, case["eps"])
-    y.backward(t["dy"].to(torch.float64))
-    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad), ("dweight", t["grad.weight"], w.grad),
+    residual = "residual" in t
+    inp = (x.detach() + t["residual"].double()).requires_grad_(True) if residual else x
+    y = F.layer_norm(inp, (inp.shape[-1],), w, b, case["eps"])
+    dy = t["dy"].to(torch.float64) + (t["dy2"].to(torch.float64) if residual else 0)
+    y.backward(dy)
+    rows = [("y", t["out.y"], y), ("dx", t["grad.x"], inp.grad), ("dweight", t["grad.weight"], w.grad),
             ("dbias", t["grad.bias"], b.grad)]
+    if residual:
+        rows.append(("sum", t["out.sum"], inp.detach()))
+    return rows
+
+
+def check_linear_after_step(t, case):
+    """The second forward pass after an AdamW step, with the stepped weights: ours ran on the 16-bit copy
+    that the step rewrote."""
+    y = F.linear(t["x"].double(), t["param.weight"].double(), t["param.bias"].double())
+    return [("y after step", t["out.y"], y)]
 
 
 def check_softmax(t, case):
@@ -239,6 +254,7 @@ CHECKS = {
     "linear": lambda t, c: check_linear(t, c, False),
     "linear_gelu": lambda t, c: check_linear(t, c, True),
     "layer_norm": check_layer_norm,
+    "linear_after_step": check_linear_after_step,
     "softmax": check_softmax,
     "bce_with_logits": check_bce,
     "elementwise": check_elementwise,

@@ -1,18 +1,7 @@
 // fp32 -> bf16 / fp16 casts for the low-precision GEMM operands (autocast: fp32 master tensors, 16-bit copies
-// for the tensor cores). Round to nearest even, as torch's .to(bfloat16) / .half(); the PTX cvt instructions
-// need no headers under NVRTC. Four elements per thread with 16-byte loads where the count allows.
+// for the tensor cores). Four elements per thread with 16-byte loads where the count allows.
 
-__device__ __forceinline__ unsigned short to_bf16(float f) {
-    unsigned short h;
-    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-}
-
-__device__ __forceinline__ unsigned short to_f16(float f) {
-    unsigned short h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-}
+#include "round16.cuh"
 
 // y[i] = round(x[i]) for i < n; half = 1 gives fp16, else bf16. Vector loads where x is 16-byte and y 8-byte
 // aligned (allocator buffers are; views at an offset may not be); the rest element by element.

@@ -5,6 +5,8 @@
 #define SQRT_HALF 0.70710678118654752f
 #define INV_SQRT_2PI 0.39894228040143268f
 
+#include "round16.cuh"
+
 __device__ __forceinline__ float gelu(float x) {
     return 0.5f * x * (1.0f + erff(x * SQRT_HALF));
 }
@@ -26,9 +28,15 @@ extern "C" __global__ void bias_act_forward(float* y, const float* bias, float* 
     }
 }
 
-extern "C" __global__ void gelu_forward(const float* x, float* y, long long n) {
+// y = gelu(x); where ylow is given, y rounded to 16 bits too (half = 1: fp16, else bf16), the operand of the
+// autocast GEMM that reads y next.
+extern "C" __global__ void gelu_forward(const float* x, float* y, long long n, unsigned short* ylow, int half) {
     for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        y[i] = gelu(x[i]);
+        float g = gelu(x[i]);
+        y[i] = g;
+        if (ylow != nullptr) {
+            ylow[i] = round16(g, half);
+        }
     }
 }
 
@@ -39,10 +47,15 @@ extern "C" __global__ void gelu_backward(const float* x, const float* dy, float*
     }
 }
 
-// db[c] += sum over rows of dy[r, c]. As layernorm_param_grad: blocks of 1024 threads own 32 columns, each
-// warp reads 32 neighbouring columns of one row, and the 32 partial sums of a column are added in a fixed
-// order (deterministic, no atomics).
-extern "C" __global__ void bias_grad(const float* dy, float* db, int rows, int cols) {
+// The bias gradient, with what the linear layer's backward pass does to dy before its GEMMs fused into the
+// same read of dy: d = dy[r, c], times gelu'(pre[r, c]) where pre is given (the backward pass of a fused
+// bias + GELU); written to dpre where given (fp32 GEMMs; may be dy itself), rounded into low where given
+// (autocast GEMMs; half = 1: fp16, else bf16); db[c] += sum_r d where db is given. Blocks of 1024 threads own
+// 32 columns: thread (ty, tx) = (threadIdx.x / 32, threadIdx.x % 32) sums rows ty, ty + 32, ... of column
+// 32 * blockIdx.x + tx (a warp reads 32 neighbouring columns of one row), then the 32 partial sums of a column
+// are added in a fixed order (deterministic, no atomics).
+extern "C" __global__ void bias_grad(const float* dy, const float* pre, float* dpre, unsigned short* low, int half,
+                                     float* db, int rows, int cols) {
     __shared__ float part[32][33];
     int tx = threadIdx.x % 32;
     int ty = threadIdx.x / 32;
@@ -50,8 +63,22 @@ extern "C" __global__ void bias_grad(const float* dy, float* db, int rows, int c
     float s = 0.0f;
     if (c < cols) {
         for (int r = ty; r < rows; r += 32) {
-            s += dy[(long long) r * cols + c];
+            long long i = (long long) r * cols + c;
+            float d = dy[i];
+            if (pre != nullptr) {
+                d *= gelu_grad(pre[i]);
+            }
+            if (dpre != nullptr) {
+                dpre[i] = d;
+            }
+            if (low != nullptr) {
+                low[i] = round16(d, half);
+            }
+            s += d;
         }
+    }
+    if (db == nullptr) {
+        return;
     }
     part[ty][tx] = s;
     __syncthreads();

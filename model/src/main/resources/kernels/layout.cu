@@ -3,29 +3,48 @@
 // heads are merged); attention wants each head contiguous, [batch, heads, T, D]. Also column blocks, for
 // concatenation along the last dimension.
 
-// dst[b, h, t, d] = src[(b*T + t) * rowStride + offset + h*D + d]
+// dst[p, b, h, t, d] = src[(b*T + t) * rowStride + offset + p*H*D + h*D + d] for p < parts: with parts = 3
+// the fused q/k/v projection goes into three consecutive [B, H, T, D] tensors in one launch. Four
+// neighbouring d per thread with 16-byte accesses where D, rowStride and offset are multiples of 4 (vec = 1).
 extern "C" __global__ void rows_to_heads(const float* src, float* dst, int B, int T, int H, int D, int rowStride,
-                                         int offset) {
-    long long n = (long long) B * H * T * D;
+                                         int offset, int parts, int vec) {
+    int w = vec ? 4 : 1;
+    int dw = D / w;
+    long long n = (long long) parts * B * H * T * dw;
     for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        int d = (int) (i % D);
-        int t = (int) (i / D % T);
-        int h = (int) (i / ((long long) D * T) % H);
-        long long b = i / ((long long) D * T * H);
-        dst[i] = src[(b * T + t) * rowStride + offset + h * D + d];
+        int d = (int) (i % dw) * w;
+        int t = (int) (i / dw % T);
+        int h = (int) (i / ((long long) dw * T) % H);
+        long long b = i / ((long long) dw * T * H) % B;
+        int p = (int) (i / ((long long) dw * T * H * B));
+        long long from = (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d;
+        if (vec) {
+            reinterpret_cast<float4*>(dst)[i] = *reinterpret_cast<const float4*>(src + from);
+        } else {
+            dst[i] = src[from];
+        }
     }
 }
 
-// The inverse: dst[(b*T + t) * rowStride + offset + h*D + d] = src[b, h, t, d]
+// The inverse: dst[(b*T + t) * rowStride + offset + p*H*D + h*D + d] = src[p, b, h, t, d] (the gradients of
+// q, k and v back into the fused projection's rows in one launch).
 extern "C" __global__ void heads_to_rows(const float* src, float* dst, int B, int T, int H, int D, int rowStride,
-                                         int offset) {
-    long long n = (long long) B * H * T * D;
+                                         int offset, int parts, int vec) {
+    int w = vec ? 4 : 1;
+    int dw = D / w;
+    long long n = (long long) parts * B * H * T * dw;
     for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        int d = (int) (i % D);
-        int t = (int) (i / D % T);
-        int h = (int) (i / ((long long) D * T) % H);
-        long long b = i / ((long long) D * T * H);
-        dst[(b * T + t) * rowStride + offset + h * D + d] = src[i];
+        int d = (int) (i % dw) * w;
+        int t = (int) (i / dw % T);
+        int h = (int) (i / ((long long) dw * T) % H);
+        long long b = i / ((long long) dw * T * H) % B;
+        int p = (int) (i / ((long long) dw * T * H * B));
+        long long to = (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d;
+        if (vec) {
+            *reinterpret_cast<float4*>(dst + to) = reinterpret_cast<const float4*>(src)[i];
+        } else {
+            dst[to] = src[i];
+        }
     }
 }
 

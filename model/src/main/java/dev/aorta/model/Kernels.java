@@ -10,6 +10,8 @@ import dev.aorta.gpu.nvrtc.Nvrtc;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The model's CUDA C kernels ({@code /kernels/*.cu} on the class path), compiled by NVRTC for this device on
@@ -28,10 +30,18 @@ public final class Kernels implements AutoCloseable {
         this.device = device;
     }
 
-    /** The source text of {@code file}, e.g. "layernorm.cu". */
+    /**
+     * The source text of {@code file}, e.g. "layernorm.cu", with each {@code #include "name.cuh"} line replaced by
+     * that header from the same folder (NVRTC is given no include path: the helpers that several kernel files
+     * share, such as the 16-bit rounding, live once in a header).
+     */
     public static String source(String file) {
-        return Nvrtc.resource(Kernels.class, "/kernels/" + file);
+        String text = Nvrtc.resource(Kernels.class, "/kernels/" + file);
+        return INCLUDE.matcher(text).replaceAll(m -> Matcher.quoteReplacement(
+                Nvrtc.resource(Kernels.class, "/kernels/" + m.group(1))));
     }
+
+    private static final Pattern INCLUDE = Pattern.compile("(?m)^#include \"([\\w.]+\\.cuh)\"$");
 
     public synchronized Kernel kernel(String file, String name) {
         return kernels.computeIfAbsent(file + ":" + name, k -> modules.computeIfAbsent(file, f -> device.loadModule(

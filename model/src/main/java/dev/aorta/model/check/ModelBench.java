@@ -10,6 +10,7 @@ import dev.aorta.model.OpContext;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.AdamW;
 import dev.aorta.model.ops.Attention;
+import dev.aorta.model.ops.Elementwise;
 import dev.aorta.model.ops.EmbeddingMeanPool;
 import dev.aorta.model.ops.LayerNorm;
 import dev.aorta.model.ops.Linear;
@@ -88,18 +89,24 @@ public final class ModelBench {
         Tensor x = random(b, t, m);
         Tensor y3 = random(b, t, 3 * m);
         Tensor dx = random(b, t, m);
-        time("linear fwd 512x768->2304", () -> qkv.forward(x, y3, s));
+        // torch's autocast casts a leaf tensor such as model-bench.py's x once per autocast block and reuses the
+        // copy; ours gets x's 16-bit copy handed over, as a layer norm hands over its output's in the model
+        Tensor xLow = ctx.autocast() == null ? null : own(ctx.empty("bench", "x 16-bit", ctx.autocast(), b, t, m));
+        if (xLow != null) {
+            new Elementwise(ctx).roundTo16(x, xLow, s);
+        }
+        time("linear fwd 512x768->2304", () -> qkv.forward(x, xLow, y3, s));
         time("linear fwd+bwd 512x768->2304", () -> {
-            qkv.forward(x, y3, s);
+            qkv.forward(x, xLow, y3, s);
             qkv.backward(x, y3, dx, s);
         });
 
         Linear ff = own(new Linear(ctx, "ff", m, h, true, 1));
         Tensor pre = random(b, t, h);
         Tensor hid = random(b, t, h);
-        time("linear+gelu fwd 512x768->2048", () -> ff.forwardGelu(x, pre, hid, s));
+        time("linear+gelu fwd 512x768->2048", () -> ff.forwardGelu(x, xLow, pre, hid, s));
         time("linear+gelu fwd+bwd 512x768->2048", () -> {
-            ff.forwardGelu(x, pre, hid, s);
+            ff.forwardGelu(x, xLow, pre, hid, s);
             ff.backwardGelu(x, pre, hid, dx, s);
         });
 
@@ -147,9 +154,9 @@ public final class ModelBench {
 
         TransformerEncoderLayer layer = own(new TransformerEncoderLayer(ctx, "", m, nh, h, 0f, 1));
         TransformerEncoderLayer.Activations la = own(layer.activations(b, t));
-        time("encoder layer fwd", () -> layer.forward(x, y, la, 1, 0, s));
+        time("encoder layer fwd", () -> layer.forward(x, xLow, y, null, la, 1, 0, s));
         time("encoder layer fwd+bwd", () -> {
-            layer.forward(x, y, la, 1, 0, s);
+            layer.forward(x, xLow, y, null, la, 1, 0, s);
             layer.backward(x, y, dx, la, 1, 0, s);
         });
 

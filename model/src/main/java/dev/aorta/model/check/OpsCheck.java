@@ -133,7 +133,8 @@ public final class OpsCheck {
             linear(d[0], d[1], d[2], false, DType.FP16);
         }
         for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {33, 768}, {8, 2049}} : new int[][] {{1, 1}, {3, 7}}) {
-            layerNorm(d[0], d[1]);
+            layerNorm(d[0], d[1], false);
+            layerNorm(d[0], d[1], true);
             softmax(d[0], d[1]);
             bce(d[0], d[1]);
         }
@@ -172,7 +173,9 @@ public final class OpsCheck {
                 : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
             embedding(d[0], d[1], d[2], d[3]);
         }
-        for (int[] d : large ? new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 129, 64}, {2, 2, 77, 128}, {1, 1, 2048, 64}}
+        // batched GEMMs up to T = 256 (2x3x64x64 is the ranking model's head), flash kernels beyond
+        for (int[] d : large ? new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {2, 3, 64, 64}, {1, 2, 33, 40}, {1, 2, 64, 33},
+                {1, 2, 129, 64}, {2, 2, 77, 128}, {1, 1, 2048, 64}}
                 : new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 37, 64}}) {
             attention(d[0], d[1], d[2], d[3], false);
             attention(d[0], d[1], d[2], d[3], true);
@@ -183,6 +186,10 @@ public final class OpsCheck {
         }
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3);
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3, 1024f);
+        for (DType t : new DType[] {DType.BF16, DType.FP16}) {
+            linearAfterStep(3, 5, 7, t);
+            linearAfterStep(64, 768, 2304, t);
+        }
         if (out != null) {
             try {
                 JSON.writerWithDefaultPrettyPrinter().writeValue(out.resolve("cases.json").toFile(), manifest);
@@ -210,17 +217,25 @@ public final class OpsCheck {
             Tensor x = c.input("x", n, in);
             Tensor y = c.output(n, outF);
             Tensor pre = gelu ? c.output(n, outF) : null;
+            // under autocast GELU also writes y's 16-bit copy for the next GEMM
+            Tensor yLow = gelu && autocast != null
+                    ? c.own(Tensor.empty(ctx.device(), "check", "y 16-bit", autocast, n, outF)) : null;
             Tensor dy = c.input("dy", n, outF);
             Tensor dx = c.output(n, in);
             lin.zeroGrad(s);
             if (gelu) {
-                lin.forwardGelu(x, pre, y, s);
+                lin.forwardGelu(x, null, pre, y, yLow, s);
             } else {
                 lin.forward(x, y, s);
             }
             c.record("param.weight", lin.weight().value());
             c.record("param.bias", lin.bias().value());
             float[] yOurs = c.result("out.y", y);
+            if (yLow != null) {
+                // exact: the same round-to-nearest-even of the same fp32 values
+                rows.add(new CheckRow(c.name, "y 16-bit copy", yOurs.length, CheckRow.relL2(yLow.toFloats(),
+                        HostTensor.ofFloats(autocast, y.shape(), yOurs).toDoubles()), 0));
+            }
             if (gelu) {
                 lin.backwardGelu(x, pre, dy, dx, s);
             } else {
@@ -242,29 +257,59 @@ public final class OpsCheck {
         }
     }
 
-    void layerNorm(int n, int dim) {
-        try (Case c = new Case("layer_norm_" + n + "x" + dim, "layer_norm")) {
+    /**
+     * With {@code residual}: the fused residual add (sum = x + residual, normalised) and a gradient arriving
+     * by two paths (dy + dy2, summed inside the backward pass), against the reference on x + residual and
+     * dy + dy2.
+     */
+    void layerNorm(int n, int dim, boolean residual) {
+        try (Case c = new Case("layer_norm_" + (residual ? "residual_" : "") + n + "x" + dim, "layer_norm")) {
             c.meta.put("eps", 1e-5);
             LayerNorm ln = c.own(new LayerNorm(ctx, "ln", dim, 1e-5f));
             // random γ and β, so their gradients and effect are really tested
             ln.parameters().get(0).load(HostTensor.ofFloats(DType.FP32, new int[] {dim}, c.randoms(dim)));
             ln.parameters().get(1).load(HostTensor.ofFloats(DType.FP32, new int[] {dim}, c.randoms(dim)));
             Tensor x = c.input("x", n, dim);
+            Tensor r = residual ? c.input("residual", n, dim) : null;
+            Tensor sum = residual ? c.output(n, dim) : null;
+            // with the residual also the 16-bit copy of y for the next autocast GEMM
+            Tensor yLow = residual ? c.own(Tensor.empty(ctx.device(), "check", "y bf16", DType.BF16, n, dim)) : null;
             Tensor y = c.output(n, dim);
             Tensor mean = c.output(n);
             Tensor rstd = c.output(n);
             Tensor dy = c.input("dy", n, dim);
+            Tensor dy2 = residual ? c.input("dy2", n, dim) : null;
             Tensor dx = c.output(n, dim);
             ln.zeroGrad(s);
-            ln.forward(x, y, mean, rstd, s);
-            ln.backward(x, mean, rstd, dy, dx, s);
+            if (residual) {
+                ln.forwardResidual(x, r, sum, y, yLow, mean, rstd, s);
+                ln.backward(sum, mean, rstd, dy, dy2, dx, s);
+            } else {
+                ln.forward(x, y, mean, rstd, s);
+                ln.backward(x, mean, rstd, dy, dx, s);
+            }
             c.record("param.weight", ln.parameters().get(0).value());
             c.record("param.bias", ln.parameters().get(1).value());
             double[] xd = c.values("x");
-            double[] gamma = c.values("param.weight");
             double[] dyd = c.values("dy");
+            if (residual) {
+                double[] rd = c.values("residual");
+                double[] dy2d = c.values("dy2");
+                for (int i = 0; i < xd.length; i++) {
+                    xd[i] += rd[i];
+                    dyd[i] += dy2d[i];
+                }
+                c.compare("sum", c.result("out.sum", sum), xd);
+            }
+            double[] gamma = c.values("param.weight");
             RefLayerNorm.Grads g = RefLayerNorm.backward(xd, gamma, dyd, n, dim, 1e-5);
-            c.compare("y", c.result("out.y", y), RefLayerNorm.forward(xd, gamma, c.values("param.bias"), n, dim, 1e-5));
+            float[] yOurs = c.result("out.y", y);
+            c.compare("y", yOurs, RefLayerNorm.forward(xd, gamma, c.values("param.bias"), n, dim, 1e-5));
+            if (residual) {
+                // exact: the same round-to-nearest-even of the same fp32 values
+                rows.add(new CheckRow(c.name, "y bf16 copy", yOurs.length, CheckRow.relL2(yLow.toFloats(),
+                        HostTensor.ofFloats(DType.BF16, y.shape(), yOurs).toDoubles()), 0));
+            }
             c.compare("dx", c.result("grad.x", dx), g.dx());
             c.compare("dweight", c.result("grad.weight", ln.parameters().get(0).grad()), g.dgamma());
             c.compare("dbias", c.result("grad.bias", ln.parameters().get(1).grad()), g.dbeta());
@@ -690,6 +735,42 @@ public final class OpsCheck {
                     c.compare("d" + p.name(), c.result("grad." + p.name(), p.grad()), g.get(p.name()));
                 }
             }
+        }
+    }
+
+    /**
+     * Autocast linear, one AdamW step with a large learning rate, then a second forward pass: the weights' 16-bit
+     * copy that AdamW rewrites must be the new weights rounded (a stale copy would give the first step's output,
+     * far outside the bf16 bar), and the copy must equal the host's rounding of the new fp32 values exactly.
+     */
+    void linearAfterStep(int n, int in, int outF, DType autocast) {
+        try (Case c = new Case("linear_after_step_" + autocast + "_" + n + "x" + in + "x" + outF, "linear_after_step")) {
+            c.tolerance = BF16_TOLERANCE;
+            c.meta.put("tolerance", BF16_TOLERANCE);
+            ctx.autocast(autocast);
+            Linear lin = c.own(new Linear(ctx, "lin", in, outF, true, rnd.nextLong()));
+            Tensor x = c.input("x", n, in);
+            Tensor y = c.output(n, outF);
+            Tensor dy = c.input("dy", n, outF);
+            lin.zeroGrad(s);
+            lin.forward(x, y, s);
+            lin.backward(x, dy, null, s);
+            try (AdamW opt = new AdamW(ctx, lin.parameters(), 0.9, 0.999, 1e-8, 0.0, s)) {
+                opt.step(0.5, 0, s); // Adam's first step moves every weight by about lr: far from the old copy
+            }
+            y.fill(Float.NaN, s);
+            lin.forward(x, y, s);
+            c.record("param.weight", lin.weight().value());
+            c.record("param.bias", lin.bias().value());
+            c.compare("y after step", c.result("out.y", y), RefLinear.forward(c.values("x"),
+                    c.values("param.weight"), c.values("param.bias"), n, in, outF));
+            float[] w = c.floats("param.weight");
+            double[] rounded = HostTensor.ofFloats(autocast, lin.weight().value().shape(), w).toDoubles();
+            // exact: the same round-to-nearest-even of the same fp32 values (absolute error where 0)
+            rows.add(new CheckRow(c.name, "16-bit weight copy", w.length, CheckRow.relL2(
+                    lin.weight().lowCopy(ctx, autocast, s).toFloats(), rounded), 0));
+        } finally {
+            ctx.autocast(null);
         }
     }
 

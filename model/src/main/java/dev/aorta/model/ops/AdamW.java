@@ -7,33 +7,46 @@ import dev.aorta.model.OpContext;
 import dev.aorta.model.Tensor;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * torch.optim.AdamW over fp32 parameters, all of them in one launch (multi-tensor), with the global gradient
- * norm and clip_grad_norm_'s clipping computed on the device: {@link #step} queues three launches and never
- * waits for the GPU. Unlike clip_grad_norm_, the gradients themselves are left unscaled (the clip factor is
- * applied as they are read).
+ * torch.optim.AdamW over fp32 parameters, all of them in one launch (multi-tensor: each block owns a chunk of
+ * one tensor, from a block table built here), with the global gradient norm and clip_grad_norm_'s clipping
+ * computed on the device: {@link #step} queues three launches and never waits for the GPU. Unlike
+ * clip_grad_norm_, the gradients themselves are left unscaled (the clip factor is applied as they are read).
+ * Parameters with a 16-bit copy ({@link Parameter#lowCopy}) get it rewritten in the same pass, so autocast
+ * GEMMs read current weights without casting them every step.
  */
 public final class AdamW implements AutoCloseable {
     private static final String OP = "adamw";
     private static final int BLOCK = 256;
+    /** Elements per block; as CHUNK in adamw.cu. */
+    static final int CHUNK = 8192;
 
     private final OpContext ctx;
     private final double beta1;
     private final double beta2;
     private final double eps;
     private final double weightDecay;
+    private final List<Parameter> parameters;
     private final List<Tensor> moments = new ArrayList<>();
     private final DeviceBuffer params;
     private final DeviceBuffer grads;
     private final DeviceBuffer firstMoments;
     private final DeviceBuffer secondMoments;
-    private final DeviceBuffer starts;
-    private final int count;
+    private final DeviceBuffer lengths;
+    private final DeviceBuffer chunkTensor;
+    private final DeviceBuffer chunkStart;
     private final int grid;
     private final Tensor partial;
     private final Tensor norm;
+    /** The 16-bit copies' addresses (0: none) and dtypes (1: fp16) as last uploaded, to notice copies made since. */
+    private long[] lowAddresses;
+    private int[] lowKinds;
+    private DeviceBuffer lows;
+    private DeviceBuffer lowHalf;
+    private final List<DeviceBuffer> retired = new ArrayList<>();
     private int t;
 
     public AdamW(OpContext ctx, List<Parameter> parameters, double beta1, double beta2, double eps, double weightDecay,
@@ -46,12 +59,15 @@ public final class AdamW implements AutoCloseable {
         this.beta2 = beta2;
         this.eps = eps;
         this.weightDecay = weightDecay;
-        this.count = parameters.size();
+        this.parameters = List.copyOf(parameters);
+        int count = parameters.size();
         long[] p = new long[count];
         long[] g = new long[count];
         long[] m = new long[count];
         long[] v = new long[count];
-        long[] st = new long[count + 1];
+        long[] n = new long[count];
+        List<Integer> blockTensor = new ArrayList<>();
+        List<Integer> blockStart = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             Parameter par = parameters.get(i);
             if (par.value().dtype() != DType.FP32 || par.grad().dtype() != DType.FP32) {
@@ -68,40 +84,51 @@ public final class AdamW implements AutoCloseable {
             g[i] = par.grad().address();
             m[i] = mi.address();
             v[i] = vi.address();
-            st[i + 1] = st[i] + par.value().numel();
+            n[i] = par.value().numel();
+            for (long start = 0; start < n[i]; start += CHUNK) {
+                blockTensor.add(i);
+                blockStart.add((int) start);
+            }
         }
         this.params = upload(p);
         this.grads = upload(g);
         this.firstMoments = upload(m);
         this.secondMoments = upload(v);
-        this.starts = upload(st);
-        this.grid = ctx.kernels().gridFor(st[count], BLOCK);
+        this.lengths = upload(n);
+        this.chunkTensor = upload(blockTensor.stream().mapToInt(Integer::intValue).toArray());
+        this.chunkStart = upload(blockStart.stream().mapToInt(Integer::intValue).toArray());
+        this.grid = blockTensor.size();
         this.partial = ctx.empty(OP, "norm partials", DType.FP32, grid);
         this.norm = ctx.empty(OP, "gradient norm", DType.FP32, 1);
     }
 
-    /** Device addresses as a table the kernels index: little-endian 64-bit words, copied as int pairs. */
+    /** Device addresses or lengths as a table the kernels index: little-endian 64-bit words, copied as int pairs. */
     private DeviceBuffer upload(long[] values) {
         int[] words = new int[2 * values.length];
         for (int i = 0; i < values.length; i++) {
             words[2 * i] = (int) values[i];
             words[2 * i + 1] = (int) (values[i] >>> 32);
         }
+        return upload(words);
+    }
+
+    private DeviceBuffer upload(int[] values) {
         ctx.device().makeCurrent();
-        DeviceBuffer b = ctx.device().allocate(8L * values.length);
-        b.copyFrom(words);
+        DeviceBuffer b = ctx.device().allocate(4L * Math.max(1, values.length));
+        b.copyFrom(values);
         return b;
     }
 
     /** Sets every parameter's gradient to zero in one launch (what a per-tensor zeroGrad does in many). */
     public void zeroGrad(Stream s) {
-        ctx.kernels().launch("adamw.cu", "zero_grads", grid, BLOCK, s, grads.address(), starts.address(), count);
+        ctx.kernels().launch("adamw.cu", "zero_grads", grid, BLOCK, s, grads.address(), lengths.address(),
+                chunkTensor.address(), chunkStart.address());
     }
 
     /** Queues the global L2 norm of all gradients into {@link #gradNorm()}'s tensor. */
     public void computeGradNorm(Stream s) {
-        ctx.kernels().launch("adamw.cu", "grad_sum_squares", grid, BLOCK, s, grads.address(), starts.address(),
-                count, partial);
+        ctx.kernels().launch("adamw.cu", "grad_sum_squares", grid, BLOCK, s, grads.address(), lengths.address(),
+                chunkTensor.address(), chunkStart.address(), partial);
         ctx.kernels().launch("adamw.cu", "grad_norm_finish", 1, BLOCK, s, partial, grid, norm);
     }
 
@@ -128,12 +155,47 @@ public final class AdamW implements AutoCloseable {
         if (maxNorm > 0) {
             computeGradNorm(s);
         }
+        refreshLowCopies();
         double bc1 = 1 - Math.pow(beta1, t);
         double bc2 = 1 - Math.pow(beta2, t);
         ctx.kernels().launch("adamw.cu", "adamw_step", grid, BLOCK, s, params.address(), grads.address(),
-                firstMoments.address(), secondMoments.address(), starts.address(), count, (float) lr, (float) beta1,
+                firstMoments.address(), secondMoments.address(), lows.address(), lowHalf.address(),
+                lengths.address(), chunkTensor.address(), chunkStart.address(), (float) lr, (float) beta1,
                 (float) beta2, (float) eps, (float) weightDecay, (float) (lr / bc1), (float) Math.sqrt(bc2),
                 maxNorm > 0 ? norm : null, (float) maxNorm, 1f / gradScale);
+        for (Parameter par : parameters) {
+            if (par.low().tensor() != null) {
+                par.low().rewritten();
+            }
+        }
+    }
+
+    /**
+     * Uploads the table of 16-bit copies when a parameter got one (its first autocast GEMM) since the last
+     * step; a new table rather than an overwrite, so that a step still in flight reads the old one intact.
+     */
+    private void refreshLowCopies() {
+        long[] now = new long[parameters.size()];
+        int[] half = new int[parameters.size()];
+        for (int i = 0; i < now.length; i++) {
+            Tensor low = parameters.get(i).low().tensor();
+            now[i] = low == null ? 0 : low.address();
+            half[i] = low != null && low.dtype() == DType.FP16 ? 1 : 0;
+        }
+        // the dtype too: a copy re-made in the other 16-bit dtype may get the same address from the allocator
+        if (lows != null && Arrays.equals(now, lowAddresses) && Arrays.equals(half, lowKinds)) {
+            return;
+        }
+        if (lows != null) {
+            // kept until close: freed now, the caching allocator could hand the memory to the new table
+            // while a queued step still reads the old one
+            retired.add(lows);
+            retired.add(lowHalf);
+        }
+        lows = upload(now);
+        lowHalf = upload(half);
+        lowAddresses = now;
+        lowKinds = half;
     }
 
     /** Steps taken so far. */
@@ -144,9 +206,13 @@ public final class AdamW implements AutoCloseable {
     @Override
     public void close() {
         moments.forEach(Tensor::close);
-        for (DeviceBuffer b : new DeviceBuffer[] {params, grads, firstMoments, secondMoments, starts}) {
-            b.close();
+        for (DeviceBuffer b : new DeviceBuffer[] {params, grads, firstMoments, secondMoments, lengths, chunkTensor,
+                chunkStart, lows, lowHalf}) {
+            if (b != null) {
+                b.close();
+            }
         }
+        retired.forEach(DeviceBuffer::close);
         partial.close();
         norm.close();
     }

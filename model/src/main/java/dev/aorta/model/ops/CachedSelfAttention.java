@@ -130,8 +130,7 @@ public final class CachedSelfAttention implements Layer {
         Tensor att = first(cache.att, b, heads, t, d);
         Tensor merged = first(cache.merged, b, t, e);
         inProj.forward(x, qkv, s);
-        ctx.kernels().launch("layout.cu", "rows_to_heads", ctx.kernels().gridFor(q.numel(), 256), 256, s, qkv, q, b, t,
-                heads, d, 3 * e, 0);
+        HeadLayout.toHeads(ctx, qkv, q, b, t, heads, d, 3 * e, 0, 1, s);
         for (int part = 1; part <= 2; part++) {
             ctx.kernels().launch("layout.cu", "rows_to_cache", ctx.kernels().gridFor(q.numel(), 256), 256, s, qkv,
                     part == 1 ? cache.k : cache.v, b, t, heads, d, 3 * e, part * e, cache.maxT, pos);
@@ -146,8 +145,7 @@ public final class CachedSelfAttention implements Layer {
         // O (d×t per head) = V (d×len) · P (column-major len×t)
         blas.gemmStridedBatched(GemmPrecision.FP32, false, false, d, t, len, 1f, cache.v.address(), d, headStride,
                 cache.scores.address(), len, (long) t * len, 0f, att.address(), d, (long) t * d, bh);
-        ctx.kernels().launch("layout.cu", "heads_to_rows", ctx.kernels().gridFor(att.numel(), 256), 256, s, att,
-                merged, b, t, heads, d, e, 0);
+        HeadLayout.toRows(ctx, att, merged, b, t, heads, d, e, 0, 1, s);
         outProj.forward(merged, y, s);
         cache.length = len;
     }

@@ -8,7 +8,7 @@ import dev.aorta.model.Tensor;
 
 /**
  * The parameter-free elementwise ops on fp32 tensors of one shape: GELU (exact erf form), ReLU, residual add
- * and dropout. Each checks shapes and dtypes before launching.
+ * and dropout; and the rounding to 16 bits for autocast GEMM operands. Each checks shapes and dtypes before launching.
  */
 public final class Elementwise {
     private final OpContext ctx;
@@ -18,8 +18,27 @@ public final class Elementwise {
     }
 
     public void gelu(Tensor x, Tensor y, Stream s) {
+        gelu(x, y, null, s);
+    }
+
+    /** y = gelu(x), and y rounded into yLow (bf16 or fp16) where not null, for the autocast GEMM that reads y. */
+    public void gelu(Tensor x, Tensor y, Tensor yLow, Stream s) {
         same("gelu", "x", x, "y", y);
-        ctx.kernels().launch("elementwise.cu", "gelu_forward", grid(x), 256, s, x, y, x.numel());
+        if (yLow != null) {
+            requireLowCopy("gelu", y, yLow);
+        }
+        ctx.kernels().launch("elementwise.cu", "gelu_forward", grid(x), 256, s, x, y, x.numel(), yLow,
+                yLow != null && yLow.dtype() == DType.FP16 ? 1 : 0);
+    }
+
+    /** {@code low} can hold {@code t} rounded: bf16 or fp16, t's shape, contiguous. */
+    static void requireLowCopy(String op, Tensor t, Tensor low) {
+        Shapes.require(op, "16-bit copy", low, t.shape());
+        if (low.dtype() != DType.BF16 && low.dtype() != DType.FP16) {
+            throw new IllegalArgumentException(op + ": operand 16-bit copy is " + low.dtype()
+                    + ", expected bf16 or fp16");
+        }
+        Shapes.requireContiguous(op, "16-bit copy", low);
     }
 
     /** dx = dy·gelu'(x); dx may be dy. */
@@ -67,6 +86,23 @@ public final class Elementwise {
         long blocks = (x.numel() + 3) / 4;
         ctx.kernels().launch("elementwise.cu", "dropout", ctx.kernels().gridFor(blocks, 256), 256, s, x, y,
                 x.numel(), p, 1 / (1 - p), seed, offset);
+    }
+
+    /**
+     * y = x rounded to nearest even into y's dtype, bf16 or fp16 (as torch's .to(dtype)): the 16-bit operands
+     * of autocast GEMMs. y has x's element count (its shape may differ: scratch is flat).
+     */
+    public void roundTo16(Tensor x, Tensor y, Stream s) {
+        Shapes.requireDtype("round to 16 bits", "x", x, DType.FP32);
+        Shapes.requireContiguous("round to 16 bits", "x", x);
+        Shapes.requireContiguous("round to 16 bits", "y", y);
+        if ((y.dtype() != DType.BF16 && y.dtype() != DType.FP16) || y.numel() < x.numel()) {
+            throw new IllegalArgumentException("round to 16 bits: operand y is " + y.dtype() + " "
+                    + Shapes.format(y.shape()) + ", expected bf16 or fp16 with at least the " + x.numel()
+                    + " elements of x " + Shapes.format(x.shape()));
+        }
+        ctx.kernels().launch("convert.cu", "cast_f32_to_16", ctx.kernels().gridFor((x.numel() + 3) / 4, 256), 256, s,
+                x, y, x.numel(), y.dtype() == DType.FP16 ? 1 : 0);
     }
 
     private int grid(Tensor t) {

@@ -42,20 +42,65 @@ public final class LayerNorm implements Layer {
 
     /** y = (x - mean)·rstd·γ + β; mean and rstd [rows] are written for {@link #backward}. */
     public void forward(Tensor x, Tensor y, Tensor mean, Tensor rstd, Stream s) {
+        forward(x, y, null, mean, rstd, s);
+    }
+
+    /** As {@link #forward(Tensor, Tensor, Tensor, Tensor, Stream)}, also writing y rounded into yLow (bf16 or fp16) where not null. */
+    public void forward(Tensor x, Tensor y, Tensor yLow, Tensor mean, Tensor rstd, Stream s) {
         int rows = check(x, "y", y, mean, rstd);
+        launchForward(x, null, null, y, yLow, mean, rstd, rows, s);
+    }
+
+    /**
+     * The residual add of a post-norm block fused into the norm: sum = x + residual (kept: the backward pass
+     * normalises it again), y = layer norm of sum, and y rounded into yLow (bf16 or fp16) where not null, for
+     * the autocast GEMM that reads y next; one launch instead of two or three.
+     */
+    public void forwardResidual(Tensor x, Tensor residual, Tensor sum, Tensor y, Tensor yLow, Tensor mean,
+                                Tensor rstd, Stream s) {
+        int rows = check(x, "y", y, mean, rstd);
+        for (String name : new String[] {"residual", "sum"}) {
+            Tensor t = name.equals("sum") ? sum : residual;
+            Shapes.requireSame(OP, "x", x, name, t);
+            Shapes.requireDtype(OP, name, t, DType.FP32);
+            Shapes.requireContiguous(OP, name, t);
+        }
+        launchForward(x, residual, sum, y, yLow, mean, rstd, rows, s);
+    }
+
+    private void launchForward(Tensor x, Tensor residual, Tensor sum, Tensor y, Tensor yLow, Tensor mean,
+                               Tensor rstd, int rows, Stream s) {
+        if (yLow != null) {
+            Elementwise.requireLowCopy(OP, y, yLow);
+        }
         ctx.kernels().launch("layernorm.cu", "layernorm_forward", (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK,
-                32 * ROWS_PER_BLOCK, s, x, gamma.value(), beta.value(), y, mean, rstd, rows, dim, eps);
+                32 * ROWS_PER_BLOCK, s, x, residual, sum, gamma.value(), beta.value(), y, mean, rstd, rows, dim, eps,
+                yLow, yLow != null && yLow.dtype() == DType.FP16 ? 1 : 0);
     }
 
     /** dx is overwritten; dγ and dβ accumulate. */
     public void backward(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dx, Stream s) {
+        backward(x, mean, rstd, dy, null, dx, s);
+    }
+
+    /**
+     * As {@link #backward(Tensor, Tensor, Tensor, Tensor, Tensor, Stream)} for an output whose gradient arrives
+     * by two paths (a residual branch): dy + dy2 is summed as it is read, with no separate accumulate launch.
+     * dy2 may be null.
+     */
+    public void backward(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, Stream s) {
         int rows = check(x, "dy", dy, mean, rstd);
+        if (dy2 != null) {
+            Shapes.requireSame(OP, "dy", dy, "dy2", dy2);
+            Shapes.requireDtype(OP, "dy2", dy2, DType.FP32);
+            Shapes.requireContiguous(OP, "dy2", dy2);
+        }
         Shapes.requireSame(OP, "x", x, "dx", dx);
         Shapes.requireDtype(OP, "dx", dx, DType.FP32);
         Shapes.requireContiguous(OP, "dx", dx);
         ctx.kernels().launch("layernorm.cu", "layernorm_backward", (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK,
-                32 * ROWS_PER_BLOCK, s, dy, x, gamma.value(), mean, rstd, dx, rows, dim);
-        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad", (dim + 31) / 32, 1024, s, dy, x, mean, rstd,
+                32 * ROWS_PER_BLOCK, s, dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim);
+        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad", (dim + 31) / 32, 1024, s, dy, dy2, x, mean, rstd,
                 gamma.grad(), beta.grad(), rows, dim);
     }
 

@@ -20,19 +20,28 @@ import java.util.List;
  * <p>Under autocast ({@link OpContext#autocast()} bf16 or fp16) the GEMMs run through cuBLASLt on 16-bit
  * copies of W, x and dy with fp32 accumulation and fp32 outputs, the bias added in the GEMM's epilogue.
  * Unlike torch, y stays fp32 (torch rounds it to 16 bits) and dW accumulates in fp32; the GELU stays the erf
- * form in our own pass, because cuBLASLt's GELU epilogue is the tanh approximation. The 16-bit copies live
- * in scratch owned by this layer (one call in flight per layer).
+ * form in our own pass, because cuBLASLt's GELU epilogue is the tanh approximation. W's copy is the
+ * parameter's ({@link Parameter#lowCopy}: cast once, then rewritten by AdamW); x's is handed over by the op
+ * that produced x (a layer norm writes it beside its output) or cast in the forward pass, and reused by the
+ * backward pass, which must get the same, unchanged x (as the layer's saved activations are); dy is rounded
+ * in the pass that also applies GELU's derivative and sums the bias gradient. The x and dy copies the layer
+ * casts itself live in scratch owned by this layer (one call in flight per layer).
  */
 public final class Linear implements Layer {
     private static final String OP = "linear";
 
     private final OpContext ctx;
+    private final Elementwise ew;
     private final int in;
     private final int out;
     private final Parameter weight;
     private final Parameter bias;
-    private Tensor lowWeight;
+    /** This layer's memory for x's 16-bit copy, where no op hands one over. */
+    private Tensor lowXScratch;
+    /** x's 16-bit copy that the last forward pass used (the scratch or one handed over), or null. */
     private Tensor lowX;
+    /** The x that {@link #lowX} is the copy of (its address and size are compared), or null. */
+    private Tensor lowXSource;
     private Tensor lowDy;
 
     /** With PyTorch's default initialisation, deterministic from {@code seed} and the parameter names. */
@@ -43,6 +52,7 @@ public final class Linear implements Layer {
     /** With explicit parameter names (PyTorch's "self_attn.in_proj_weight"); no bias where biasName is null. */
     public Linear(OpContext ctx, String weightName, String biasName, int in, int out, long seed) {
         this.ctx = ctx;
+        this.ew = new Elementwise(ctx);
         this.in = in;
         this.out = out;
         this.weight = new Parameter(weightName, ctx.empty(OP, weightName, DType.FP32, out, in),
@@ -72,9 +82,18 @@ public final class Linear implements Layer {
 
     /** y = x·Wᵀ + b. */
     public void forward(Tensor x, Tensor y, Stream s) {
+        forward(x, null, y, s);
+    }
+
+    /**
+     * y = x·Wᵀ + b, where under autocast {@code xLow} (when not null) already holds x rounded to the autocast
+     * dtype, written by the op that produced x: no cast launch. It must stay unchanged until the backward pass,
+     * which reads it again.
+     */
+    public void forward(Tensor x, Tensor xLow, Tensor y, Stream s) {
         int rows = check(x, "y", y);
         if (ctx.autocast() != null) {
-            lowGemmForward(x, y, rows, s);
+            lowGemmForward(x, xLow, y, rows, s);
             return;
         }
         gemmForward(x, y, rows, s);
@@ -86,53 +105,123 @@ public final class Linear implements Layer {
 
     /** pre = x·Wᵀ + b (kept for the backward pass), y = gelu(pre). */
     public void forwardGelu(Tensor x, Tensor pre, Tensor y, Stream s) {
+        forwardGelu(x, null, pre, y, s);
+    }
+
+    /**
+     * As {@link #forwardGelu(Tensor, Tensor, Tensor, Stream)} with x's 16-bit copy as in
+     * {@link #forward(Tensor, Tensor, Tensor, Stream)}.
+     */
+    public void forwardGelu(Tensor x, Tensor xLow, Tensor pre, Tensor y, Stream s) {
+        forwardGelu(x, xLow, pre, y, null, s);
+    }
+
+    /**
+     * As {@link #forwardGelu(Tensor, Tensor, Tensor, Tensor, Stream)}; under autocast, y rounded is also written
+     * into yLow where not null (for the next layer's GEMM: hand it over as that layer's xLow, unless something,
+     * such as dropout, changes y first).
+     */
+    public void forwardGelu(Tensor x, Tensor xLow, Tensor pre, Tensor y, Tensor yLow, Stream s) {
         int rows = check(x, "y", y);
         Shapes.requireSame(OP, "y", y, "pre", pre);
         Shapes.requireDtype(OP, "pre", pre, DType.FP32);
-        boolean low = ctx.autocast() != null;
-        if (low) {
-            lowGemmForward(x, y, rows, s);
-        } else {
-            gemmForward(x, y, rows, s);
+        Shapes.requireContiguous(OP, "pre", pre);
+        if (ctx.autocast() != null) {
+            // the bias is in the GEMM's epilogue, which writes pre itself: one read of pre and one write of y
+            lowGemmForward(x, xLow, pre, rows, s);
+            ew.gelu(pre, y, yLow, s);
+            return;
         }
+        gemmForward(x, y, rows, s);
         ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s,
-                y, bias == null || low ? null : bias.value(), pre, y.numel(), out, 1);
+                y, bias == null ? null : bias.value(), pre, y.numel(), out, 1);
     }
 
     /** dx = dy·W (skipped when dx is null), dW += dyᵀ·x, db += Σ dy. */
     public void backward(Tensor x, Tensor dy, Tensor dx, Stream s) {
+        backward(x, dy, dx, false, s);
+    }
+
+    /**
+     * As {@link #backward(Tensor, Tensor, Tensor, Stream)}; with {@code accumulateDx} dx += dy·W instead of
+     * dx = dy·W (x also reaches the loss by another path, a residual branch, whose gradient dx holds already:
+     * the GEMM adds to it, so no separate accumulate launch).
+     */
+    public void backward(Tensor x, Tensor dy, Tensor dx, boolean accumulateDx, Stream s) {
         int rows = check(x, "dy", dy);
+        backwardFrom(x, null, dy, dx, accumulateDx, rows, s);
+    }
+
+    /**
+     * The backward pass of {@link #forwardGelu}: dy (the gradient of y) may be overwritten with the gradient of
+     * pre (the fp32 path does so in place; under autocast it goes straight into the 16-bit copy).
+     */
+    public void backwardGelu(Tensor x, Tensor pre, Tensor dy, Tensor dx, Stream s) {
+        int rows = check(x, "dy", dy);
+        Shapes.requireSame(OP, "dy", dy, "pre", pre);
+        Shapes.requireDtype(OP, "pre", pre, DType.FP32);
+        Shapes.requireContiguous(OP, "pre", pre);
+        backwardFrom(x, pre, dy, dx, false, rows, s);
+    }
+
+    /**
+     * One pass over dy before the GEMMs (GELU's derivative where pre is given, the bias gradient, and under
+     * autocast the rounding to 16 bits), then dx and dW.
+     */
+    private void backwardFrom(Tensor x, Tensor pre, Tensor dy, Tensor dx, boolean accumulateDx, int rows, Stream s) {
         if (dx != null) {
             Shapes.requireSame(OP, "x", x, "dx", dx);
             Shapes.requireDtype(OP, "dx", dx, DType.FP32);
             Shapes.requireContiguous(OP, "dx", dx);
         }
-        if (ctx.autocast() != null) {
-            lowGemmBackward(x, dy, dx, rows, s);
-        } else {
-            gemmBackward(x, dy, dx, rows, s);
+        float beta = accumulateDx ? 1f : 0f;
+        DType t = ctx.autocast();
+        if (t != null) {
+            lowDy = scratch(lowDy, "16-bit dy", t, dy.numel());
+            prepareDy(dy, pre, null, lowDy, t, rows, s);
+            lowGemmBackward(x, dx, beta, rows, s);
+            return;
         }
-        if (bias != null) {
-            ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 31) / 32, 1024, s, dy, bias.grad(), rows, out);
+        if (pre != null || bias != null) {
+            prepareDy(dy, pre, pre != null ? dy : null, null, null, rows, s);
         }
+        gemmBackward(x, dy, dx, beta, rows, s);
     }
 
-    private void gemmBackward(Tensor x, Tensor dy, Tensor dx, int rows, Stream s) {
+    /** The fused pass over dy of elementwise.cu's bias_grad (see there); dpre and low may be null. */
+    private void prepareDy(Tensor dy, Tensor pre, Tensor dpre, Tensor low, DType t, int rows, Stream s) {
+        ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 31) / 32, 1024, s, dy, pre, dpre, low,
+                t == DType.FP16 ? 1 : 0, bias == null ? null : bias.grad(), rows, out);
+    }
+
+    private void gemmBackward(Tensor x, Tensor dy, Tensor dx, float beta, int rows, Stream s) {
         Cublas blas = ctx.blasOn(s);
         // column-major view: dy is dyᵀ [out × rows], x is xᵀ [in × rows], W is Wᵀ [in × out]
         if (dx != null) {
             blas.gemm(GemmPrecision.FP32, false, false, in, rows, out, 1f, weight.value().address(), in,
-                    dy.address(), out, 0f, dx.address(), in);
+                    dy.address(), out, beta, dx.address(), in);
         }
         blas.gemm(GemmPrecision.FP32, false, true, in, out, rows, 1f, x.address(), in, dy.address(), out, 1f,
                 weight.grad().address(), in);
     }
 
-    /** y = x·Wᵀ + b through cuBLASLt on 16-bit copies of W and x, the bias in the epilogue, y fp32. */
-    private void lowGemmForward(Tensor x, Tensor y, int rows, Stream s) {
+    /**
+     * y = x·Wᵀ + b through cuBLASLt on 16-bit copies of W and x (xLow, or cast here), the bias in the epilogue,
+     * y fp32.
+     */
+    private void lowGemmForward(Tensor x, Tensor xLow, Tensor y, int rows, Stream s) {
         DType t = ctx.autocast();
-        lowWeight = castInto(weight.value(), lowWeight, t, s);
-        lowX = castInto(x, lowX, t, s);
+        Tensor lowWeight = weight.lowCopy(ctx, t, s);
+        if (xLow != null) {
+            Shapes.require(OP, "xLow", xLow, x.shape());
+            Shapes.requireDtype(OP, "xLow", xLow, t);
+            Shapes.requireContiguous(OP, "xLow", xLow);
+            lowX = xLow;
+        } else {
+            lowXScratch = castInto(x, lowXScratch, t, s);
+            lowX = lowXScratch;
+        }
+        lowXSource = x;
         boolean fused = ctx.blasLt().matmul(s, precision(t), GemmPrecision.FP32, true, false, out, rows, in, 1f,
                 lowWeight.address(), in, lowX.address(), in, 0f, y.address(), out,
                 bias == null ? CublasLt.Epilogue.DEFAULT : CublasLt.Epilogue.BIAS,
@@ -148,18 +237,27 @@ public final class Linear implements Layer {
         }
     }
 
-    /** dx = dy·W and dW += dyᵀ·x on 16-bit copies (W's from the forward pass), fp32 results. */
-    private void lowGemmBackward(Tensor x, Tensor dy, Tensor dx, int rows, Stream s) {
+    /**
+     * dx = dy·W (+ dx with beta 1) and dW += dyᵀ·x on 16-bit copies (dy's in {@link #lowDy}; x's from the
+     * forward pass when it is the same tensor), fp32 results.
+     */
+    private void lowGemmBackward(Tensor x, Tensor dx, float beta, int rows, Stream s) {
         DType t = ctx.autocast();
-        if (lowWeight == null || lowWeight.dtype() != t) {
-            lowWeight = castInto(weight.value(), lowWeight, t, s);
-        }
-        lowDy = castInto(dy, lowDy, t, s);
+        Tensor lowWeight = weight.lowCopy(ctx, t, s);
         if (dx != null) {
-            lowGemm(s, t, false, false, in, rows, out, lowWeight, in, lowDy, out, 0f, dx, in);
+            lowGemm(s, t, false, false, in, rows, out, lowWeight, in, lowDy, out, beta, dx, in);
         }
-        lowX = castInto(x, lowX, t, s);
+        if (!sameTensor(x, lowXSource) || lowX.dtype() != t) {
+            lowXScratch = castInto(x, lowXScratch, t, s);
+            lowX = lowXScratch;
+            lowXSource = x;
+        }
         lowGemm(s, t, false, true, in, out, rows, lowX, in, lowDy, out, 1f, weight.grad(), in);
+    }
+
+    /** The same memory under the same shape (views are new objects, so identity is not enough). */
+    private static boolean sameTensor(Tensor a, Tensor b) {
+        return b != null && a.address() == b.address() && a.numel() == b.numel() && a.dtype() == b.dtype();
     }
 
     /** A 16-bit GEMM into fp32 without epilogue: cuBLASLt, or cuBLAS where cuBLASLt has no algorithm. */
@@ -174,16 +272,20 @@ public final class Linear implements Layer {
 
     /** src rounded to {@code t} into {@code scratch} (replaced when too small or of another dtype). */
     private Tensor castInto(Tensor src, Tensor scratch, DType t, Stream s) {
-        Tensor dst = scratch;
-        if (dst == null || dst.dtype() != t || dst.numel() < src.numel()) {
-            if (dst != null) {
-                dst.close();
-            }
-            dst = ctx.empty(OP, "16-bit copy", t, (int) src.numel());
-        }
-        ctx.kernels().launch("convert.cu", "cast_f32_to_16", ctx.kernels().gridFor((src.numel() + 3) / 4, 256), 256,
-                s, src, dst, src.numel(), t == DType.FP16 ? 1 : 0);
+        Tensor dst = scratch(scratch, "16-bit x", t, src.numel());
+        ew.roundTo16(src, dst, s);
         return dst;
+    }
+
+    /** {@code scratch}, or a new tensor where it is missing, too small or of another dtype. */
+    private Tensor scratch(Tensor scratch, String what, DType t, long numel) {
+        if (scratch != null && scratch.dtype() == t && scratch.numel() >= numel) {
+            return scratch;
+        }
+        if (scratch != null) {
+            scratch.close();
+        }
+        return ctx.empty(OP, what, t, (int) numel);
     }
 
     private static GemmPrecision precision(DType t) {
@@ -197,24 +299,12 @@ public final class Linear implements Layer {
 
     @Override
     public void close() {
-        for (Tensor t : new Tensor[] {lowWeight, lowX, lowDy}) {
+        for (Tensor t : new Tensor[] {lowXScratch, lowDy}) {
             if (t != null) {
                 t.close();
             }
         }
         Layer.super.close();
-    }
-
-    /**
-     * The backward pass of {@link #forwardGelu}: dy (the gradient of y) is overwritten in place with the
-     * gradient of pre, then the linear backward runs on it.
-     */
-    public void backwardGelu(Tensor x, Tensor pre, Tensor dy, Tensor dx, Stream s) {
-        check(x, "dy", dy);
-        Shapes.requireSame(OP, "dy", dy, "pre", pre);
-        ctx.kernels().launch("elementwise.cu", "gelu_backward", ctx.kernels().gridFor(dy.numel(), 256), 256, s,
-                pre, dy, dy, dy.numel());
-        backward(x, dy, dx, s);
     }
 
     private void gemmForward(Tensor x, Tensor y, int rows, Stream s) {

@@ -84,28 +84,38 @@ public final class TransformerEncoderLayer implements Layer {
     public final class Activations implements AutoCloseable {
         final int batch;
         final int t;
-        private final List<Tensor> all = new ArrayList<>();
-        final Tensor qkv, q, k, v, att, lse, merged, r1, s1, x1, mean1, rstd1, pre, h, f, s2, mean2, rstd2;
-        final Tensor ds2, df, dh, dx1, ds1, dr1, da, datt, delta, dq, dk, dv, dqkv;
+        private final List<AutoCloseable> all = new ArrayList<>();
+        final Tensor qkv, qkvHeads, q, k, v, att, lse, merged, r1, s1, x1, mean1, rstd1, pre, h, f, s2, mean2, rstd2;
+        /** norm1's output rounded for linear1 under autocast. */
+        final AutocastCopy x1Low;
+        /** The GELU output rounded for linear2 under autocast (without dropout, which would change it after). */
+        final AutocastCopy hLow;
+        final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
 
         Activations(int batch, int t) {
             this.batch = batch;
             this.t = t;
             int rows = batch * t;
             qkv = make("qkv", batch, t, 3 * dModel);
-            q = make("q", batch, heads, t, headDim);
-            k = make("k", batch, heads, t, headDim);
-            v = make("v", batch, heads, t, headDim);
+            // q, k and v (and their gradients) consecutive, so one layout launch moves all three
+            qkvHeads = make("q, k, v by head", 3, batch, heads, t, headDim);
+            q = part(qkvHeads, 0);
+            k = part(qkvHeads, 1);
+            v = part(qkvHeads, 2);
             att = make("attention output", batch, heads, t, headDim);
             lse = make("attention logsumexp", batch, heads, t);
             merged = make("merged heads", batch, t, dModel);
             r1 = make("attention branch", batch, t, dModel);
             s1 = make("first residual", batch, t, dModel);
             x1 = make("norm1 output", batch, t, dModel);
+            x1Low = new AutocastCopy(ctx, "norm1 output", batch, t, dModel);
+            all.add(x1Low);
             mean1 = make("norm1 mean", rows);
             rstd1 = make("norm1 rstd", rows);
             pre = make("linear1 pre-activation", batch, t, ff);
             h = make("feed-forward hidden", batch, t, ff);
+            hLow = new AutocastCopy(ctx, "feed-forward hidden", batch, t, ff);
+            all.add(hLow);
             f = make("feed-forward branch", batch, t, dModel);
             s2 = make("second residual", batch, t, dModel);
             mean2 = make("norm2 mean", rows);
@@ -114,15 +124,19 @@ public final class TransformerEncoderLayer implements Layer {
             df = make("d feed-forward branch", batch, t, dModel);
             dh = make("d feed-forward hidden", batch, t, ff);
             dx1 = make("d norm1 output", batch, t, dModel);
-            ds1 = make("d first residual", batch, t, dModel);
             dr1 = make("d attention branch", batch, t, dModel);
             da = make("d merged heads", batch, t, dModel);
             datt = make("d attention output", batch, heads, t, headDim);
             delta = make("attention delta", batch, heads, t);
-            dq = make("dq", batch, heads, t, headDim);
-            dk = make("dk", batch, heads, t, headDim);
-            dv = make("dv", batch, heads, t, headDim);
+            dqkvHeads = make("dq, dk, dv by head", 3, batch, heads, t, headDim);
+            dq = part(dqkvHeads, 0);
+            dk = part(dqkvHeads, 1);
+            dv = part(dqkvHeads, 2);
             dqkv = make("d qkv", batch, t, 3 * dModel);
+        }
+
+        private Tensor part(Tensor stacked, int i) {
+            return stacked.slice(0, i, 1).view(batch, heads, t, headDim);
         }
 
         private Tensor make(String what, int... shape) {
@@ -133,7 +147,13 @@ public final class TransformerEncoderLayer implements Layer {
 
         @Override
         public void close() {
-            all.forEach(Tensor::close);
+            for (AutoCloseable c : all) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
         }
     }
 
@@ -142,23 +162,32 @@ public final class TransformerEncoderLayer implements Layer {
     }
 
     public void forward(Tensor x, Tensor out, Activations a, long seed, long offset, Stream s) {
+        forward(x, null, out, null, a, seed, offset, s);
+    }
+
+    /**
+     * As {@link #forward(Tensor, Tensor, Activations, long, long, Stream)}; under autocast xLow (when not null)
+     * is x already rounded to the autocast dtype (the previous layer's outLow: no cast before the
+     * in-projection), and outLow (when not null) receives out rounded, for the next layer. Both must stay
+     * unchanged until the backward pass.
+     */
+    public void forward(Tensor x, Tensor xLow, Tensor out, Tensor outLow, Activations a, long seed, long offset,
+                        Stream s) {
         check(x, "out", out, a);
-        inProj.forward(x, a.qkv, s);
-        toHeads(a.qkv, a.q, 3 * dModel, 0, a, s);
-        toHeads(a.qkv, a.k, 3 * dModel, dModel, a, s);
-        toHeads(a.qkv, a.v, 3 * dModel, 2 * dModel, a, s);
+        inProj.forward(x, xLow, a.qkv, s);
+        HeadLayout.toHeads(ctx, a.qkv, a.qkvHeads, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
         attention.forward(a.q, a.k, a.v, a.att, a.lse, false, s);
-        toRows(a.att, a.merged, dModel, 0, a, s);
+        HeadLayout.toRows(ctx, a.att, a.merged, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
         outProj.forward(a.merged, a.r1, s);
         drop(a.r1, a.r1, seed, 4 * offset, s);
-        ew.residualAdd(x, a.r1, a.s1, s);
-        norm1.forward(a.s1, a.x1, a.mean1, a.rstd1, s);
-        linear1.forwardGelu(a.x1, a.pre, a.h, s);
+        Tensor x1Low = a.x1Low.get();
+        norm1.forwardResidual(x, a.r1, a.s1, a.x1, x1Low, a.mean1, a.rstd1, s);
+        Tensor hLow = dropout == 0 ? a.hLow.get() : null;
+        linear1.forwardGelu(a.x1, x1Low, a.pre, a.h, hLow, s);
         drop(a.h, a.h, seed, 4 * offset + 1, s);
-        linear2.forward(a.h, a.f, s);
+        linear2.forward(a.h, hLow, a.f, s);
         drop(a.f, a.f, seed, 4 * offset + 2, s);
-        ew.residualAdd(a.x1, a.f, a.s2, s);
-        norm2.forward(a.s2, out, a.mean2, a.rstd2, s);
+        norm2.forwardResidual(a.x1, a.f, a.s2, out, outLow, a.mean2, a.rstd2, s);
     }
 
     /** dx is overwritten; parameter gradients accumulate. Same seed and offset as the forward pass. */
@@ -171,18 +200,16 @@ public final class TransformerEncoderLayer implements Layer {
         linear2.backward(a.h, df, a.dh, s);
         drop(a.dh, a.dh, seed, 4 * offset + 1, s);
         linear1.backwardGelu(a.x1, a.pre, a.dh, a.dx1, s);
-        ew.accumulate(a.dx1, a.ds2, s);
-        norm1.backward(a.s1, a.mean1, a.rstd1, a.dx1, a.ds1, s);
-        // s1 = x + r1: ds1 reaches both
-        Tensor dr1 = drop(a.ds1, a.dr1, seed, 4 * offset, s);
+        // x1 feeds linear1 and the second residual: its gradient is dx1 + ds2, summed inside norm1's backward
+        // s1 = x + r1: ds1 reaches both. It goes straight into dx (x's gradient by the residual path), and the
+        // in-projection's backward adds the attention path's share to it
+        norm1.backward(a.s1, a.mean1, a.rstd1, a.dx1, a.ds2, dx, s);
+        Tensor dr1 = drop(dx, a.dr1, seed, 4 * offset, s);
         outProj.backward(a.merged, dr1, a.da, s);
-        toHeads(a.da, a.datt, dModel, 0, a, s);
+        HeadLayout.toHeads(ctx, a.da, a.datt, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
         attention.backward(a.q, a.k, a.v, a.att, a.lse, a.datt, a.delta, a.dq, a.dk, a.dv, false, s);
-        toRows(a.dq, a.dqkv, 3 * dModel, 0, a, s);
-        toRows(a.dk, a.dqkv, 3 * dModel, dModel, a, s);
-        toRows(a.dv, a.dqkv, 3 * dModel, 2 * dModel, a, s);
-        inProj.backward(x, a.dqkv, dx, s);
-        ew.accumulate(dx, a.ds1, s);
+        HeadLayout.toRows(ctx, a.dqkvHeads, a.dqkv, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
+        inProj.backward(x, a.dqkv, dx, true, s);
     }
 
     /** Parameters, the linear layers' 16-bit scratch and the attention's score scratch. */
@@ -201,16 +228,6 @@ public final class TransformerEncoderLayer implements Layer {
         }
         ew.dropout(in, out, dropout, seed, offset, s);
         return out;
-    }
-
-    private void toHeads(Tensor rows, Tensor headsT, int rowStride, int offset, Activations a, Stream s) {
-        ctx.kernels().launch("layout.cu", "rows_to_heads", ctx.kernels().gridFor(headsT.numel(), 256), 256, s, rows,
-                headsT, a.batch, a.t, heads, headDim, rowStride, offset);
-    }
-
-    private void toRows(Tensor headsT, Tensor rows, int rowStride, int offset, Activations a, Stream s) {
-        ctx.kernels().launch("layout.cu", "heads_to_rows", ctx.kernels().gridFor(headsT.numel(), 256), 256, s, headsT,
-                rows, a.batch, a.t, heads, headDim, rowStride, offset);
     }
 
     private void check(Tensor x, String yName, Tensor y, Activations a) {

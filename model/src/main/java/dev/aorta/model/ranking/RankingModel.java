@@ -5,6 +5,7 @@ import dev.aorta.model.DType;
 import dev.aorta.model.OpContext;
 import dev.aorta.model.Shapes;
 import dev.aorta.model.Tensor;
+import dev.aorta.model.ops.AutocastCopy;
 import dev.aorta.model.ops.BceWithLogits;
 import dev.aorta.model.ops.Elementwise;
 import dev.aorta.model.ops.EmbeddingMeanPool;
@@ -102,6 +103,13 @@ public final class RankingModel implements Layer {
         private final List<AutoCloseable> all = new ArrayList<>();
         final Tensor pooled, denseRepr, embedRepr, normOut, mean, rstd, pre, hidden, scores, loss;
         final Tensor[] xs;
+        /**
+         * Under autocast, xs[i] (0 < i < layers: a layer norm's output), normOut and the scorer's hidden layer
+         * rounded for the GEMM that reads them.
+         */
+        final AutocastCopy[] xsLow;
+        final AutocastCopy normOutLow;
+        final AutocastCopy hiddenLow;
         final List<TransformerEncoderLayer.Activations> layerActs = new ArrayList<>();
         final Tensor dscores, dhidden, dnorm, dpooled, dx0, dx1;
 
@@ -113,9 +121,16 @@ public final class RankingModel implements Layer {
             denseRepr = make("dense projection", b, t, m);
             embedRepr = make("embedding projection", b, t, m);
             xs = new Tensor[cfg.layers() + 1];
+            xsLow = new AutocastCopy[cfg.layers() + 1];
             for (int i = 0; i <= cfg.layers(); i++) {
                 xs[i] = make("encoder input " + i, b, t, m);
+                xsLow[i] = new AutocastCopy(ctx, "encoder input " + i, b, t, m);
+                all.add(xsLow[i]);
             }
+            normOutLow = new AutocastCopy(ctx, "final norm output", b, t, m);
+            all.add(normOutLow);
+            hiddenLow = new AutocastCopy(ctx, "scorer hidden", b, t, cfg.mlpHidden());
+            all.add(hiddenLow);
             for (TransformerEncoderLayer l : layers) {
                 TransformerEncoderLayer.Activations a = l.activations(b, t);
                 layerActs.add(a);
@@ -180,15 +195,21 @@ public final class RankingModel implements Layer {
         denseProjection.forward(denseFlat(dense), a.denseRepr, s);
         embeddingProjection.forward(a.pooled.view(cfg.batch(), cfg.seq(), cfg.embeddingDim()), a.embedRepr, s);
         ew.residualAdd(a.denseRepr, a.embedRepr, a.xs[0], s);
-        for (int i = 0; i < layers.size(); i++) {
-            layers.get(i).forward(a.xs[i], a.xs[i + 1], a.layerActs.get(i), seed, dropoutOffset(step, i), s);
+        // each layer's output (a layer norm's) but the last is also written rounded for the next layer's
+        // in-projection; the first layer's input is a sum and gets cast there (copies are allocated on first get)
+        int n = layers.size();
+        for (int i = 0; i < n; i++) {
+            layers.get(i).forward(a.xs[i], i == 0 ? null : a.xsLow[i].get(), a.xs[i + 1],
+                    i + 1 < n ? a.xsLow[i + 1].get() : null, a.layerActs.get(i), seed, dropoutOffset(step, i), s);
         }
-        norm.forward(a.xs[layers.size()], a.normOut, a.mean, a.rstd, s);
-        scorerIn.forwardGelu(a.normOut, a.pre, a.hidden, s);
+        Tensor normOutLow = a.normOutLow.get();
+        norm.forward(a.xs[layers.size()], a.normOut, normOutLow, a.mean, a.rstd, s);
+        Tensor hiddenLow = cfg.dropout() > 0 ? null : a.hiddenLow.get(); // dropout would change hidden after
+        scorerIn.forwardGelu(a.normOut, normOutLow, a.pre, a.hidden, hiddenLow, s);
         if (cfg.dropout() > 0) {
             ew.dropout(a.hidden, a.hidden, cfg.dropout(), seed, scorerDropoutOffset(step), s);
         }
-        scorerOut.forward(a.hidden, a.scores, s);
+        scorerOut.forward(a.hidden, hiddenLow, a.scores, s);
         bce.forward(flat(a.scores), flat(target), flat(importance).view(rows), null, a.loss, s);
     }
 
