@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
 /**
@@ -30,6 +31,7 @@ public final class BatchLoader implements AutoCloseable {
     private final List<List<Future<?>>> pending = new ArrayList<>();
     private final long[] filledWith;
     private long submittedUpTo = -1;
+    private volatile boolean closed;
 
     public BatchLoader(SyntheticRankingDataset dataset, int microBatch, long samplesPerEpoch,
                        List<? extends BatchSlot> slots, int workerCount, IntConsumer awaitSlotFree) {
@@ -118,16 +120,29 @@ public final class BatchLoader implements AutoCloseable {
 
     private void fillRows(BatchSlot target, long n, int from, int to) {
         Sample s = scratch.get();
-        for (int row = from; row < to; row++) {
+        for (int row = from; row < to && !closed; row++) {
             dataset.fill(sampleIndex(n, row), s);
             target.put(row, s);
         }
     }
 
+    /**
+     * Stops generating and returns once no worker writes into a slot any more: the slots' memory (page-locked, in
+     * the GPU trainer) may be freed right after.
+     */
     @Override
     public void close() {
+        closed = true;
         if (workers != null) {
-            workers.shutdownNow();
+            workers.shutdown();
+            try {
+                if (!workers.awaitTermination(1, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("batch loader workers still writing a minute after close");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while stopping the batch loader", e);
+            }
         }
     }
 }
