@@ -171,7 +171,7 @@ class SyntheticRankingDatasetTest {
     void loaderGivesEachMicroBatchTheNextSamplesOfTheEpochOnAnyNumberOfWorkers() {
         SyntheticRankingDataset ds = new SyntheticRankingDataset(config(false));
         for (int workers : new int[] {0, 1, 3}) {
-            List<ArraySlot> slots = List.of(new ArraySlot(ds, 4), new ArraySlot(ds, 4), new ArraySlot(ds, 4));
+            List<ArraySlot> slots = List.of(new ArraySlot(ds), new ArraySlot(ds), new ArraySlot(ds));
             List<Integer> freed = new ArrayList<>();
             // an epoch of 12 samples: micro-batch 3 starts over at sample 0
             try (BatchLoader loader = new BatchLoader(ds, 4, 12, slots, workers, freed::add)) {
@@ -194,7 +194,7 @@ class SyntheticRankingDatasetTest {
         final Map<Integer, Sample> rows = new ConcurrentHashMap<>();
         private final SyntheticRankingDataset ds;
 
-        ArraySlot(SyntheticRankingDataset ds, int rowCount) {
+        ArraySlot(SyntheticRankingDataset ds) {
             this.ds = ds;
         }
 
