@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
         subcommands = {InfoCommand.class, CheckCommand.class, ListCommand.class, RunCommand.class, SweepCommand.class,
                 RunPriorityCommand.class, CompareCommand.class, LaunchOverheadCommand.class, OverheadCommand.class,
                 AnalyzeCommand.class, ReportCommand.class, MergeCommand.class, AttachCommand.class, OverlapCommand.class,
-                LaunchCommand.class, LaunchProbeCommand.class, ProfileCommand.class})
+                LaunchCommand.class, LaunchProbeCommand.class, ProfileCommand.class, TrainCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {

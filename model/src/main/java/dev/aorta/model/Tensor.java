@@ -4,6 +4,7 @@ import dev.aorta.gpu.GpuException;
 import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.DeviceBuffer;
 import dev.aorta.gpu.cuda.MemoryStats;
+import dev.aorta.gpu.cuda.PinnedHostBuffer;
 import dev.aorta.gpu.cuda.Stream;
 
 import java.util.Arrays;
@@ -204,6 +205,25 @@ public final class Tensor implements AutoCloseable {
         }
         requireHostTransfer("copyFrom", h.numel());
         upload(h.data());
+    }
+
+    /**
+     * Queues a copy of this whole tensor's bytes from page-locked host memory on {@code stream} (the trainer's
+     * batches: the host fills the staging buffer, the copy overlaps compute on another stream).
+     */
+    public void copyFromAsync(PinnedHostBuffer host, Stream stream) {
+        requireMemory();
+        Shapes.requireContiguous("copyFromAsync", "self", this);
+        device.makeCurrent();
+        slicedBuffer().copyFromAsync(host, bytes(), stream);
+    }
+
+    /** Queues a copy of this whole tensor's bytes into page-locked host memory on {@code stream}. */
+    public void copyToAsync(PinnedHostBuffer host, Stream stream) {
+        requireMemory();
+        Shapes.requireContiguous("copyToAsync", "self", this);
+        device.makeCurrent();
+        slicedBuffer().copyToAsync(host, bytes(), stream);
     }
 
     /** Waits for the device, then reads the values back as floats. */

@@ -1,0 +1,83 @@
+package dev.aorta.cli;
+
+import dev.aorta.trainer.config.ConfigOptions;
+import dev.aorta.trainer.config.TrainerConfig;
+import dev.aorta.trainer.run.SingleGpuTrainer;
+import dev.aorta.trainer.run.StopSignal;
+import dev.aorta.trainer.run.TrainOptions;
+import dev.aorta.trainer.run.TrainResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code aorta train}: the ranking transformer trained on one GPU, writing {@code rank_00_metrics.jsonl} with
+ * CUPTI device times. Multi-rank training is not built yet: a launch with WORLD_SIZE above 1 is refused before
+ * the GPU is touched.
+ */
+@Command(name = "train", mixinStandardHelpOptions = true,
+        description = {"Train AORTA's ranking transformer on one GPU and write per-step metrics (loss, lr, grad norm,"
+                + " step time, per-stream device time and overlap from CUPTI) to <training.output_dir>/"
+                + "rank_00_metrics.jsonl. SIGINT/SIGTERM stop after the current step.",
+                "Multi-rank training (WORLD_SIZE > 1) is not built yet."})
+final class TrainCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions config;
+
+    @Option(names = "--init-weights", paramLabel = "FILE",
+            description = "Start from these weights (safetensors with the model's state_dict names) instead of the"
+                    + " seeded initialisation.")
+    Path initWeights;
+
+    @Option(names = "--save-weights", paramLabel = "FILE",
+            description = "Write the starting weights here before the first step (a PyTorch reference can load them).")
+    Path saveWeights;
+
+    @Option(names = "--save-final-weights", paramLabel = "FILE", description = "Write the weights here after the last step.")
+    Path saveFinalWeights;
+
+    @Option(names = "--dump-batches", paramLabel = "FILE",
+            description = "Write every micro-batch, each step's learning rate and the optimizer settings here"
+                    + " (safetensors), for scripts/trainer-reference.py to replay the run; held in memory until the end.")
+    Path dumpBatches;
+
+    @Option(names = "--verbose", description = "Print stack traces with errors.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+        TrainerConfig cfg = config.load();
+        requireSingleRank(System.getenv());
+        int planned = SingleGpuTrainer.plannedSteps(cfg);
+        System.out.printf(Locale.ROOT, "aorta train: %d steps, batch %d (%d micro-batches), %s, %d layers x %d,"
+                        + " output %s%n", planned, cfg.training().batchSize(), cfg.training().gradientAccumulation(),
+                cfg.training().mixedPrecision().name().toLowerCase(Locale.ROOT), cfg.model().numLayers(),
+                cfg.model().modelDim(), cfg.training().outputDir());
+        TrainResult r;
+        try (StopSignal stop = StopSignal.install()) {
+            r = SingleGpuTrainer.run(cfg, new TrainOptions(initWeights, saveWeights, saveFinalWeights, dumpBatches),
+                    System.out, stop);
+        }
+        System.out.printf(Locale.ROOT, "%s after %d of %d steps: loss %.6f -> %.6f, median step %.3f ms (host,"
+                        + " launch to completion), loop %.2f s; metrics %s%n",
+                r.stoppedBy() == null ? "done" : "stopped by " + r.stoppedBy(), r.steps(), r.plannedSteps(),
+                r.firstLoss(), r.lastLoss(), r.medianStepMs(), r.loopSeconds(), r.metricsFile());
+        return 0;
+    }
+
+    /** Refuses a multi-rank launch (torchrun's or aorta launch's WORLD_SIZE), which this trainer cannot run yet. */
+    static void requireSingleRank(Map<String, String> env) {
+        String ws = env.get("WORLD_SIZE");
+        if (ws == null || ws.isBlank() || ws.strip().equals("1")) {
+            return;
+        }
+        throw new IllegalArgumentException("WORLD_SIZE is " + ws.strip() + ", but aorta train runs on one GPU only:"
+                + " multi-rank (sharded or DDP) training is not built yet; run it without a launcher, or with"
+                + " WORLD_SIZE=1.");
+    }
+}
