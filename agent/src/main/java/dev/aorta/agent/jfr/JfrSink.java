@@ -44,7 +44,7 @@ public final class JfrSink implements EventSink {
         }
         r.setToDisk(true);
         r.setDestination(file);
-        // if the JVM's own JFR shutdown hook runs before ours, it still writes the file
+        // JFR's own shutdown hook writes the file at exit (see close())
         r.setDumpOnExit(true);
         r.start();
         own = r;
@@ -137,16 +137,31 @@ public final class JfrSink implements EventSink {
         if (own == null) {
             return;
         }
+        if (jvmShuttingDown()) {
+            // setDumpOnExit makes JFR's own shutdown hook write the file, and that hook tears JFR's repository down
+            // right after. Stopping here would copy the recording's chunks outside JFR's lock while that hook deletes
+            // them: an empty .jfr under load. So at exit the file is JFR's to write; records drained after its hook
+            // stopped the recording are not in it (they are in the JSONL).
+            return;
+        }
         try {
             own.stop();
         } catch (IllegalStateException alreadyStopped) {
-            // the recording was started in the constructor, so this means it is stopped already: the JVM's JFR
-            // shutdown hook runs beside ours and, for setDumpOnExit, stops the recording and writes the file itself.
-            // It writes after its stop returns, outside JFR's lock, and closes the recording when done: closing it
-            // here as well would free the data under that write and leave an empty file (seen under load).
+            // stopped by someone else (a jcmd JFR.stop, say), who then owns writing it
             return;
         }
         own.close();
+    }
+
+    private static boolean jvmShuttingDown() {
+        Thread probe = new Thread(() -> { });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException shutdownInProgress) {
+            return true;
+        }
     }
 
     private static long num(Map<String, Object> a, String key) {
