@@ -180,7 +180,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         r.jvm().gcPauses(), r.jvm().gapsWithGc(), ms(r.jvm().idleDuringGcNs()), r.jvm().safepoints(),
                         r.jvm().gapsWithSafepoint(), ms(r.jvm().idleDuringSafepointNs()));
             }
-            BreakdownsText.print(out, r.breakdowns());
+            BreakdownsText.print(out, r.breakdowns(), streamCap);
             for (AnalysisResult a : r.analyses()) {
                 out.printf(Locale.ROOT, "  %s: %s%n", a.analysis(), a.valuesText());
             }

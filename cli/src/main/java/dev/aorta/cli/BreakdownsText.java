@@ -8,6 +8,8 @@ import dev.aorta.core.metric.KernelLaunchStatistics;
 import dev.aorta.core.metric.SampleStats;
 
 import java.io.PrintWriter;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 
 /** The text lines of a window's {@link Breakdowns} in {@code aorta analyze} (docs/analyzer.md#reading-the-text-output). */
@@ -15,12 +17,27 @@ final class BreakdownsText {
     private BreakdownsText() {
     }
 
-    static void print(PrintWriter out, Breakdowns b) {
-        for (Breakdowns.StreamIdle s : b.idle()) {
+    /** Prints the sections; at most {@code streamCap} streams' idle lines, those idle longest, the rest summed on one. */
+    static void print(PrintWriter out, Breakdowns b, int streamCap) {
+        List<Breakdowns.StreamIdle> shown = b.idle().size() <= streamCap ? b.idle() : b.idle().stream()
+                .sorted(Comparator.comparingLong((Breakdowns.StreamIdle s) -> -s.breakdown().idleNs()))
+                .limit(streamCap).toList();
+        for (Breakdowns.StreamIdle s : shown) {
             IdleTimeBreakdown i = s.breakdown();
             out.printf(Locale.ROOT, "  idle stream %-10s %s: host wait %s (%d gaps), kernel wait %s (%d), other %s (%d)%n",
                     s.label(), ms(i.idleNs()), ms(i.hostWaitNs()), i.hostWaitGaps(), ms(i.kernelWaitNs()),
                     i.kernelWaitGaps(), ms(i.otherNs()), i.otherGaps());
+        }
+        if (shown.size() < b.idle().size()) {
+            List<Breakdowns.StreamIdle> rest = b.idle().stream().filter(s -> !shown.contains(s)).toList();
+            long[] sums = new long[3];
+            rest.forEach(s -> {
+                sums[0] += s.breakdown().hostWaitNs();
+                sums[1] += s.breakdown().kernelWaitNs();
+                sums[2] += s.breakdown().otherNs();
+            });
+            out.printf(Locale.ROOT, "  idle of %d more streams, summed: host wait %s, kernel wait %s, other %s%n",
+                    rest.size(), ms(sums[0]), ms(sums[1]), ms(sums[2]));
         }
         if (b.apiCallNames() > 0) {
             out.printf(Locale.ROOT, "  API calls: %d names%s%n", b.apiCallNames(),

@@ -24,6 +24,16 @@ class AnalyzeBreakdownsTest {
     }
 
     @Test
+    void withMoreStreamsThanListedTheRestOfTheIdleTimeIsSummedOnOneLine() {
+        CliRunner.Outcome run = CliRunner.run(null, "analyze", "--window", "whole", "--streams", "1",
+                Fixtures.file(TRACE).toString());
+        assertThat(run.exitCode()).isZero();
+        // stream 40 idles longest (583.924 ms, all host wait); stream 7's 542.242 ms go to the summary line
+        assertThat(run.out()).contains("idle stream 40 ", "idle of 1 more streams, summed: host wait 540.091 ms,"
+                + " kernel wait 0.000 ms, other 2.150 ms").doesNotContain("idle stream 7 ");
+    }
+
+    @Test
     void eachStepHasItsOwnSectionsInJsonDetails() {
         CliRunner.Outcome run = CliRunner.run(null, "analyze", "--format", "json", "--details",
                 Fixtures.file(TRACE).toString());
