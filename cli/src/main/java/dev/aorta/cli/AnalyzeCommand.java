@@ -51,7 +51,8 @@ public final class AnalyzeCommand implements Callable<Integer> {
     String format;
 
     @Option(names = "--details", description = "With --format json: add streams, kernels, queue switch, dispatch,"
-            + " launch latency, queue length and JVM attribution to each object.")
+            + " launch latency, queue length, JVM attribution, idle time by cause, API calls, kernel launches and copy"
+            + " bandwidth to each object.")
     boolean details;
 
     @Option(names = "--top", defaultValue = "10", paramLabel = "N", description = "Kernel names listed per class (default: ${DEFAULT-VALUE}).")
@@ -179,6 +180,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         r.jvm().gcPauses(), r.jvm().gapsWithGc(), ms(r.jvm().idleDuringGcNs()), r.jvm().safepoints(),
                         r.jvm().gapsWithSafepoint(), ms(r.jvm().idleDuringSafepointNs()));
             }
+            BreakdownsText.print(out, r.breakdowns(), streamCap);
             for (AnalysisResult a : r.analyses()) {
                 out.printf(Locale.ROOT, "  %s: %s%n", a.analysis(), a.valuesText());
             }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.aorta.analyzer.metrics.Analysis;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
+import dev.aorta.analyzer.report.BreakdownsJson;
 import dev.aorta.core.metric.SampleStats;
 import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
@@ -87,6 +88,7 @@ public final class WindowReportJson {
             }
             g.writeEndArray();
             g.writeEndObject();
+            BreakdownsJson.write(g, r.breakdowns());
             if (r.jvm() != null) {
                 g.writeObjectFieldStart("jvm");
                 g.writeNumberField("idle_gaps", r.jvm().idleGaps());

@@ -64,6 +64,13 @@ class MergeAndReportCommandTest {
         }
         String html = Files.readString(out.resolve("report.html"));
         assertThat(html).contains("<table", "data:image/png;base64,", "aorta vs cuda").doesNotContain("src=\"http");
+        // each rank's whole trace: idle by cause (HTA's A100 trace: stream 7 idles 542.242 ms, 540.091 of it host
+        // wait), launches, API calls, copies
+        assertThat(html).contains("Idle time by cause per stream (whole trace)",
+                "<tr><td>0</td><td>7</td><td>542.242</td><td>540.091</td><td>0.000</td><td>2.150</td></tr>",
+                "Kernel launches (whole trace)", "API calls (whole trace", "cudaLaunchKernel",
+                "Memory-copy bandwidth (whole trace)", "<td>DtoD</td>");
+        assertThat(summary).contains("\"whole_trace_breakdowns\"", "\"host_wait_ns\" : 540091317");
     }
 
     @Test

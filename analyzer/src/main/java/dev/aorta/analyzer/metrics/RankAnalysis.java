@@ -20,8 +20,10 @@ public final class RankAnalysis {
     public static List<WindowReport> analyze(RankTimeline t, AnalysisOptions options, List<String> warnings) {
         ClassIntervals unions = new ClassIntervals(t);
         Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
-        DispatchLatency.PerActivity dispatch = DispatchLatency.perActivity(t.activities(), enqueueTimes(t, calls),
+        long[] enqueue = enqueueTimes(t, calls);
+        DispatchLatency.PerActivity dispatch = DispatchLatency.perActivity(t.activities(), enqueue,
                 i -> t.classOf(i) != ActivityClass.OTHER, t.dependencies());
+        Breakdowns.Inputs breakdowns = new Breakdowns.Inputs(t, enqueue, calls);
         List<WindowReport> out = new ArrayList<>();
         for (Window w : WindowPlanner.windows(t, options.windows(), warnings)) {
             out.add(new WindowReport(t.rank(), w, t.source(), OverlapMetrics.of(w.startNs(), w.endNs(), unions.compute(),
@@ -31,13 +33,14 @@ public final class RankAnalysis {
                     WindowActivities.dispatchLatency(t, unions, w, dispatch),
                     LaunchLatency.of(t, unions, w, calls), QueueLength.of(t, unions, w, calls),
                     t.jvmPauses().isEmpty() ? null : JvmAttribution.of(t, unions, w),
+                    Breakdowns.of(t, unions, w, breakdowns, options.topKernels()),
                     options.analyses().measure(t, w, warnings)));
         }
         return out;
     }
 
     /** Each activity's enqueue time: CUPTI's {@code queued} when the trace has it, else its launch call's start. */
-    private static long[] enqueueTimes(RankTimeline t, Map<Long, ApiCall> calls) {
+    static long[] enqueueTimes(RankTimeline t, Map<Long, ApiCall> calls) {
         List<DeviceActivity> acts = t.activities();
         long[] e = new long[acts.size()];
         for (int i = 0; i < e.length; i++) {

@@ -1,5 +1,6 @@
 package dev.aorta.analyzer.report;
 
+import dev.aorta.analyzer.metrics.Breakdowns;
 import dev.aorta.analyzer.metrics.ClassIntervals;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
@@ -17,6 +18,15 @@ public record LabelRun(String label, Path logDir, TraceAnalysis analysis) {
     public List<WindowReport.RankKernels> topKernels() {
         return analysis.timelines().stream().map(t -> new WindowReport.RankKernels(t.rank(),
                 KernelBreakdown.of(t, new ClassIntervals(t), WindowPlanner.whole(t), 10))).toList();
+    }
+
+    /** The idle time, API calls, kernel launches and copy bandwidth of the whole trace of each rank (top 10 call names). */
+    public List<RankBreakdowns> wholeTraceBreakdowns() {
+        return analysis.timelines().stream().map(t -> new RankBreakdowns(t.rank(), Breakdowns.wholeTrace(t, 10))).toList();
+    }
+
+    /** A rank's whole-trace {@link Breakdowns}. */
+    public record RankBreakdowns(int rank, Breakdowns breakdowns) {
     }
 
     /** The per-iteration windows of all ranks (the whole trace when a run has no iterations). */

@@ -145,6 +145,14 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                     }
                 }
                 g.writeEndArray();
+                g.writeArrayFieldStart("whole_trace_breakdowns");
+                for (LabelRun.RankBreakdowns rb : run.wholeTraceBreakdowns()) {
+                    g.writeStartObject();
+                    g.writeNumberField("rank", rb.rank());
+                    BreakdownsJson.write(g, rb.breakdowns());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
                 g.writeArrayFieldStart("warnings");
                 for (String w : run.analysis().warnings()) {
                     g.writeString(w);

@@ -1,0 +1,95 @@
+package dev.aorta.analyzer.metrics;
+
+import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.ActivityClass;
+import dev.aorta.core.metric.ApiStatistics;
+import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.IdleTimeBreakdown;
+import dev.aorta.core.metric.KernelLaunchStatistics;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The breakdowns users of HTA and TraceLens expect, of one window (docs/metrics.md): idle time per stream by cause,
+ * the CUDA/HIP API calls by name (top N by total time), kernel launch statistics and memory-copy bandwidth per
+ * direction. Each is a {@code dev.aorta.core.metric} class; this one only selects a window's part of a timeline: the
+ * idle gaps clipped to it, the API calls starting in it (all of them for the whole trace, whose window is the span of
+ * device activity) and the device activities starting in it.
+ *
+ * @param apiCallNames how many API call names there were in all (the list holds the top N)
+ */
+public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCalls, int apiCallNames,
+                         KernelLaunchStatistics launches, List<CopyBandwidth> copies) {
+
+    /** A stream's idle-time breakdown with the stream's label (its role when the trace names one, else its id). */
+    public record StreamIdle(String label, IdleTimeBreakdown breakdown) {
+    }
+
+    /** What every window of a timeline shares, computed once: the idle gaps and the API calls sorted by start. */
+    static final class Inputs {
+        private final List<IdleTimeBreakdown.Gap> gaps;
+        private final List<ApiCall> callsByStart;
+        private final Map<Long, ApiCall> callsByCorrelation;
+
+        Inputs(RankTimeline t, long[] enqueueNs, Map<Long, ApiCall> callsByCorrelation) {
+            this.gaps = IdleTimeBreakdown.gaps(t.activities(), enqueueNs, i -> t.classOf(i) != ActivityClass.OTHER,
+                    IdleTimeBreakdown.DEFAULT_KERNEL_WAIT_THRESHOLD_NS);
+            List<ApiCall> sorted = new ArrayList<>(t.apiCalls());
+            sorted.sort(Comparator.comparingLong(ApiCall::startNs));
+            this.callsByStart = sorted;
+            this.callsByCorrelation = callsByCorrelation;
+        }
+
+        /** The calls starting in [from, to), found by binary search. */
+        private List<ApiCall> callsStartingIn(long from, long to) {
+            return callsByStart.subList(firstAtOrAfter(from), firstAtOrAfter(to));
+        }
+
+        private int firstAtOrAfter(long ns) {
+            int lo = 0;
+            int hi = callsByStart.size();
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (callsByStart.get(mid).startNs() < ns) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
+    }
+
+    /** The breakdowns of a rank's whole trace (for reports, whatever windows were measured). */
+    public static Breakdowns wholeTrace(RankTimeline t, int topNames) {
+        Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
+        return of(t, new ClassIntervals(t), WindowPlanner.whole(t),
+                new Inputs(t, RankAnalysis.enqueueTimes(t, calls), calls), topNames);
+    }
+
+    static Breakdowns of(RankTimeline t, ClassIntervals unions, Window w, Inputs in, int topNames) {
+        List<StreamIdle> idle = IdleTimeBreakdown.perStream(in.gaps, w.startNs(), w.endNs()).stream()
+                .map(b -> new StreamIdle(t.streamLabel(b.stream()), b)).toList();
+        // the whole trace spans the device's activity; the host calls before the first kernel belong to it too
+        List<ApiStatistics.Entry> calls = ApiStatistics.byName(w.kind() == Window.Kind.WHOLE ? in.callsByStart
+                : in.callsStartingIn(w.startNs(), w.endNs()));
+        List<DeviceActivity> activities = WindowActivities.startingIn(t, unions, w);
+        KernelLaunchStatistics.Builder launches = new KernelLaunchStatistics.Builder(
+                KernelLaunchStatistics.DEFAULT_RUNTIME_CUTOFF_NS, KernelLaunchStatistics.DEFAULT_LAUNCH_DELAY_CUTOFF_NS);
+        if (!in.callsByCorrelation.isEmpty()) {
+            for (DeviceActivity a : activities) {
+                ApiCall c = a.correlationId() == 0 ? null : in.callsByCorrelation.get(a.correlationId());
+                if (c != null) {
+                    launches.add(a, c);
+                }
+            }
+        }
+        return new Breakdowns(idle, calls.stream().limit(topNames).toList(), calls.size(), launches.build(),
+                CopyBandwidth.byDirection(activities));
+    }
+}

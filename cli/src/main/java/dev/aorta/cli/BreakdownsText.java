@@ -1,0 +1,77 @@
+package dev.aorta.cli;
+
+import dev.aorta.analyzer.metrics.Breakdowns;
+import dev.aorta.core.metric.ApiStatistics;
+import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.IdleTimeBreakdown;
+import dev.aorta.core.metric.KernelLaunchStatistics;
+import dev.aorta.core.metric.SampleStats;
+
+import java.io.PrintWriter;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/** The text lines of a window's {@link Breakdowns} in {@code aorta analyze} (docs/analyzer.md#reading-the-text-output). */
+final class BreakdownsText {
+    private BreakdownsText() {
+    }
+
+    /** Prints the sections; at most {@code streamCap} streams' idle lines, those idle longest, the rest summed on one. */
+    static void print(PrintWriter out, Breakdowns b, int streamCap) {
+        List<Breakdowns.StreamIdle> shown = b.idle().size() <= streamCap ? b.idle() : b.idle().stream()
+                .sorted(Comparator.comparingLong((Breakdowns.StreamIdle s) -> -s.breakdown().idleNs()))
+                .limit(streamCap).toList();
+        for (Breakdowns.StreamIdle s : shown) {
+            IdleTimeBreakdown i = s.breakdown();
+            out.printf(Locale.ROOT, "  idle stream %-10s %s: host wait %s (%d gaps), kernel wait %s (%d), other %s (%d)%n",
+                    s.label(), ms(i.idleNs()), ms(i.hostWaitNs()), i.hostWaitGaps(), ms(i.kernelWaitNs()),
+                    i.kernelWaitGaps(), ms(i.otherNs()), i.otherGaps());
+        }
+        if (shown.size() < b.idle().size()) {
+            List<Breakdowns.StreamIdle> rest = b.idle().stream().filter(s -> !shown.contains(s)).toList();
+            long[] sums = new long[3];
+            rest.forEach(s -> {
+                sums[0] += s.breakdown().hostWaitNs();
+                sums[1] += s.breakdown().kernelWaitNs();
+                sums[2] += s.breakdown().otherNs();
+            });
+            out.printf(Locale.ROOT, "  idle of %d more streams, summed: host wait %s, kernel wait %s, other %s%n",
+                    rest.size(), ms(sums[0]), ms(sums[1]), ms(sums[2]));
+        }
+        if (b.apiCallNames() > 0) {
+            out.printf(Locale.ROOT, "  API calls: %d names%s%n", b.apiCallNames(),
+                    b.apiCallNames() > b.apiCalls().size() ? ", the " + b.apiCalls().size() + " with most time:" : ":");
+            for (ApiStatistics.Entry e : b.apiCalls()) {
+                out.printf(Locale.ROOT, "    %7d x  total %s  mean %.1f us  p95 %.1f us  max %.1f us  %5.1f%%  %s%n",
+                        e.count(), ms(e.totalNs()), e.durationNs().mean() / 1e3, e.durationNs().p95() / 1e3,
+                        e.durationNs().max() / 1e3, 100 * e.share(), e.name());
+            }
+        }
+        KernelLaunchStatistics k = b.launches();
+        if (k.launches() > 0) {
+            out.printf(Locale.ROOT, "  kernel launches: n=%d  cpu %s; gpu %s; launch delay %s%n", k.launches(),
+                    stats(k.cpuDurationNs()), stats(k.gpuDurationNs()), stats(k.launchDelayNs()));
+            out.printf(Locale.ROOT, "    %d short (gpu < cpu), %d runtime outliers (cpu > %.0f us),"
+                            + " %d launch delay outliers (> %.0f us)%n", k.shortKernels(), k.runtimeOutliers(),
+                    KernelLaunchStatistics.DEFAULT_RUNTIME_CUTOFF_NS / 1e3, k.launchDelayOutliers(),
+                    KernelLaunchStatistics.DEFAULT_LAUNCH_DELAY_CUTOFF_NS / 1e3);
+        }
+        for (CopyBandwidth c : b.copies()) {
+            out.printf(Locale.ROOT, "  copies %-7s %d x  %.3f MB in %s  %s%s%n", c.direction().label(), c.copies(),
+                    c.bytes() / 1e6, ms(c.durationNs()),
+                    c.gbps() == null ? "bandwidth n/a" : String.format(Locale.ROOT, "%.2f GB/s (per copy p50 %.2f,"
+                            + " max %.2f)", c.gbps(), c.perCopyGbps().p50(), c.perCopyGbps().max()),
+                    c.unsized() == 0 ? "" : "  (" + c.unsized() + " without bytes or duration)");
+        }
+    }
+
+    private static String stats(SampleStats s) {
+        return String.format(Locale.ROOT, "mean %.1f us p50 %.1f us p95 %.1f us", s.mean() / 1e3, s.p50() / 1e3,
+                s.p95() / 1e3);
+    }
+
+    private static String ms(long ns) {
+        return String.format(Locale.ROOT, "%.3f ms", ns / 1e6);
+    }
+}
