@@ -117,7 +117,7 @@ abstract class ModelWorkload implements Workload {
     }
 
     /** Uniform values in [-1, 1), reproducible by seed. */
-    protected static float[] random(int n, long seed) {
+    static float[] random(int n, long seed) {
         java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
         float[] v = new float[n];
         for (int i = 0; i < n; i++) {
