@@ -88,24 +88,33 @@ public final class ActivationCkpt extends ModelWorkload {
     }
 
     @Override
+    protected void validate() {
+        int numBlocks = ctx.intParameter("num_blocks");
+        int every = ctx.intParameter("checkpoint_every");
+        if (numBlocks % every != 0) {
+            throw new IllegalArgumentException(NAME + ": --param num_blocks=" + numBlocks
+                    + " is not a multiple of checkpoint_every=" + every + " (every segment has the same blocks)");
+        }
+        int segments = numBlocks / every;
+        int perRole = Math.max(ctx.streamsWithRole("forward").size(), ctx.streamsWithRole("gradient").size());
+        if (segments < perRole) {
+            throw new IllegalArgumentException(NAME + ": " + segments + " segments (num_blocks / checkpoint_every) leave "
+                    + "streams of a role idle with " + ctx.streams().size() + " streams (up to " + perRole
+                    + " per role); use more segments or fewer streams");
+        }
+    }
+
+    @Override
     protected void build() {
         int numBlocks = ctx.intParameter("num_blocks");
         hidden = ctx.intParameter("hidden_size");
         perSegment = ctx.intParameter("checkpoint_every");
         batch = ctx.intParameter("batch_size");
         rows = batch * ctx.intParameter("seq_len");
-        if (numBlocks % perSegment != 0) {
-            throw new IllegalArgumentException(NAME + ": --param num_blocks=" + numBlocks
-                    + " is not a multiple of checkpoint_every=" + perSegment + " (every segment has the same blocks)");
-        }
         int segments = numBlocks / perSegment;
         List<Integer> fwd = ctx.streamsWithRole("forward");
         List<Integer> rec = ctx.streamsWithRole("recompute");
         List<Integer> grad = ctx.streamsWithRole("gradient");
-        if (segments < Math.max(fwd.size(), Math.max(rec.size(), grad.size()))) {
-            throw new IllegalArgumentException(NAME + ": " + segments + " segments (num_blocks / checkpoint_every) leave "
-                    + "streams of a role idle with " + ctx.streams().size() + " streams; use more segments or fewer streams");
-        }
         ModelCollectives.requireUnits(NAME, "a weight", 4L * hidden * hidden);
         comm = keepOther(ModelCollectives.open(rt, ctx));
         hostInput = random(rows * hidden, 23);

@@ -104,22 +104,28 @@ public final class AsyncDataload extends ModelWorkload {
     }
 
     @Override
-    protected void build() {
-        batch = ctx.intParameter("batch_size");
-        size = ctx.intParameter("image_size");
-        prefetch = ctx.intParameter("num_prefetch");
+    protected void validate() {
+        int size = ctx.intParameter("image_size");
+        int prefetch = ctx.intParameter("num_prefetch");
         if (size % 8 != 0) {
             throw new IllegalArgumentException(NAME + ": --param image_size=" + size + " is not a multiple of 8 (three "
                     + "2x2 max-pools)");
         }
-        List<Integer> transfer = ctx.streamsWithRole("transfer");
-        List<Integer> preprocess = ctx.streamsWithRole("preprocess");
-        List<Integer> compute = ctx.streamsWithRole("compute");
-        int most = Math.max(transfer.size(), Math.max(preprocess.size(), compute.size()));
+        int most = Math.max(ctx.streamsWithRole("transfer").size(), ctx.streamsWithRole("compute").size());
         if (prefetch < most) {
             throw new IllegalArgumentException(NAME + ": --param num_prefetch=" + prefetch + " leaves streams idle with "
                     + ctx.streams().size() + " streams (up to " + most + " per role); use at least " + most);
         }
+    }
+
+    @Override
+    protected void build() {
+        batch = ctx.intParameter("batch_size");
+        size = ctx.intParameter("image_size");
+        prefetch = ctx.intParameter("num_prefetch");
+        List<Integer> transfer = ctx.streamsWithRole("transfer");
+        List<Integer> preprocess = ctx.streamsWithRole("preprocess");
+        List<Integer> compute = ctx.streamsWithRole("compute");
         CudaModule kernels = keepOther(rt.device().loadModule(Nvrtc.get().compile(WorkloadKernels.source("dataload.cu"),
                 "dataload.cu", rt.device().info().arch())));
         int pixels = batch * 3 * size * size;

@@ -88,6 +88,19 @@ public final class ContinuousBatch extends ModelWorkload {
     }
 
     @Override
+    protected void validate() {
+        int hidden = ctx.intParameter("hidden_size");
+        int heads = ctx.intParameter("num_heads");
+        if (hidden % heads != 0) {
+            throw new IllegalArgumentException(NAME + ": --param hidden_size=" + hidden + " does not split into num_heads="
+                    + heads + " heads");
+        }
+        require(ctx.intParameter("prefill_batch"), "prefill_batch", ctx.streamsWithRole("prefill").size(), "prefill");
+        require(ctx.intParameter("decode_batch"), "decode_batch", Math.max(ctx.streamsWithRole("decode").size(),
+                ctx.streamsWithRole("sample").size()), "decode and sample");
+    }
+
+    @Override
     protected void build() {
         int layers = ctx.intParameter("num_layers");
         hidden = ctx.intParameter("hidden_size");
@@ -97,15 +110,9 @@ public final class ContinuousBatch extends ModelWorkload {
         int decodeBatch = ctx.intParameter("decode_batch");
         int contextLen = ctx.intParameter("context_len");
         int maxT = contextLen + ctx.intParameter("max_new_tokens");
-        if (hidden % heads != 0) {
-            throw new IllegalArgumentException(NAME + ": --param hidden_size=" + hidden + " does not split into num_heads="
-                    + heads + " heads");
-        }
         List<Integer> prefill = ctx.streamsWithRole("prefill");
         List<Integer> decode = ctx.streamsWithRole("decode");
         List<Integer> sample = ctx.streamsWithRole("sample");
-        require(prefillBatch, "prefill_batch", prefill.size(), "prefill");
-        require(decodeBatch, "decode_batch", Math.max(decode.size(), sample.size()), "decode and sample");
         tokensPerIteration = prefillBatch * prefillLen + decodeBatch;
         Tensor prompts = keep(Tensor.of(rt.device(), "prompts", DType.FP32, random(prefillBatch * prefillLen * hidden, 47),
                 prefillBatch, prefillLen, hidden));

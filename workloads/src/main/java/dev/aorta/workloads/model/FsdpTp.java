@@ -91,6 +91,17 @@ public final class FsdpTp extends ModelWorkload {
     }
 
     @Override
+    protected void validate() {
+        int layers = ctx.intParameter("num_layers");
+        int perRole = ctx.streamsWithRole("compute").size();
+        if (layers < perRole) {
+            throw new IllegalArgumentException(NAME + ": --param num_layers=" + layers + " leaves streams of a role "
+                    + "idle with " + ctx.streams().size() + " streams (" + perRole + " per role); use at least "
+                    + perRole + " layers or fewer streams");
+        }
+    }
+
+    @Override
     protected void build() {
         hidden = switch (ctx.choiceParameter("model_size")) {
             case "small" -> 512;
@@ -105,11 +116,6 @@ public final class FsdpTp extends ModelWorkload {
         List<Integer> gather = ctx.streamsWithRole("all_gather");
         List<Integer> reduce = ctx.streamsWithRole("all_reduce");
         List<Integer> p2p = ctx.streamsWithRole("p2p");
-        if (layers < Math.max(compute.size(), Math.max(gather.size(), reduce.size()))) {
-            throw new IllegalArgumentException(NAME + ": --param num_layers=" + layers + " leaves streams of a role "
-                    + "idle with " + ctx.streams().size() + " streams (" + compute.size() + " per role); use at least "
-                    + compute.size() + " layers or fewer streams");
-        }
         comm = keepOther(ModelCollectives.open(rt, ctx));
         ColumnCopy handOff = keepOther(new ColumnCopy(rt));
         long sharded = 4L * hidden * hidden;

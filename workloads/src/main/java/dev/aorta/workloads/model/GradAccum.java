@@ -82,15 +82,21 @@ public final class GradAccum extends ModelWorkload {
     }
 
     @Override
+    protected void validate() {
+        int microbatches = ctx.intParameter("num_microbatches");
+        int computeStreams = ctx.streamsWithRole("compute").size();
+        if (microbatches < computeStreams) {
+            throw new IllegalArgumentException(NAME + ": --param num_microbatches=" + microbatches + " leaves compute "
+                    + "streams idle with " + computeStreams + " compute streams; use at least " + computeStreams);
+        }
+    }
+
+    @Override
     protected void build() {
         microbatches = ctx.intParameter("num_microbatches");
         batch = ctx.intParameter("microbatch_size");
         List<Integer> compute = ctx.streamsWithRole("compute");
         List<Integer> reduce = ctx.streamsWithRole("reduce");
-        if (microbatches < compute.size()) {
-            throw new IllegalArgumentException(NAME + ": --param num_microbatches=" + microbatches + " leaves compute "
-                    + "streams idle with " + compute.size() + " compute streams; use at least " + compute.size());
-        }
         comm = keepOther(ModelCollectives.open(rt, ctx));
         int rows = microbatches * batch;
         hostInput = random(rows * DIMS[0], 29);

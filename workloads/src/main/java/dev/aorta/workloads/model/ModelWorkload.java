@@ -36,9 +36,16 @@ abstract class ModelWorkload implements Workload {
     @Override
     public final void setup(WorkloadContext context) {
         ctx = context;
+        validate();
         rt = ModelRuntime.open(name(), context);
         build();
     }
+
+    /**
+     * Reads the parameters and refuses combinations the workload cannot mean (streams a role would leave idle...),
+     * before the GPU is touched, so that the error is the same with or without a device.
+     */
+    protected abstract void validate();
 
     /** Allocates, initialises and schedules one iteration into {@link #iteration}. */
     protected abstract void build();

@@ -102,16 +102,20 @@ public final class Moe extends ModelWorkload {
     }
 
     @Override
+    protected void validate() {
+        if (ctx.intParameter("top_k") > ctx.intParameter("num_experts")) {
+            throw new IllegalArgumentException(NAME + ": --param top_k=" + ctx.intParameter("top_k")
+                    + " is more than num_experts=" + ctx.intParameter("num_experts"));
+        }
+    }
+
+    @Override
     protected void build() {
         numExperts = ctx.intParameter("num_experts");
         hidden = ctx.intParameter("hidden_size");
         inner = ctx.intParameter("intermediate_size");
         topK = ctx.intParameter("top_k");
         tokens = ctx.intParameter("batch_size") * ctx.intParameter("seq_len");
-        if (topK > numExperts) {
-            throw new IllegalArgumentException(NAME + ": --param top_k=" + topK + " is more than num_experts="
-                    + numExperts);
-        }
         capacity = (int) Math.min(tokens, Math.ceil((double) topK * tokens / numExperts
                 * ctx.intParameter("capacity_factor_pct") / 100.0));
         comm = keepOther(ModelCollectives.open(rt, ctx));

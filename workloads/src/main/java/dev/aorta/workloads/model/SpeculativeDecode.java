@@ -114,6 +114,20 @@ public final class SpeculativeDecode extends ModelWorkload {
     }
 
     @Override
+    protected void validate() {
+        int batch = ctx.intParameter("batch_size");
+        int lanes = (ctx.streams().size() + 3) / 4;
+        if (batch < lanes) {
+            throw new IllegalArgumentException(NAME + ": --param batch_size=" + batch + " leaves streams idle with "
+                    + ctx.streams().size() + " streams (" + lanes + " per role); use at least " + lanes + " requests");
+        }
+        if (ctx.intParameter("num_speculative") > ctx.intParameter("context_len")) {
+            throw new IllegalArgumentException(NAME + ": --param num_speculative=" + ctx.intParameter("num_speculative")
+                    + " is more than context_len=" + ctx.intParameter("context_len"));
+        }
+    }
+
+    @Override
     protected void build() {
         int vocab = ctx.intParameter("vocab_size");
         draftDim = ctx.intParameter("draft_hidden");
@@ -121,15 +135,6 @@ public final class SpeculativeDecode extends ModelWorkload {
         k = ctx.intParameter("num_speculative");
         int context = ctx.intParameter("context_len");
         int batch = ctx.intParameter("batch_size");
-        int lanes = (ctx.streams().size() + 3) / 4;
-        if (batch < lanes) {
-            throw new IllegalArgumentException(NAME + ": --param batch_size=" + batch + " leaves streams idle with "
-                    + ctx.streams().size() + " streams (" + lanes + " per role); use at least " + lanes + " requests");
-        }
-        if (k > context) {
-            throw new IllegalArgumentException(NAME + ": --param num_speculative=" + k + " is more than context_len="
-                    + context);
-        }
         CudaModule spec = keepOther(rt.device().loadModule(Nvrtc.get().compile(WorkloadKernels.source("spec.cu"),
                 "spec.cu", rt.device().info().arch())));
         List<Integer> drafts = ctx.streamsWithRole("draft");
