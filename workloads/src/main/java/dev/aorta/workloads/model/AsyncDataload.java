@@ -44,6 +44,8 @@ public final class AsyncDataload extends ModelWorkload {
     private static final int[] CHANNELS = {3, 64, 128, 256};
     private static final int CLASSES = 1000;
     private static final int BLOCK = 256;
+    private static final int CONV_TILE = 16;
+    private static final int CONV_GRID_Y_LIMIT = 65535;
     private static final double[] MEAN = {0.485, 0.456, 0.406};
     private static final double[] STD = {0.229, 0.224, 0.225};
 
@@ -170,7 +172,7 @@ public final class AsyncDataload extends ModelWorkload {
                 firstNet = nets.get(c);
             }
             iteration.add(forward);
-            launches(3 * 3 + 1 + 2);
+            launches(3 * 2 + 1 + 2); // ReLU and pool per layer, pool, Linear; convolutions counted as prepared
             recordOn(c, classified);
         }
     }
@@ -197,9 +199,17 @@ public final class AsyncDataload extends ModelWorkload {
             Tensor pooled = tensor("pooled", batch, CHANNELS[l + 1], hw / 2, hw / 2);
             Tensor argmax = keep(ops.empty(NAME, "pool argmax", DType.I32, batch, CHANNELS[l + 1], hw / 2, hw / 2));
             Conv2d layer = net.convs()[l];
-            Tensor in = x;
+            // the model module's convolution puts output pixels / 16 on grid y (at most 65535 blocks): a batch of
+            // 32 images of 224 x 224 is convolved in chunks of images that fit
+            int chunk = Math.max(1, Math.min(batch, CONV_GRID_Y_LIMIT * CONV_TILE / (hw * hw)));
+            for (int from = 0; from < batch; from += chunk) {
+                int n = Math.min(chunk, batch - from);
+                Tensor in = x.slice(0, from, n);
+                Tensor out = conv.slice(0, from, n);
+                steps.add(() -> layer.forward(in, out, s));
+                launches(1);
+            }
             steps.add(() -> {
-                layer.forward(in, conv, s);
                 ew.relu(conv, conv, s);
                 pool.forward(conv, pooled, argmax, s);
             });

@@ -5,7 +5,7 @@ extern "C" __global__ void argmax_rows(const float* logits, int vocab, int* out)
     __shared__ float best[256];
     __shared__ int where[256];
     const float* row = logits + (long long)blockIdx.x * vocab;
-    float b = -INFINITY;
+    float b = __int_as_float(0xff800000);  // -infinity (NVRTC has no INFINITY macro)
     int w = 0x7fffffff;
     for (int i = threadIdx.x; i < vocab; i += blockDim.x) {
         float v = row[i];
