@@ -22,8 +22,8 @@ import java.util.Optional;
  * streams hand each layer's output (forward) and input gradient (backward) to the next layer's stream, so every
  * stream of every role works (AORTA's p2p role never ran and only the first stream of each role did). Collectives
  * are NCCL with more than one rank, simulated copies on one (named in the result). The block is pre-norm
- * LayerNorm, MLP h→4h→h with GELU, residual: AORTA's attention half is left out (the model module's attention is
- * forward-only at this length in the KV-cache form and its trainable form is not wired here).
+ * LayerNorm, MLP h→4h→h with GELU, residual: AORTA's attention half is left out (the model module's trainable
+ * attention is not wired into these blocks yet), so its throughput is not comparable with AORTA's.
  */
 public final class FsdpTp extends ModelWorkload {
     public static final String NAME = "fsdp_tp";
