@@ -249,7 +249,7 @@ class RunCommandTest {
                 "--sync-mode", "end_only");
         assertThat(o.exitCode()).isEqualTo(1);
         assertThat(o.err()).contains("failing_for_tests failed: boom at 3");
-        assertThat(o.out()).contains("FAILED: boom at 3").contains("4 of 7 runs failed")
+        assertThat(o.out()).contains("FAILED: boom at 3").contains("12 of 15 runs failed")
                 .contains("graph_subgraphs runs the model module's CUDA ops and needs a GPU");
         for (String w : List.of("hetero_kernels", "tiny_kernel_stress", "large_gemm_only")) {
             assertThat(Files.exists(dir.resolve(w + ".json"))).as(w).isTrue();

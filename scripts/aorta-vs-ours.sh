@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs each of issue 15's model workloads (fsdp_tp, moe, speculative_decode, continuous_batch, activation_ckpt,
+# grad_accum, rag_pipeline, async_dataload) with ours (dist/bin/aorta run, at the recommended stream count) and its
+# PyTorch counterpart written after AMD AORTA's workload (scripts/bench/aorta_workloads.py: fp32, AORTA's defaults,
+# shortcuts and throughput formulas) on the same GPU, then prints a table: ours, AORTA's, ours / AORTA's, our
+# correctness check and the least busy stream (every stream must have device time).
+#
+# usage: scripts/aorta-vs-ours.sh [OUT_DIR]    (from the repository root, after ./build package; needs python3
+#        with torch and a GPU). ITERATIONS (default 20), WARMUP (default 3), WORKLOADS ("name:streams ...") override.
+set -u
+OUT=${1:-aorta-vs-ours-out}
+ITERATIONS=${ITERATIONS:-20}
+WARMUP=${WARMUP:-3}
+WORKLOADS=${WORKLOADS:-"fsdp_tp:10 moe:16 speculative_decode:6 continuous_batch:8 activation_ckpt:6 grad_accum:6 rag_pipeline:8 async_dataload:6"}
+AORTA=${AORTA:-dist/bin/aorta}
+mkdir -p "$OUT"
+[ -x "$AORTA" ] || { echo "aorta-vs-ours: $AORTA not found; build it first with ./build package -DskipTests" >&2; exit 2; }
+
+field() { # JSON file, python expression over r (the parsed result); prints "-" when the file or field is missing
+    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "-"
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))
+PY
+}
+
+rows=()
+failed=0
+for entry in $WORKLOADS; do
+    w=${entry%%:*}
+    n=${entry##*:}
+    echo "== $w, $n streams" >&2
+    timeout 300 "$AORTA" run "$w" --streams "$n" -i "$ITERATIONS" -w "$WARMUP" -o "$OUT/$w.json" > "$OUT/$w.ours.log" 2>&1
+    rc=$?
+    ours=$(field "$OUT/$w.json" "'%.4g' % r['throughput']")
+    unit=$(field "$OUT/$w.json" "r['throughput_unit']")
+    check=$(field "$OUT/$w.json" "'ok' if r['correctness']['checked'] and not r['correctness']['problem'] else 'FAILED: ' + str(r['correctness']['problem'])")
+    busy=$(field "$OUT/$w.json" "'%.3g' % min(r['per_stream_times_ms'])")
+    [ $rc -eq 0 ] || { check="exit $rc: $(tail -n 1 "$OUT/$w.ours.log")"; failed=1; }
+    timeout 300 python3 scripts/bench/aorta_workloads.py "$w" "$n" "$ITERATIONS" > "$OUT/$w.torch.log" 2>&1
+    theirs=$(awk -v w="$w" '$1 == w {print $3}' "$OUT/$w.torch.log")
+    [ -n "$theirs" ] || theirs="-"
+    ratio=$(python3 -c "print('%.2f' % ($ours / $theirs))" 2>/dev/null || echo "-")
+    rows+=("$(printf '%-19s %3s %12s %12s %7s %-10s %9s  %s' "$w" "$n" "$ours" "$theirs" "$ratio" "$unit" "$busy" "$check")")
+done
+printf '%-19s %3s %12s %12s %7s %-10s %9s  %s\n' workload s ours aorta_torch ratio unit min_busy correctness
+printf '%s\n' "${rows[@]}"
+echo "speculative_decode: ours counts the tokens each round really produced (accepted + 1); AORTA's formula assumes"
+echo "70% of K accepted (2 tokens per round). AORTA's activation_ckpt crashes; its counterpart here is fixed to run."
+exit $failed

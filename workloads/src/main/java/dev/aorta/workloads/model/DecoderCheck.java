@@ -1,0 +1,40 @@
+package dev.aorta.workloads.model;
+
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.Tensor;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/** The check of a {@link CachedDecoder} that a workload ran: a sequence fed as a prefill and then one decode step. */
+final class DecoderCheck {
+    private DecoderCheck() {
+    }
+
+    /**
+     * Feeds a random sequence of {@code length} positions through {@code decoder} as a prefill of length − 1 and one
+     * decode step that reads the KV cache, on {@code stream} after the run, and compares every position with float64
+     * of the whole sequence at once.
+     */
+    static Optional<String> prefillThenDecode(String what, ModelRuntime rt, CachedDecoder decoder, Stream stream,
+                                              int dim, int length, long seed) {
+        float[] x = ModelWorkload.random(length * dim, seed);
+        try (CachedDecoder.Cache cache = decoder.cache(1, length, length - 1);
+             Tensor prefix = Tensor.of(rt.device(), "check prefix", DType.FP32,
+                     Arrays.copyOfRange(x, 0, (length - 1) * dim), 1, length - 1, dim);
+             Tensor last = Tensor.of(rt.device(), "check last position", DType.FP32,
+                     Arrays.copyOfRange(x, (length - 1) * dim, length * dim), 1, 1, dim);
+             Tensor prefixOut = Tensor.empty(rt.device(), what, "check prefix output", DType.FP32, 1, length - 1, dim);
+             Tensor lastOut = Tensor.empty(rt.device(), what, "check last output", DType.FP32, 1, 1, dim)) {
+            decoder.forward(prefix, prefixOut, cache, stream);
+            decoder.forward(last, lastOut, cache, stream);
+            stream.synchronize();
+            float[] got = new float[length * dim];
+            System.arraycopy(prefixOut.toFloats(), 0, got, 0, (length - 1) * dim);
+            System.arraycopy(lastOut.toFloats(), 0, got, (length - 1) * dim, dim);
+            return Reference.compare(what + " on " + (length - 1) + " prefilled positions and 1 decoded from the KV cache",
+                    got, decoder.reference(Reference.doubles(x), length));
+        }
+    }
+}

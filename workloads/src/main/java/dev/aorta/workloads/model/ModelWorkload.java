@@ -1,0 +1,158 @@
+package dev.aorta.workloads.model;
+
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
+import dev.aorta.model.Tensor;
+import dev.aorta.model.ops.Layer;
+import dev.aorta.workloads.session.GpuEvent;
+import dev.aorta.workloads.session.GpuStream;
+import dev.aorta.workloads.spi.Workload;
+import dev.aorta.workloads.spi.WorkloadContext;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the model workloads of issue 15's second part share: the model runtime, the tensors, layers and events they
+ * own (freed in {@link #cleanup}), and one iteration as a list of enqueues built once in {@link #build}, so that
+ * {@link #runIteration} only re-issues them. A subclass counts each kernel launch or GEMM it schedules with
+ * {@link #launches(long)}.
+ */
+abstract class ModelWorkload implements Workload {
+    protected ModelRuntime rt;
+    protected WorkloadContext ctx;
+    private final List<Tensor> tensors = new ArrayList<>();
+    private final List<Layer> layers = new ArrayList<>();
+    private final List<GpuEvent> events = new ArrayList<>();
+    private final List<AutoCloseable> others = new ArrayList<>();
+    protected final List<Runnable> iteration = new ArrayList<>();
+    private long launches;
+
+    @Override
+    public String category() {
+        return "hw_queue";
+    }
+
+    @Override
+    public final void setup(WorkloadContext context) {
+        ctx = context;
+        validate();
+        rt = ModelRuntime.open(name(), context);
+        build();
+    }
+
+    /**
+     * Reads the parameters and refuses combinations the workload cannot mean (streams a role would leave idle...),
+     * before the GPU is touched, so that the error is the same with or without a device.
+     */
+    protected abstract void validate();
+
+    /** Allocates, initialises and schedules one iteration into {@link #iteration}. */
+    protected abstract void build();
+
+    @Override
+    public void runIteration(int i) {
+        iteration.forEach(Runnable::run);
+    }
+
+    @Override
+    public long launchesPerIteration() {
+        return launches;
+    }
+
+    /** Adds launches (kernels and GEMMs) to one iteration's count. */
+    protected void launches(long n) {
+        launches += n;
+    }
+
+    @Override
+    public boolean hasCorrectnessCheck() {
+        return true;
+    }
+
+    protected Tensor keep(Tensor t) {
+        tensors.add(t);
+        return t;
+    }
+
+    protected <L extends Layer> L keep(L layer) {
+        layers.add(layer);
+        return layer;
+    }
+
+    protected <C extends AutoCloseable> C keepOther(C closeable) {
+        others.add(closeable);
+        return closeable;
+    }
+
+    /** An fp32 tensor on the device, owned by the workload. */
+    protected Tensor tensor(String what, int... shape) {
+        return keep(rt.ops(0).empty(name(), what, DType.FP32, shape));
+    }
+
+    /** An event recorded once on {@code stream}, so that a first wait on it is met. */
+    protected GpuEvent event(int stream) {
+        GpuEvent e = ctx.gpu().createEvent();
+        events.add(e);
+        e.record(gs(stream));
+        return e;
+    }
+
+    protected GpuStream gs(int index) {
+        return ctx.streams().get(index);
+    }
+
+    protected Stream cs(int index) {
+        return rt.stream(index);
+    }
+
+    /** Schedules: stream {@code waiter} waits until {@code e} has been reached. */
+    protected void waitOn(int waiter, GpuEvent e) {
+        GpuStream s = gs(waiter);
+        iteration.add(() -> s.waitEvent(e));
+    }
+
+    /** Schedules: record {@code e} on stream {@code index}. */
+    protected void recordOn(int index, GpuEvent e) {
+        GpuStream s = gs(index);
+        iteration.add(() -> e.record(s));
+    }
+
+    /** Start of part k of n equal parts of {@code total} (the rows of part k are [split(k), split(k + 1))). */
+    protected static int split(int total, int k, int n) {
+        return (int) ((long) total * k / n);
+    }
+
+    /** Uniform values in [-1, 1), reproducible by seed. */
+    static float[] random(int n, long seed) {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = (float) r.nextDouble(-1, 1);
+        }
+        return v;
+    }
+
+    @Override
+    public void cleanup() {
+        iteration.clear();
+        for (AutoCloseable c : others.reversed()) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(name() + ": freeing " + c + " failed: " + e.getMessage(), e);
+            }
+        }
+        others.clear();
+        events.forEach(GpuEvent::close);
+        events.clear();
+        layers.forEach(Layer::close);
+        layers.clear();
+        tensors.forEach(Tensor::close);
+        tensors.clear();
+        if (rt != null) {
+            rt.close();
+            rt = null;
+        }
+    }
+}
