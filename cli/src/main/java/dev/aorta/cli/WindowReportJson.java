@@ -37,19 +37,19 @@ public final class WindowReportJson {
         g.writeNumberField("rank", r.rank());
         g.writeStringField("window", r.window().label());
         g.writeStringField("source", r.source());
-        if (r.window().kind() == Window.Kind.STEP) {
-            g.writeStringField("window_basis", r.window().basis().text());
-            g.writeNumberField("host_start_ns", r.window().hostStartNs());
-            g.writeNumberField("host_end_ns", r.window().hostEndNs());
-            if (steps != null) {
-                g.writeNumberField("rank_device_busy_ns", steps.busyNs());
-                g.writeNumberField("rank_device_ns_in_no_step", steps.inNoStepNs());
-            }
-        }
         writeOverlap(g, r.overlap());
         writeAnalyses(g, r.analyses());
         if (details) {
             g.writeNumberField("window_start_ns", r.window().startNs());
+            if (r.window().kind() == Window.Kind.STEP) {
+                g.writeStringField("window_basis", r.window().basis().text());
+                g.writeNumberField("host_start_ns", r.window().hostStartNs());
+                g.writeNumberField("host_end_ns", r.window().hostEndNs());
+                if (steps != null) {
+                    g.writeNumberField("rank_device_busy_ns", steps.busyNs());
+                    g.writeNumberField("rank_device_ns_in_no_step", steps.inNoStepNs());
+                }
+            }
             g.writeArrayFieldStart("streams");
             for (LabelledStreamUtilization s : r.streams()) {
                 g.writeStartObject();

@@ -4,10 +4,15 @@ import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClassifier;
+import dev.aorta.analyzer.Fixtures;
+import dev.aorta.analyzer.trace.TraceLoader;
+import dev.aorta.analyzer.trace.TraceSet;
+import dev.aorta.core.event.ApiCall;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -83,5 +88,31 @@ class DeviceStepsTest {
             assertThat(w.endNs()).isEqualTo(100);
         });
         assertThat(warnings).singleElement().asString().contains("links to the host call that launched it");
+    }
+
+    /** The A100 all-reduce trace of HTA (its steps synchronize, so here the device work ends within the host step). */
+    @Test
+    void onARealTraceEveryKernelLaunchedInAStepLiesInsideThatStepsWindow() throws java.io.IOException {
+        TraceSet set = TraceLoader.withInstalledReaders()
+                .load(List.of(Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz")));
+        RankTimeline t = new RankTimeline(set.ranks().iterator().next(), ActivityClassifier.defaults());
+        Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
+        List<Window> steps = WindowPlanner.windows(t, WindowMode.STEPS, new ArrayList<>());
+        assertThat(steps).hasSize(3).allSatisfy(w -> assertThat(w.basis()).isEqualTo(Window.Basis.DEVICE));
+        int checked = 0;
+        for (DeviceActivity a : t.activities()) {
+            ApiCall call = calls.get(a.correlationId());
+            if (call == null) {
+                continue;
+            }
+            for (Window w : steps) {
+                if (call.startNs() >= w.hostStartNs() && call.startNs() < w.hostEndNs()) {
+                    assertThat(a.startNs()).isGreaterThanOrEqualTo(w.startNs());
+                    assertThat(a.endNs()).isLessThanOrEqualTo(w.endNs());
+                    checked++;
+                }
+            }
+        }
+        assertThat(checked).isGreaterThan(100);
     }
 }
