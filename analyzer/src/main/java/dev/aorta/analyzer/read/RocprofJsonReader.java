@@ -65,7 +65,7 @@ public final class RocprofJsonReader implements TraceReader {
     @Override
     public void read(TraceSource source, TraceSink sink) throws IOException {
         State s = new State();
-        try (InputStream in = source.open(); JsonParser p = JSON.createParser(in)) {
+        try (Utf8Repair in = new Utf8Repair(source.open()); JsonParser p = JSON.createParser(in)) {
             try {
                 if (p.nextToken() != JsonToken.START_OBJECT) {
                     throw new TraceFormatException(source.path() + ": expected a JSON object");
@@ -87,6 +87,9 @@ public final class RocprofJsonReader implements TraceReader {
                 sink.warning(PartialReadWarning.of(source, e,
                         PartialReadWarning.atByte(source, p.currentLocation().getByteOffset()),
                         "the " + s.pending.size() + " device records read before it"));
+            }
+            if (in.warning(source) != null) {
+                sink.warning(in.warning(source));
             }
         }
         emit(s, sink);

@@ -18,6 +18,8 @@ public final class TraceSource {
     private static final int HEAD_BYTES = 64 * 1024;
     private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] JFR_MAGIC = {'F', 'L', 'R', 0};
+    /** The UTF-8 byte-order mark as Latin-1 text. */
+    private static final String UTF8_BOM = "\u00ef\u00bb\u00bf";
 
     private final Path path;
     private final boolean gzip;
@@ -72,17 +74,18 @@ public final class TraceSource {
         return startsWith(JFR_MAGIC);
     }
 
-    /** The first (up to 64 KiB) bytes of the content as text (Latin-1, so every byte maps to a char). */
+    /**
+     * The first (up to 64 KiB) bytes of the content as text (Latin-1, so every byte maps to a char), without a
+     * UTF-8 byte-order mark: editors on Windows add one, and JSON and CSV parsers skip it.
+     */
     public String headText() {
-        return new String(head, StandardCharsets.ISO_8859_1);
+        String text = new String(head, StandardCharsets.ISO_8859_1);
+        return text.startsWith(UTF8_BOM) ? text.substring(UTF8_BOM.length()) : text;
     }
 
     /** The first line of the content without a byte-order mark, or "" . */
     public String firstLine() {
         String text = headText();
-        if (text.startsWith("\u00ef\u00bb\u00bf")) {
-            text = text.substring(3);
-        }
         int nl = text.indexOf('\n');
         return (nl < 0 ? text : text.substring(0, nl)).strip();
     }

@@ -3,6 +3,7 @@ package dev.aorta.analyzer.trace;
 import dev.aorta.analyzer.read.TraceFormatException;
 import dev.aorta.analyzer.read.TraceReader;
 import dev.aorta.analyzer.read.TraceReaders;
+import dev.aorta.analyzer.read.SkippedRecords;
 import dev.aorta.analyzer.read.TraceSource;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
@@ -153,6 +154,7 @@ public final class TraceLoader {
         private final List<JvmPause> pauses = new ArrayList<>();
         private final List<String> warnings = new ArrayList<>();
         private long untimed;
+        private final SkippedRecords impossible;
         private final Path path;
         private final boolean realTimes;
         /** rank → clock → {first start, last end, records}, for the spans {@link SameRunRule} compares. */
@@ -161,6 +163,7 @@ public final class TraceLoader {
         FileRecords(TraceSource source, boolean realTimes) {
             this.file = source.name();
             this.path = source.path();
+            this.impossible = new SkippedRecords(source.path().toString());
             this.realTimes = realTimes;
         }
 
@@ -176,12 +179,31 @@ public final class TraceLoader {
                 untimed++; // CUPTI's "could not time this one": no place on any timeline
                 return;
             }
-            activities.add(a);
+            if (possible("device records", a.startNs(), a.endNs())) {
+                activities.add(a);
+            }
         }
 
         @Override
         public void api(ApiCall c) {
-            apiCalls.add(c);
+            if (possible("API calls", c.startNs(), c.endNs())) {
+                apiCalls.add(c);
+            }
+        }
+
+        /**
+         * Every reader's times pass this range check: no clock the readers know runs before its origin, and nothing
+         * ends before it starts, so such a record is damage (an overflowed or negative timestamp), never a time.
+         */
+        private boolean possible(String what, long startNs, long endNs) {
+            if (startNs < 0) {
+                impossible.skip(what + " starting before their clock's origin (negative start)", null);
+            } else if (endNs < startNs) {
+                impossible.skip(what + " ending before they start", null);
+            } else {
+                return true;
+            }
+            return false;
         }
 
         @Override
@@ -191,7 +213,9 @@ public final class TraceLoader {
 
         @Override
         public void marker(Marker m) {
-            markers.add(m);
+            if (possible("markers", m.startNs(), m.endNs())) {
+                markers.add(m);
+            }
         }
 
         @Override
@@ -221,6 +245,9 @@ public final class TraceLoader {
 
         void flushInto(TraceSet set, int fileRank) {
             set.warnings().addAll(warnings);
+            if (impossible.warning() != null) {
+                set.warnings().add(impossible.warning());
+            }
             if (untimed > 0) {
                 set.warnings().add(file + ": left out " + untimed + " device records without timestamps (start = end = 0)");
             }
