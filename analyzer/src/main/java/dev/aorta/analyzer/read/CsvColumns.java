@@ -8,6 +8,8 @@ import org.apache.commons.csv.CSVRecord;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Locale;
@@ -39,6 +41,7 @@ final class CsvColumns {
      */
     static void forEachRow(CSVParser csv, TraceSource source, TraceSink sink, RowHandler handler) {
         Iterator<CSVRecord> rows = csv.iterator();
+        SkippedRecords skipped = new SkippedRecords(source.path().toString());
         long line = 1;
         while (true) {
             CSVRecord r;
@@ -55,8 +58,12 @@ final class CsvColumns {
             try {
                 handler.row(r);
             } catch (RuntimeException e) {
-                sink.warning(source.path() + ":" + line + ": skipped a row (" + e.getMessage() + ")");
+                skipped.skip("rows that cannot be read (" + (e.getMessage() == null ? e.getClass().getSimpleName()
+                        : e.getMessage()) + ")", "line " + line);
             }
+        }
+        if (skipped.warning() != null) {
+            sink.warning(skipped.warning());
         }
     }
 
@@ -104,12 +111,21 @@ final class CsvColumns {
         }
     }
 
-    /** A required whole number: a clear error naming the column when it is missing or not a number. */
+    /**
+     * A required timestamp in ns: a whole number, or a decimal (some converters write "1234.0") rounded to the
+     * nearest ns; a clear error naming the column when it is missing, not a number or beyond 64 bits.
+     */
     long required(CSVRecord r, String name) {
         String v = text(r, name);
         if (v == null || v.isBlank()) {
             throw new NumberFormatException("column " + name + " is empty");
         }
-        return Long.parseLong(v.strip());
+        try {
+            return new BigDecimal(v.strip()).setScale(0, RoundingMode.HALF_UP).longValueExact();
+        } catch (NumberFormatException e) {
+            throw new NumberFormatException("column " + name + " is not a number");
+        } catch (ArithmeticException e) {
+            throw new NumberFormatException("column " + name + " does not fit 64 bits");
+        }
     }
 }

@@ -60,11 +60,21 @@ public final class RocprofJsonReader implements TraceReader {
         final List<ApiCall> apiCalls = new ArrayList<>();
         final List<long[]> apiOps = new ArrayList<>();
         final List<Marker> markers = new ArrayList<>();
+        final String file;
+        final SkippedRecords skipped;
+
+        State(String file) {
+            this.file = file;
+            this.skipped = new SkippedRecords(file);
+        }
     }
+
+    /** A missing or unusable timestamp; the records holding one are skipped and counted. */
+    private static final long NO_TIME = Long.MIN_VALUE;
 
     @Override
     public void read(TraceSource source, TraceSink sink) throws IOException {
-        State s = new State();
+        State s = new State(source.path().toString());
         try (Utf8Repair in = new Utf8Repair(source.open()); JsonParser p = JSON.createParser(in)) {
             try {
                 if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -243,8 +253,8 @@ public final class RocprofJsonReader implements TraceReader {
     }
 
     private static Pending readRecord(JsonParser p, ActivityKind kind) throws IOException {
-        long start = 0;
-        long end = 0;
+        long start = NO_TIME;
+        long end = NO_TIME;
         long correlation = 0;
         long stream = 0;
         long agent = -1;
@@ -258,8 +268,8 @@ public final class RocprofJsonReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "start_timestamp" -> start = p.getLongValue();
-                case "end_timestamp" -> end = p.getLongValue();
+                case "start_timestamp" -> start = timestamp(p, v);
+                case "end_timestamp" -> end = timestamp(p, v);
                 case "correlation_id" -> correlation = internalCorrelation(p, v);
                 case "stream_id" -> stream = handle(p, v);
                 case "bytes" -> bytes = p.getLongValue();
@@ -292,8 +302,8 @@ public final class RocprofJsonReader implements TraceReader {
     }
 
     private static void readApi(JsonParser p, State s) throws IOException {
-        long start = 0;
-        long end = 0;
+        long start = NO_TIME;
+        long end = NO_TIME;
         long correlation = 0;
         long thread = 0;
         long kind = -1;
@@ -302,8 +312,8 @@ public final class RocprofJsonReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "start_timestamp" -> start = p.getLongValue();
-                case "end_timestamp" -> end = p.getLongValue();
+                case "start_timestamp" -> start = timestamp(p, v);
+                case "end_timestamp" -> end = timestamp(p, v);
                 case "correlation_id" -> correlation = internalCorrelation(p, v);
                 case "thread_id" -> thread = p.getLongValue();
                 case "kind" -> kind = p.getLongValue();
@@ -311,41 +321,68 @@ public final class RocprofJsonReader implements TraceReader {
                 default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
+        if (start == NO_TIME || end == NO_TIME) {
+            s.skipped.skip("HIP API records without a whole-number start_timestamp and end_timestamp", null);
+            return;
+        }
         s.apiCalls.add(new ApiCall("", thread, 0, start, end, correlation, 0, Map.of(), CLOCK));
         s.apiOps.add(new long[] {kind, operation});
     }
 
     private static void readMarker(JsonParser p, State s) throws IOException {
-        long start = 0;
-        long end = 0;
+        long start = NO_TIME;
+        long end = NO_TIME;
         long correlation = 0;
         String field;
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "start_timestamp" -> start = p.getLongValue();
-                case "end_timestamp" -> end = p.getLongValue();
+                case "start_timestamp" -> start = timestamp(p, v);
+                case "end_timestamp" -> end = timestamp(p, v);
                 case "correlation_id" -> correlation = internalCorrelation(p, v);
                 default -> p.skipChildren();  // does nothing unless on an object or array start
             }
+        }
+        if (start == NO_TIME || end == NO_TIME) {
+            s.skipped.skip("marker records without a whole-number start_timestamp and end_timestamp", null);
+            return;
         }
         s.markers.add(new Marker(Marker.Kind.RANGE, Long.toString(correlation), TraceSink.UNKNOWN_RANK, -1, start,
                 Math.max(start, end), CLOCK));
     }
 
     private static void emit(State s, TraceSink sink) {
+        long unnamed = 0;
+        long unnamedNs = 0;
         for (Pending d : s.pending) {
-            if (d.end() < d.start()) {
-                sink.warning("skipped a " + d.kind() + " record that ends before it starts (correlation "
-                        + d.correlation() + ")");
+            if (d.start() == NO_TIME || d.end() == NO_TIME) {
+                s.skipped.skip(d.kind() + " records without a whole-number start_timestamp and end_timestamp", null);
                 continue;
             }
-            String name = d.kind() == ActivityKind.KERNEL
-                    ? s.kernelNames.getOrDefault(d.nameKey(), "kernel#" + d.nameKey()) : "MEMORY_COPY";
+            if (d.end() < d.start()) {
+                s.skipped.skip(d.kind() + " records that end before they start", "correlation " + d.correlation());
+                continue;
+            }
+            String symbol = d.kind() == ActivityKind.KERNEL ? s.kernelNames.get(d.nameKey()) : "MEMORY_COPY";
+            // without its symbol a kernel may be a GEMM or an RCCL all-reduce: its class is unknown, not compute
+            ActivityKind kind = symbol == null ? ActivityKind.OTHER : d.kind();
+            if (symbol == null) {
+                unnamed++;
+                unnamedNs += d.end() - d.start();
+            }
             int device = s.gpuIndexByAgent.getOrDefault(d.agent(), (int) d.agent());
-            sink.activity(new DeviceActivity(d.kind(), name, TraceSink.UNKNOWN_RANK, device, d.stream(), d.start(),
-                    d.end(), d.correlation(), DeviceActivity.UNKNOWN, DeviceActivity.UNKNOWN, d.grid(), d.block(),
-                    d.bytes(), CLOCK));
+            sink.activity(new DeviceActivity(kind, symbol == null ? "kernel#" + d.nameKey() : symbol,
+                    TraceSink.UNKNOWN_RANK, device, d.stream(), d.start(), d.end(), d.correlation(),
+                    DeviceActivity.UNKNOWN, DeviceActivity.UNKNOWN, d.grid(), d.block(), d.bytes(), CLOCK));
+        }
+        if (unnamed > 0) {
+            sink.warning(String.format(java.util.Locale.ROOT, "%s: %d kernel dispatches (%.3f ms summed) name a"
+                    + " kernel_id that \"kernel_symbols\" does not list, so whether they are compute or communication"
+                    + " is unknown: they count as class unknown, in no overlap metric", s.file, unnamed,
+                    unnamedNs / 1e6));
+        }
+        if (s.skipped.warning() != null) {
+            sink.warning(s.skipped.warning());
         }
         for (int i = 0; i < s.apiCalls.size(); i++) {
             ApiCall c = s.apiCalls.get(i);
@@ -360,6 +397,17 @@ public final class RocprofJsonReader implements TraceReader {
             sink.marker(new Marker(m.kind(), s.markerMessages.getOrDefault(correlation, "roctx#" + correlation), m.rank(),
                     m.step(), m.startNs(), m.endNs(), m.clock()));
         }
+    }
+
+    /** A timestamp in ns, or {@link #NO_TIME} when it is not a whole number (a string, a decimal, an object). */
+    private static long timestamp(JsonParser p, JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+            return p.getLongValue();
+        }
+        if (v.isStructStart()) {
+            p.skipChildren();
+        }
+        return NO_TIME;
     }
 
     /** A handle: {@code {"handle": n}} or a bare id; -1 when absent. */
