@@ -113,6 +113,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         rt.maxMemory() / 1e6);
             }
         }
+        if (analysis.windows().isEmpty()) {
+            // the warnings say, per rank, what its files hold and what is missing for a result
+            throw new IllegalArgumentException("nothing to measure: " + String.join("; ", analysis.warnings()));
+        }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             printJson(analysis, out);

@@ -53,6 +53,12 @@ public final class WindowPlanner {
         if (out.isEmpty() && !t.activities().isEmpty()) {
             out.add(whole(t));
         }
+        if (t.activities().isEmpty()) {
+            warnings.add("rank " + t.rank() + ": " + t.source() + " holds " + t.apiCalls().size() + " API calls and "
+                    + t.markers().size() + " markers but no device activity, so there is nothing to measure; overlap"
+                    + " needs the kernels and copies of the same run (a Kineto trace with kernels, a rocprofv3"
+                    + " kernel or memory-copy trace, or the agent's activity records)");
+        }
         return out;
     }
 

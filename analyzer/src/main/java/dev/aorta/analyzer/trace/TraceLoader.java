@@ -80,7 +80,10 @@ public final class TraceLoader {
         }
         if (filesRead == 0 || set.isEmpty()) {
             if (errors.isEmpty()) {
-                errors.add("no trace records found in " + paths);
+                errors.add(files.isEmpty() ? "no files in " + String.join(", ", paths.stream().map(Path::toString).toList())
+                        : "no trace records found: " + String.join(", ", files.stream().map(f -> f.getKey().path()
+                        + " (read as " + f.getValue().format() + ")").toList()) + (files.size() == 1 ? " holds" : " hold")
+                        + " no device activity, API call or marker with a usable time");
             }
             // why a file gave nothing (a trace cut before its first record) is the answer the user needs
             errors.addAll(set.warnings());
