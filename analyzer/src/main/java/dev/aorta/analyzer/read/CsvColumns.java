@@ -36,13 +36,18 @@ final class CsvColumns {
     }
 
     /**
-     * Hands every row to {@code handler}: a row it rejects is skipped with a warning naming its line, and a file
-     * that stops parsing (a broken quote, a cut-off last line) ends with a warning, keeping the rows before.
+     * Hands every row to {@code handler}: a row it rejects is skipped and counted (one warning names the first
+     * line of each reason), and a file that stops parsing (a broken quote) ends with a warning, keeping the rows
+     * before. A last line without its line end may be where a copy or a killed writer stopped: with fields missing
+     * it is skipped, else read, each with a warning, since its last field may have lost characters.
      */
-    static void forEachRow(CSVParser csv, TraceSource source, TraceSink sink, RowHandler handler) {
+    static void forEachRow(CSVParser csv, TraceSource source, TraceSink sink, RowHandler handler) throws IOException {
         Iterator<CSVRecord> rows = csv.iterator();
         SkippedRecords skipped = new SkippedRecords(source.path().toString());
+        boolean cut = !source.endsWithLineEnd();
         long line = 1;
+        CSVRecord held = null;  // a row is handled once the next one is known: the last one may be cut
+        long heldLine = 0;
         while (true) {
             CSVRecord r;
             try {
@@ -55,15 +60,35 @@ final class CsvColumns {
                 break;
             }
             line = csv.getCurrentLineNumber();
-            try {
-                handler.row(r);
-            } catch (RuntimeException e) {
-                skipped.skip("rows that cannot be read (" + (e.getMessage() == null ? e.getClass().getSimpleName()
-                        : e.getMessage()) + ")", "line " + line);
+            if (held != null) {
+                handle(held, heldLine, handler, skipped);
             }
+            held = r;
+            heldLine = line;
+        }
+        if (held != null && cut && held.size() < csv.getHeaderNames().size()) {
+            sink.warning(source.path() + ": the file is truncated: its last line (line " + heldLine + ") has no line"
+                    + " end and only " + held.size() + " of " + csv.getHeaderNames().size() + " fields; skipped that"
+                    + " row and kept the ones before");
+        } else if (held != null) {
+            if (cut) {
+                // hand-written samples end so too; a file cut inside its last field cannot be told from them
+                sink.warning(source.path() + ": its last line (line " + heldLine + ") has no line end; read it as"
+                        + " complete, though if the file was cut there its last field may have lost characters");
+            }
+            handle(held, heldLine, handler, skipped);
         }
         if (skipped.warning() != null) {
             sink.warning(skipped.warning());
+        }
+    }
+
+    private static void handle(CSVRecord r, long line, RowHandler handler, SkippedRecords skipped) {
+        try {
+            handler.row(r);
+        } catch (RuntimeException e) {
+            skipped.skip("rows that cannot be read (" + (e.getMessage() == null ? e.getClass().getSimpleName()
+                    : e.getMessage()) + ")", "line " + line);
         }
     }
 

@@ -301,12 +301,9 @@ public final class KinetoReader implements TraceReader {
         };
         String where = "byte " + e.offset;
         if (!"X".equals(e.ph)) {
-            if (what.equals("device records")) {
-                skipped.skip(what + " with \"ph\":\"" + e.ph + "\" (not a complete event with a duration)", where);
-            }
-            return false;  // host B/E pairs and instants: not part of the model
-        }
-        if (e.damage != null) {
+            // Kineto writes every record the model takes as a complete event; a begin/end or instant one has no span
+            skipped.skip(what + " with \"ph\":\"" + e.ph + "\" (not a complete event with a duration)", where);
+        } else if (e.damage != null) {
             skipped.skip(what + " whose " + e.damage, where);
         } else if (e.ts == Long.MIN_VALUE) {
             skipped.skip(what + " without \"ts\"", where);

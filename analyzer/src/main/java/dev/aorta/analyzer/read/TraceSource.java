@@ -90,6 +90,25 @@ public final class TraceSource {
         return (nl < 0 ? text : text.substring(0, nl)).strip();
     }
 
+    /**
+     * Whether the content ends with a line end, as every line-based trace a tool finished writing does. A plain
+     * file is asked directly (its last byte); gzip content cannot be reached without reading it all, and a gzip
+     * file cut short fails to decompress anyway, so it counts as ending well.
+     */
+    public boolean endsWithLineEnd() throws IOException {
+        if (gzip) {
+            return true;
+        }
+        try (java.nio.channels.SeekableByteChannel ch = Files.newByteChannel(path)) {
+            if (ch.size() == 0) {
+                return true;
+            }
+            java.nio.ByteBuffer last = java.nio.ByteBuffer.allocate(1);
+            ch.position(ch.size() - 1).read(last);
+            return last.get(0) == '\n' || last.get(0) == '\r';
+        }
+    }
+
     /** The content, decompressed when the file is gzip. */
     public InputStream open() throws IOException {
         return open(path, gzip);
