@@ -34,6 +34,7 @@ public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> win
             windows.addAll(RankAnalysis.analyze(t, options, warnings, coverage));
         }
         Map<Integer, CollectiveAlignment.Offset> offsets = CollectiveAlignment.align(timelines);
+        warnings.addAll(CollectiveAlignment.implausible(offsets, timelines));
         List<Stragglers> stragglers = timelines.size() > 1 ? Stragglers.of(timelines, offsets) : List.of();
         return new TraceAnalysis(timelines, windows, offsets, stragglers, coverage, warnings);
     }
