@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 /**
  * One input file and what its first bytes say about it. Gzip is undone transparently, so readers see the
@@ -45,6 +46,10 @@ public final class TraceSource {
             head = readUpTo(in, HEAD_BYTES);
         } catch (EOFException e) {
             throw new TraceFormatException(path + ": the gzip stream ends inside its header; nothing can be read");
+        } catch (ZipException e) {
+            // the JDK's "Not in GZIP format" / "Unsupported compression method" name neither the file nor the cause
+            throw new TraceFormatException(path + ": the file starts like gzip (bytes 1f 8b) but its gzip header is"
+                    + " corrupt; nothing can be read");
         }
         return new TraceSource(path, gzip, head);
     }

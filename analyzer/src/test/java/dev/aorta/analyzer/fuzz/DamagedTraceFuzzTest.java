@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * Damaged traces never give a wrong result silently. Each sample trace of the repository (Kineto CUDA and ROCm,
  * rocprofv3 CSV, agent JSONL) is damaged in the ways real files get damaged (a timestamp that is not a number or
  * overflows, a negative duration, a device record without "ts" or with "ph":"B", a step number beyond 64 bits,
- * invalid UTF-8 in a name, a negative or decimal timestamp, a byte-order mark, a file cut short, plain or gzip),
+ * invalid UTF-8 in a name, a negative or decimal timestamp, a byte-order mark, a file cut short, plain or gzip, a
+ * byte of gzip data flipped),
  * at a place a seeded random generator picks, and analysed. Every damaged input must either give the undamaged
  * numbers, or give numbers together with a warning naming the file, or fail with one sentence naming the file.
  * Seeded, so a failure is reproduced by its seed; bounded in time, so it fits a loaded build machine.
@@ -178,15 +179,20 @@ class DamagedTraceFuzzTest {
                         if (damaged == null) {
                             break;  // this damage does not apply to this format
                         }
+                        // every other cut is of the gzip data, and stands for a byte flipped in it too
                         boolean gzip = place % 2 == 1 && d.name().equals("cut short");
                         Path file = gzip ? write(s.name(), s.text(), true) : write(s.name(), damaged, false);
                         if (gzip) {
                             byte[] whole = Files.readAllBytes(file);
-                            Files.write(file, java.util.Arrays.copyOf(whole, 10 + new Random(caseSeed)
-                                    .nextInt(whole.length - 10)));
+                            Random r = new Random(caseSeed);
+                            Files.write(file, java.util.Arrays.copyOf(whole, 10 + r.nextInt(whole.length - 10)));
+                            check(s.name() + ", gzip cut short, case seed " + caseSeed, file, clean);
+                            whole[r.nextInt(whole.length)] ^= (byte) (1 + r.nextInt(255));
+                            Files.write(file, whole);
+                            check(s.name() + ", gzip byte flipped, case seed " + caseSeed, file, clean);
+                        } else {
+                            check(s.name() + ", " + d.name() + ", case seed " + caseSeed, file, clean);
                         }
-                        check(s.name() + ", " + d.name() + (gzip ? " (gzip)" : "") + ", case seed " + caseSeed,
-                                file, clean);
                         cases++;
                     }
                 }

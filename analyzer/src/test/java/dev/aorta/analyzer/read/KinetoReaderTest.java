@@ -201,4 +201,14 @@ class KinetoReaderTest {
         assertThat(TraceLoader.withInstalledReaders().load(List.of(file)).ranks().iterator().next().activities())
                 .hasSize(1);
     }
+
+    @Test
+    void aTraceWithNothingTheModelTakesSaysWhatItWasReadAsAndWhatIsMissing(@TempDir Path tmp) {
+        Path file = tmp.resolve("cpu_only.json");
+        org.assertj.core.api.Assertions.assertThatCode(() -> Files.writeString(file, "{\"traceEvents\":[{\"ph\":\"X\","
+                + "\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":2}]}")).doesNotThrowAnyException();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TraceLoader.withInstalledReaders().load(List.of(file)))
+                .hasMessage("no trace records found: " + file + " (read as kineto) holds no device activity, API call"
+                        + " or marker with a usable time");
+    }
 }
