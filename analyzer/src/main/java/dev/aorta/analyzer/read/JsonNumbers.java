@@ -102,10 +102,17 @@ final class JsonNumbers {
         }
     }
 
-    /** A stream or id written as a number, a decimal string or a hex string ("0x7f..."); {@code dflt} if absent. */
+    /**
+     * A stream or id written as a number, a decimal string or a hex string ("0x7f..."); {@code dflt} if absent.
+     *
+     * @throws NumberFormatException for a number beyond 64 bits, once its token is read
+     */
     static long idValue(JsonParser p, long dflt) throws IOException {
         JsonToken t = p.currentToken();
         if (t == JsonToken.VALUE_NUMBER_INT) {
+            if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                throw new NumberFormatException("beyond 64 bits");
+            }
             return p.getLongValue();
         }
         if (t == JsonToken.VALUE_NUMBER_FLOAT) {

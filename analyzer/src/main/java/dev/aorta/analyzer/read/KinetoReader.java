@@ -214,8 +214,18 @@ public final class KinetoReader implements TraceReader {
                 case "ph" -> e.ph = p.getText();
                 case "cat" -> e.cat = p.getText();
                 case "name" -> e.name = p.getText();
-                case "pid" -> e.pid = JsonNumbers.idValue(p, 0);
-                case "tid" -> e.tid = JsonNumbers.idValue(p, 0);
+                case "pid", "tid" -> {
+                    try {
+                        long id = JsonNumbers.idValue(p, 0);
+                        if (field.equals("pid")) {
+                            e.pid = id;
+                        } else {
+                            e.tid = id;
+                        }
+                    } catch (NumberFormatException bad) {
+                        e.damage = e.damage != null ? e.damage : "\"" + field + "\" " + bad.getMessage();
+                    }
+                }
                 case "ts", "dur" -> {
                     try {
                         long ns = JsonNumbers.microsToNanos(p);
@@ -244,19 +254,28 @@ public final class KinetoReader implements TraceReader {
         String field;
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
-            switch (field) {
-                case "stream" -> e.stream = JsonNumbers.idValue(p, -1);
-                case "device" -> e.device = JsonNumbers.idValue(p, -1);
-                case "correlation" -> e.correlation = JsonNumbers.idValue(p, 0);
-                case "bytes" -> e.bytes = JsonNumbers.idValue(p, 0);
-                case "grid" -> e.grid = dim(p, v);
-                case "cuda_sync_kind" -> e.syncKind = p.getText();
-                case "wait_on_stream" -> e.waitOnStream = JsonNumbers.idValue(p, -1);
-                case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
-                case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
-                case "block" -> e.block = dim(p, v);
-                default -> p.skipChildren();  // does nothing unless on an object or array start
+            try {
+                readArg(p, e, field, v);
+            } catch (NumberFormatException bad) {
+                // the value was read whole, so the next field can be: the event is skipped, the file read on
+                e.damage = e.damage != null ? e.damage : "\"args." + field + "\" " + bad.getMessage();
             }
+        }
+    }
+
+    private static void readArg(JsonParser p, Event e, String field, JsonToken v) throws IOException {
+        switch (field) {
+            case "stream" -> e.stream = JsonNumbers.idValue(p, -1);
+            case "device" -> e.device = JsonNumbers.idValue(p, -1);
+            case "correlation" -> e.correlation = JsonNumbers.idValue(p, 0);
+            case "bytes" -> e.bytes = JsonNumbers.idValue(p, 0);
+            case "grid" -> e.grid = dim(p, v);
+            case "cuda_sync_kind" -> e.syncKind = p.getText();
+            case "wait_on_stream" -> e.waitOnStream = JsonNumbers.idValue(p, -1);
+            case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
+            case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
+            case "block" -> e.block = dim(p, v);
+            default -> p.skipChildren();  // does nothing unless on an object or array start
         }
     }
 
@@ -269,11 +288,19 @@ public final class KinetoReader implements TraceReader {
         }
         int[] xyz = new int[3];
         int i = 0;
+        boolean outOfRange = false;
         while (p.nextToken() != JsonToken.END_ARRAY) {
             if (i < 3 && p.currentToken().isNumeric()) {
-                xyz[i] = p.getIntValue();
+                double d = p.getDoubleValue();
+                outOfRange |= d < Integer.MIN_VALUE || d > Integer.MAX_VALUE;
+                xyz[i] = outOfRange ? 0 : (int) d;
+            } else if (p.currentToken().isStructStart()) {
+                p.skipChildren();
             }
             i++;
+        }
+        if (outOfRange) {
+            throw new NumberFormatException("beyond 32 bits");  // the array is read whole: the parser can go on
         }
         return new Dim3(xyz[0], xyz[1], xyz[2]);
     }

@@ -79,6 +79,8 @@ class DamagedTraceFuzzTest {
             at("kineto negative dur", "\"dur\":\\s*([0-9.]+)", "\"dur\": -$1"),
             at("kineto no ts", "\"ts\":\\s*[0-9.]+,", ""),
             at("kineto ph B", "\"ph\":\\s*\"X\"", "\"ph\": \"B\""),
+            at("kineto grid beyond int", "\"grid\":\\s*\\[", "\"grid\": [99999999999, "),
+            at("kineto correlation beyond long", "\"correlation\":\\s*\\d+", "\"correlation\": 99999999999999999999"),
             at("kineto step beyond long", "ProfilerStep#\\d+", "ProfilerStep#99999999999999999999"),
             at("invalid UTF-8 in a name", "\"name\":\\s*\"", "\"name\": \"\u00ff\u00c3("),
             at("csv negative timestamp", ",(\\d{13,}),(\\d{13,}),", ",-$1,$2,"),

@@ -168,17 +168,21 @@ class KinetoReaderTest {
                 kernel("\"NaN\"", "10", "X", "b"), kernel("9300000000000000", "10", "X", "c"),
                 kernel("2000", "-5", "X", "d"), kernel(null, "10", "X", "e"), kernel("3000", "10", "B", "f"),
                 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#99999999999999999999\",\"ts\":1,\"dur\":5}",
+                kernel("3500", "10", "X", "g").replace("\"stream\":7", "\"stream\":7,\"grid\":[99999999999,1,1]"),
+                kernel("3600", "10", "X", "h").replace("\"stream\":7", "\"correlation\":99999999999999999999"),
                 kernel("4000", "10", "X", "after"));
         Path file = Files.writeString(tmp.resolve("damaged.json"), "{\"traceEvents\":[" + events + "]}");
         TraceSet set = TraceLoader.withInstalledReaders().load(List.of(file));
         assertThat(set.ranks().iterator().next().activities()).extracting(DeviceActivity::name)
                 .containsExactly("good", "after");
         assertThat(set.ranks().iterator().next().markers()).isEmpty();
-        assertThat(set.warnings()).singleElement().asString().contains("damaged.json: skipped 7 damaged records")
+        assertThat(set.warnings()).singleElement().asString().contains("damaged.json: skipped 9 damaged records")
                 .contains("2 device records whose \"ts\" not a number")
                 .contains("1 device records whose \"ts\" too large for nanoseconds in 64 bits")
                 .contains("1 device records with a negative \"dur\"").contains("1 device records without \"ts\"")
                 .contains("1 device records with \"ph\":\"B\"").contains("1 steps whose number does not fit 64 bits")
+                .contains("1 device records whose \"args.grid\" beyond 32 bits")
+                .contains("1 device records whose \"args.correlation\" beyond 64 bits")
                 .containsPattern("first at byte \\d+");
     }
 
