@@ -2,7 +2,10 @@ package dev.aorta.analyzer.read;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.aorta.analyzer.trace.TraceSink;
 import dev.aorta.core.event.ActivityKind;
@@ -110,8 +113,8 @@ public final class RocprofJsonReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "agents" -> forEachObject(p, v, () -> readAgent(p, s));
-                case "kernel_symbols" -> forEachObject(p, v, () -> readSymbol(p, s));
+                case "agents" -> forEachObject(p, v, s.skipped, "agents", () -> readAgent(p, s));
+                case "kernel_symbols" -> forEachObject(p, v, s.skipped, "kernel symbols", () -> readSymbol(p, s));
                 case "strings" -> readStrings(p, v, s);
                 case "buffer_records" -> readBufferRecords(p, v, s);
                 default -> p.skipChildren();  // does nothing unless on an object or array start
@@ -134,13 +137,32 @@ public final class RocprofJsonReader implements TraceReader {
         return false;
     }
 
-    private static void forEachObject(JsonParser p, JsonToken v, ObjectReader reader) throws IOException {
+    /**
+     * Reads each object of an array. An object with a value its reader cannot take (a number beyond 64 bits, text
+     * where a number belongs) is skipped to its end and counted as {@code what}, and the next one is read: one bad
+     * record costs that record, not the rest of the file. A syntax error fails the skip too and ends the file.
+     */
+    private static void forEachObject(JsonParser p, JsonToken v, SkippedRecords skipped, String what,
+                                      ObjectReader reader) throws IOException {
         if (!startsWith(p, v, JsonToken.START_ARRAY)) {
             return;
         }
         JsonToken t;
         while ((t = p.nextToken()) == JsonToken.START_OBJECT) {
-            reader.read();
+            JsonStreamContext array = p.getParsingContext().getParent();
+            long at = p.currentTokenLocation().getByteOffset();
+            try {
+                reader.read();
+            } catch (InputCoercionException | NumberFormatException bad) {
+                skipped.skip(what + " with a value out of range", "byte " + at);
+                skipToEnd(p, array);
+            } catch (JsonParseException bad) {
+                if (!bad.getOriginalMessage().contains("not numeric")) {
+                    throw bad;
+                }
+                skipped.skip(what + " with text where a number belongs", "byte " + at);
+                skipToEnd(p, array);
+            }
         }
         if (t != JsonToken.END_ARRAY) {
             throw new IOException("expected an array of objects");
@@ -243,10 +265,12 @@ public final class RocprofJsonReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken t = p.nextToken();
             switch (field) {
-                case "kernel_dispatch" -> forEachObject(p, t, () -> s.pending.add(readRecord(p, ActivityKind.KERNEL)));
-                case "memory_copy" -> forEachObject(p, t, () -> s.pending.add(readRecord(p, ActivityKind.MEMCPY)));
-                case "hip_api" -> forEachObject(p, t, () -> readApi(p, s));
-                case "marker_api" -> forEachObject(p, t, () -> readMarker(p, s));
+                case "kernel_dispatch" -> forEachObject(p, t, s.skipped, "KERNEL records",
+                        () -> s.pending.add(readRecord(p, ActivityKind.KERNEL)));
+                case "memory_copy" -> forEachObject(p, t, s.skipped, "MEMCPY records",
+                        () -> s.pending.add(readRecord(p, ActivityKind.MEMCPY)));
+                case "hip_api" -> forEachObject(p, t, s.skipped, "HIP API records", () -> readApi(p, s));
+                case "marker_api" -> forEachObject(p, t, s.skipped, "marker records", () -> readMarker(p, s));
                 default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
@@ -450,6 +474,15 @@ public final class RocprofJsonReader implements TraceReader {
                 case "y" -> into[1] = p.getLongValue();
                 case "z" -> into[2] = p.getLongValue();
                 default -> p.skipChildren();
+            }
+        }
+    }
+
+    /** Reads on to the end of the object being read, whose enclosing array is {@code array}. */
+    private static void skipToEnd(JsonParser p, JsonStreamContext array) throws IOException {
+        while (!(p.currentToken() == JsonToken.END_OBJECT && p.getParsingContext() == array)) {
+            if (p.nextToken() == null) {
+                throw new java.io.EOFException("the file ends inside a record");
             }
         }
     }

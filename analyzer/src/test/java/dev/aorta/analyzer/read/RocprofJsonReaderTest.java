@@ -113,4 +113,19 @@ class RocprofJsonReaderTest {
                 .contains("1 MEMCPY records without a whole-number start_timestamp")
                 .contains("1 HIP API records without a whole-number start_timestamp"));
     }
+
+    @Test
+    void aRecordWithANumberBeyondItsRangeCostsThatRecordNotTheRestOfTheFile(@TempDir Path tmp) throws IOException {
+        String damaged = SMALL.replace("\"thread_id\":5", "\"thread_id\":99999999999999999999")
+                .replace("\"bytes\":4096", "\"bytes\":\"many\"");
+        Path file = Files.writeString(tmp.resolve("big_results.json"), damaged);
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(file));
+        RankTrace r = set.ranks().iterator().next();
+        assertThat(r.apiCalls()).isEmpty();
+        assertThat(r.activities()).extracting(DeviceActivity::name).containsExactly("k");
+        assertThat(r.markers()).extracting(Marker::name).containsExactly("train_step");
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("big_results.json")
+                .contains("1 HIP API records with a value out of range (first at byte")
+                .contains("1 MEMCPY records with text where a number belongs"));
+    }
 }
