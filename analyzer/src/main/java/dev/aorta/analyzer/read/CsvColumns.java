@@ -27,7 +27,13 @@ final class CsvColumns {
     static CSVParser parse(TraceSource source) throws IOException {
         CSVFormat format = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true)
                 .setIgnoreSurroundingSpaces(true).get();
-        return CSVParser.parse(new InputStreamReader(source.open(), StandardCharsets.UTF_8), format);
+        try {
+            return CSVParser.parse(new InputStreamReader(source.open(), StandardCharsets.UTF_8), format);
+        } catch (IllegalArgumentException e) {
+            // Commons CSV's "A header name is missing in [...]" / "The header contains a duplicate name"
+            throw new TraceFormatException(source.path() + ": its first line, the column names, has an empty or"
+                    + " repeated name (a file cut inside its header?); nothing can be read");
+        }
     }
 
     /** Takes one row; a RuntimeException says the row is bad. */
@@ -56,7 +62,7 @@ final class CsvColumns {
                 }
                 r = rows.next();
             } catch (UncheckedIOException | IllegalStateException e) {
-                sink.warning(source.path() + ": stopped at line " + (line + 1) + " (" + e.getMessage() + ")");
+                sink.warning(source.path() + ": " + stopped(e, line + 1) + "; kept the rows before it");
                 break;
             }
             line = csv.getCurrentLineNumber();
@@ -81,6 +87,17 @@ final class CsvColumns {
         if (skipped.warning() != null) {
             sink.warning(skipped.warning());
         }
+    }
+
+    /** Why parsing stopped, in words: Commons CSV's own message names its exception class and parser state. */
+    private static String stopped(RuntimeException e, long line) {
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        String why = cause.getMessage() == null ? cause.getClass().getSimpleName()
+                : cause.getMessage().replaceFirst("^\\(startline \\d+\\) ", "");
+        if (why.startsWith("EOF reached before encapsulated token finished")) {
+            return "the file is truncated: it ends inside a quoted field that starts at line " + line;
+        }
+        return "the file is malformed at line " + line + " (" + why.lines().findFirst().orElse(why) + ")";
     }
 
     private static void handle(CSVRecord r, long line, RowHandler handler, SkippedRecords skipped) {

@@ -16,6 +16,7 @@ import dev.aorta.core.event.Marker;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -78,6 +79,9 @@ public final class KinetoReader implements TraceReader {
                         default -> p.skipChildren();  // does nothing unless on an object or array start
                     }
                 }
+                // gzip checks its checksum only at the end of the data, after the JSON has ended: a flipped byte in
+                // a timestamp is found only by reading on
+                in.transferTo(OutputStream.nullOutputStream());
             } catch (IOException | RuntimeException e) {
                 sink.warning(PartialReadWarning.of(source, e,
                         PartialReadWarning.atByte(source, p.currentLocation().getByteOffset()),

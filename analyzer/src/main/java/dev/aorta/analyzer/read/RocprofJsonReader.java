@@ -94,6 +94,8 @@ public final class RocprofJsonReader implements TraceReader {
                         p.skipChildren();
                     }
                 }
+                // gzip checks its checksum only at the end of the data, after the JSON has ended
+                in.transferTo(java.io.OutputStream.nullOutputStream());
             } catch (TraceFormatException e) {
                 throw e;
             } catch (IOException | RuntimeException e) {

@@ -143,6 +143,13 @@ public final class TraceLoader {
         return files;
     }
 
+    /**
+     * No clock a trace uses reads more than this: the epoch-based ones (Unix time, CUPTI, Kineto) pass it in 2096,
+     * the others (boot time, session-relative, monotonic) count from a recent origin. A larger time is an overflow
+     * or a damaged digit, and a single one would stretch a whole-trace window over decades.
+     */
+    private static final long LATEST_PLAUSIBLE_NS = 4_000_000_000_000_000_000L;
+
     /** The records of one file, held until the file's rank is known (a trace may declare it at its end). */
     private static final class FileRecords implements TraceSink {
         private final String file;
@@ -195,12 +202,15 @@ public final class TraceLoader {
         }
 
         /**
-         * Every reader's times pass this range check: no clock the readers know runs before its origin, and nothing
-         * ends before it starts, so such a record is damage (an overflowed or negative timestamp), never a time.
+         * Every reader's times pass this range check: no clock the readers know runs before its origin or past
+         * {@link #LATEST_PLAUSIBLE_NS}, and nothing ends before it starts, so such a record is damage (an
+         * overflowed or negative timestamp), never a time.
          */
         private boolean possible(String what, long startNs, long endNs) {
             if (startNs < 0) {
                 impossible.skip(what + " starting before their clock's origin (negative start)", null);
+            } else if (endNs > LATEST_PLAUSIBLE_NS) {
+                impossible.skip(what + " ending after the year 2096 on every clock (an overflowed timestamp)", null);
             } else if (endNs < startNs) {
                 impossible.skip(what + " ending before they start", null);
             } else {
