@@ -9,8 +9,10 @@ import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
 import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.core.metric.QueueSwitchOverhead;
+import dev.aorta.analyzer.metrics.StepCoverage;
 import dev.aorta.analyzer.metrics.Stragglers;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
+import dev.aorta.analyzer.metrics.Window;
 import dev.aorta.analyzer.metrics.WindowMode;
 import dev.aorta.analyzer.metrics.WindowReport;
 import dev.aorta.analyzer.report.StreamSelection;
@@ -112,6 +114,10 @@ public final class AnalyzeCommand implements Callable<Integer> {
                         rt.maxMemory() / 1e6);
             }
         }
+        if (analysis.windows().isEmpty()) {
+            // the warnings say, per rank, what its files hold and what is missing for a result
+            throw new IllegalArgumentException("nothing to measure: " + String.join("; ", analysis.warnings()));
+        }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             printJson(analysis, out);
@@ -128,10 +134,27 @@ public final class AnalyzeCommand implements Callable<Integer> {
         for (WindowReport r : analysis.windows()) {
             StringWriter line = new StringWriter();
             try (JsonGenerator g = f.createGenerator(line)) {
-                WindowReportJson.write(g, r, details);
+                WindowReportJson.write(g, r, coverageOf(analysis, r.rank()), details);
             }
             out.println(line);
         }
+    }
+
+    /** Where a step window's bounds come from, with the host step's length for comparison. */
+    private static String stepBasis(Window w) {
+        String host = "host step " + ms(w.hostEndNs() - w.hostStartNs());
+        return switch (w.basis()) {
+            case DEVICE -> String.format(Locale.ROOT, "on the device: first to last kernel launched in the step, from %s"
+                    + " after the host step began (%s)", ms(w.startNs() - w.hostStartNs()), host);
+            case HOST_NO_DEVICE_WORK -> "no device work was launched in this step: measured over its host range ("
+                    + host + ")";
+            case HOST_UNLINKED, AS_MARKED -> "on the host step range: kernels are not linked to their launches (" + host
+                    + ")";
+        };
+    }
+
+    private static StepCoverage coverageOf(TraceAnalysis analysis, int rank) {
+        return analysis.stepCoverage().stream().filter(c -> c.rank() == rank).findFirst().orElse(null);
     }
 
     /** The human-readable report, listing up to {@code streamCap} streams of each window one by one. */
@@ -141,6 +164,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
         for (WindowReport r : analysis.windows()) {
             OverlapMetrics m = r.overlap();
             out.printf(Locale.ROOT, "rank %d  %s  [%s]%n", r.rank(), r.window().label(), r.source());
+            if (r.window().kind() == Window.Kind.STEP) {
+                out.println("  " + stepBasis(r.window()));
+            }
             out.printf(Locale.ROOT, "  window %s  busy %s  idle %s%n", ms(m.windowNs()), ms(m.busyNs()), ms(m.idleNs()));
             out.printf(Locale.ROOT, "  compute %s  comm %s  overlap %s  exposed comm %s  exposed memcpy %s%n",
                     ms(m.computeNs()), ms(m.commNs()), ms(m.overlapNs()), ms(m.exposedCommNs()), ms(m.exposedMemcpyNs()));
@@ -184,6 +210,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             for (AnalysisResult a : r.analyses()) {
                 out.printf(Locale.ROOT, "  %s: %s%n", a.analysis(), a.valuesText());
             }
+        }
+        for (StepCoverage c : analysis.stepCoverage()) {
+            out.printf(Locale.ROOT, "rank %d: device time in no step %s of %s busy (%s)%s%n", c.rank(), ms(c.inNoStepNs()),
+                    ms(c.busyNs()), orNa(c.inNoStepFraction(), "%.1f%%", 100), c.stepsWithoutDeviceWork() == 0 ? ""
+                            : "; " + c.stepsWithoutDeviceWork() + " of " + c.steps() + " steps launched no device work");
         }
         if (analysis.offsets().size() > 1) {
             out.println("clock alignment by collectives (offset added to each rank's times):");

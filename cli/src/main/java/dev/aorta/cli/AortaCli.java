@@ -38,6 +38,13 @@ public final class AortaCli {
         thread.setContextClassLoader(plugins);
         try {
             return cli.execute(args);
+        } catch (OutOfMemoryError | StackOverflowError e) {
+            // picocli hands only Exceptions to the ErrorHandler; by now the unwound stack has freed the memory
+            System.err.println("aorta: " + ErrorHandler.resourceSentence(e));
+            if (java.util.Arrays.asList(args).contains("--verbose") || "1".equals(System.getenv("AORTA_VERBOSE"))) {
+                e.printStackTrace();
+            }
+            return 2;
         } finally {
             thread.setContextClassLoader(previous);
             closePlugins(plugins);

@@ -41,6 +41,21 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
         return 2;
     }
 
+    /**
+     * The one sentence for a JVM resource limit, with what to do: the JDK's own words ("Java heap space", "GC
+     * overhead limit exceeded", "Direct buffer memory") say which limit, not how to lift it.
+     */
+    static String resourceSentence(VirtualMachineError e) {
+        long maxMb = Runtime.getRuntime().maxMemory() >> 20;
+        if (e instanceof StackOverflowError) {
+            return "ran out of thread stack (a deeply nested input?); run with a larger stack, e.g."
+                    + " AORTA_JAVA_OPTS=-Xss64m";
+        }
+        String which = e.getMessage() == null ? "memory" : e.getMessage();
+        return "ran out of memory (" + which + ", with a heap of at most " + maxMb + " MB); give the JVM more, e.g."
+                + " AORTA_JAVA_OPTS=-Xmx" + Math.max(2, 2 * maxMb / 1024) + "g, or analyse fewer or smaller traces at once";
+    }
+
     private static String sentence(Exception ex, CommandLine cmd) {
         Throwable cause = ex instanceof UncheckedIOException u ? u.getCause() : ex;
         if (cause instanceof FileSystemException fs && fs.getFile() != null) {

@@ -53,6 +53,7 @@ public final class MergeCommand implements Callable<Integer> {
             timelines.add(t);
         }
         Map<Integer, CollectiveAlignment.Offset> offsets = CollectiveAlignment.align(timelines);
+        warnings.addAll(CollectiveAlignment.implausible(offsets, timelines));
         AtomicFiles.write(output, out -> PerfettoExporter.write(timelines, offsets, out));
         warnings.forEach(w -> spec.commandLine().getErr().println("aorta merge: warning: " + w));
         long records = timelines.stream().mapToLong(t -> t.activities().size() + t.markers().size()

@@ -19,6 +19,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -103,24 +104,30 @@ public final class ReportCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--reference " + ref + ": no --label " + ref);
         }
         OverlapReport report = new OverlapReport(runs, ref, cands);
-        Files.createDirectories(output);
-        AtomicFiles.write(output.resolve("summary.json"), report::writeSummaryJson);
         Map<String, byte[]> plots = new LinkedHashMap<>();
         for (LabelRun run : runs) {
-            byte[] timeline = Plots.timeline(run.label(), run.iterations());
-            AtomicFiles.write(output.resolve(run.label() + "_timeline.png"), out -> out.write(timeline));
-            plots.put(run.label() + "_timeline.png", timeline);
+            plots.put(run.label() + "_timeline.png", Plots.timeline(run.label(), run.iterations()));
             WindowReport chosen = ganttWindow(run);
             if (chosen != null) {
                 RankTimeline t = run.analysis().timelines().stream().filter(x -> x.rank() == chosen.rank())
                         .findFirst().orElseThrow();
-                byte[] gantt = Plots.gantt(run.label() + ": rank " + chosen.rank() + ", " + chosen.window().label(),
-                        t, chosen.window(), StreamSelection.busiest(chosen.streams(), StreamSelection.DEFAULT_CAP));
-                AtomicFiles.write(output.resolve(run.label() + "_gantt.png"), out -> out.write(gantt));
-                plots.put(run.label() + "_gantt.png", gantt);
+                plots.put(run.label() + "_gantt.png", Plots.gantt(run.label() + ": rank " + chosen.rank() + ", "
+                        + chosen.window().label(), t, chosen.window(),
+                        StreamSelection.busiest(chosen.streams(), StreamSelection.DEFAULT_CAP)));
             }
         }
-        AtomicFiles.write(output.resolve("report.html"), out -> HtmlReport.write(report, plots, out));
+        // the set as a whole: a report killed half-way leaves the old set, never a new summary beside old plots
+        AtomicFiles.writeFolder(output, "summary.json", folder -> {
+            for (Map.Entry<String, byte[]> plot : plots.entrySet()) {
+                Files.write(folder.resolve(plot.getKey()), plot.getValue());
+            }
+            try (OutputStream html = Files.newOutputStream(folder.resolve("report.html"))) {
+                HtmlReport.write(report, plots, html);
+            }
+            try (OutputStream summary = Files.newOutputStream(folder.resolve("summary.json"))) {
+                report.writeSummaryJson(summary);
+            }
+        });
         spec.commandLine().getOut().println("wrote " + output.resolve("summary.json") + ", " + plots.size() + " plots and "
                 + output.resolve("report.html"));
         return 0;

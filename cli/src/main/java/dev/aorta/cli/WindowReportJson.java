@@ -8,6 +8,8 @@ import dev.aorta.analyzer.report.BreakdownsJson;
 import dev.aorta.core.metric.SampleStats;
 import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
+import dev.aorta.analyzer.metrics.StepCoverage;
+import dev.aorta.analyzer.metrics.Window;
 import dev.aorta.analyzer.metrics.WindowReport;
 
 import java.io.IOException;
@@ -27,6 +29,11 @@ public final class WindowReportJson {
     }
 
     public static void write(JsonGenerator g, WindowReport r, boolean details) throws IOException {
+        write(g, r, null, details);
+    }
+
+    /** @param steps the rank's step coverage, written with each step window; null when not measured by steps */
+    public static void write(JsonGenerator g, WindowReport r, StepCoverage steps, boolean details) throws IOException {
         g.writeStartObject();
         g.writeNumberField("rank", r.rank());
         g.writeStringField("window", r.window().label());
@@ -35,6 +42,15 @@ public final class WindowReportJson {
         writeAnalyses(g, r.analyses());
         if (details) {
             g.writeNumberField("window_start_ns", r.window().startNs());
+            if (r.window().kind() == Window.Kind.STEP) {
+                g.writeStringField("window_basis", r.window().basis().text());
+                g.writeNumberField("host_start_ns", r.window().hostStartNs());
+                g.writeNumberField("host_end_ns", r.window().hostEndNs());
+                if (steps != null) {
+                    g.writeNumberField("rank_device_busy_ns", steps.busyNs());
+                    g.writeNumberField("rank_device_ns_in_no_step", steps.inNoStepNs());
+                }
+            }
             g.writeArrayFieldStart("streams");
             for (LabelledStreamUtilization s : r.streams()) {
                 g.writeStartObject();

@@ -154,4 +154,24 @@ class AnalyzeCommandTest {
         run = CliRunner.run(null, "analyze", "--comm-pattern", "(", Fixtures.file("rocprof/doc_kernel_trace.csv").toString());
         assertThat(run.err()).contains("--comm-pattern/--memory-pattern: not a regular expression");
     }
+
+    @Test
+    void stepsAreMeasuredOnTheDeviceAndTheTextSaysHowMuchDeviceTimeIsInNoStep() {
+        CliRunner.Outcome run = CliRunner.run(null, "analyze",
+                Fixtures.file("kineto/mi250_minitoy_rocm6.2.json.gz").toString());
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("rank 0  step 1", "on the device: first to last kernel launched in the step",
+                "rank 0  step 2", "no device work was launched in this step: measured over its host range")
+                .containsPattern("rank 0: device time in no step \\d+\\.\\d{3} ms of \\d+\\.\\d{3} ms busy \\(\\d+\\.\\d%\\);"
+                        + " 1 of 2 steps launched no device work");
+    }
+
+    @Test
+    void aFileWithApiCallsButNoDeviceWorkSaysWhatIsMissing() {
+        CliRunner.Outcome run = CliRunner.run(null, "analyze",
+                Fixtures.file("rocprof/doc_hip_runtime_trace.csv").toString());
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).hasLineCount(1).startsWith("aorta analyze: nothing to measure: rank 0:")
+                .contains("doc_hip_runtime_trace.csv holds").contains("API calls and 0 markers but no device activity");
+    }
 }

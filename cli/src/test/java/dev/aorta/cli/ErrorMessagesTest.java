@@ -95,4 +95,12 @@ class ErrorMessagesTest {
         assertOneLine(CliRunner.run(null, "check", "--launches", "10"),
                 "aorta check: --launches must be 100 or more, got 10");
     }
+
+    @Test
+    void runningOutOfMemoryIsOneSentenceSayingWhatToDo() {
+        assertThat(ErrorHandler.resourceSentence(new OutOfMemoryError("Java heap space")))
+                .startsWith("ran out of memory (Java heap space, with a heap of at most ")
+                .contains("AORTA_JAVA_OPTS=-Xmx").doesNotContain("\n").doesNotContain("Exception");
+        assertThat(ErrorHandler.resourceSentence(new StackOverflowError())).contains("AORTA_JAVA_OPTS=-Xss");
+    }
 }

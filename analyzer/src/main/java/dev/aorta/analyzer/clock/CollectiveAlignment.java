@@ -61,6 +61,43 @@ public final class CollectiveAlignment {
         return out;
     }
 
+    /**
+     * A warning per rank whose alignment cannot be trusted: after the shift, the ends of its matched collectives
+     * still disagree with the reference's by a median (the residual) longer than the reference's median collective.
+     * Ranks of one run end the k-th collective within clock jitter, far less than a collective lasts; a larger
+     * residual means the collectives matched are not the same ones (unrelated runs, or ranks that skipped some), and
+     * the offset (and every cross-rank number built on it: stragglers, the merged timeline) is wrong.
+     */
+    public static List<String> implausible(Map<Integer, Offset> offsets, List<RankTimeline> ranks) {
+        List<String> out = new ArrayList<>();
+        if (ranks.size() < 2) {
+            return out;
+        }
+        RankTimeline reference = ranks.get(0);
+        List<Long> durations = new ArrayList<>();
+        List<DeviceActivity> acts = reference.activities();
+        for (int i = 0; i < acts.size(); i++) {
+            if (reference.classOf(i) == ActivityClass.COMMUNICATION) {
+                durations.add(acts.get(i).durationNs());
+            }
+        }
+        if (durations.isEmpty()) {
+            return out;
+        }
+        long typical = median(durations);
+        for (Offset o : offsets.values()) {
+            if (o.aligned() && o.matchedCollectives() > 0 && o.residualNs() > typical) {
+                out.add(String.format(java.util.Locale.ROOT, "rank %d: its clock alignment by collectives is"
+                        + " implausible: after the offset of %+.3f ms its %d matched collectives still end a median"
+                        + " %.3f ms away from rank %d's, longer than rank %d's median collective (%.3f ms); the ranks"
+                        + " may not be one run, so cross-rank results (stragglers, the merged timeline) are not"
+                        + " trustworthy", o.rank(), o.offsetNs() / 1e6, o.matchedCollectives(), o.residualNs() / 1e6,
+                        reference.rank(), reference.rank(), typical / 1e6));
+            }
+        }
+        return out;
+    }
+
     /** End times of the rank's communication activities, one sorted array per communication stream in order of first use. */
     static List<long[]> collectiveEndsByStream(RankTimeline t) {
         Map<Long, List<Long>> byStream = new java.util.LinkedHashMap<>();

@@ -17,9 +17,18 @@ import java.util.Map;
  */
 public record LaunchLatency(SampleStats latency, long negative) {
 
-    /** API calls by correlation id, built once per timeline. */
+    /**
+     * API calls by the correlation id of the device work they launched, built once per timeline. An agent call
+     * traced with CUPTI carries CUPTI's id apart ({@code args.cupti_correlation}, the id its CUPTI activity has);
+     * that one comes first, as the agent's own id may equal an unrelated CUPTI id.
+     */
     public static Map<Long, ApiCall> callsByCorrelation(RankTimeline t) {
         Map<Long, ApiCall> out = new HashMap<>();
+        for (ApiCall c : t.apiCalls()) {
+            if (c.args().get("cupti_correlation") instanceof Number cupti && cupti.longValue() != 0) {
+                out.putIfAbsent(cupti.longValue(), c);
+            }
+        }
         for (ApiCall c : t.apiCalls()) {
             if (c.correlationId() != 0) {
                 out.putIfAbsent(c.correlationId(), c);

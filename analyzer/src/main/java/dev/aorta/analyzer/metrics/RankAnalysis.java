@@ -18,6 +18,12 @@ public final class RankAnalysis {
     }
 
     public static List<WindowReport> analyze(RankTimeline t, AnalysisOptions options, List<String> warnings) {
+        return analyze(t, options, warnings, new ArrayList<>());
+    }
+
+    /** @param coverage receives the rank's {@link StepCoverage} when its windows are steps */
+    static List<WindowReport> analyze(RankTimeline t, AnalysisOptions options, List<String> warnings,
+                                      List<StepCoverage> coverage) {
         ClassIntervals unions = new ClassIntervals(t);
         Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
         long[] enqueue = enqueueTimes(t, calls);
@@ -25,7 +31,12 @@ public final class RankAnalysis {
                 i -> t.classOf(i) != ActivityClass.OTHER, t.dependencies());
         Breakdowns.Inputs breakdowns = new Breakdowns.Inputs(t, enqueue, calls);
         List<WindowReport> out = new ArrayList<>();
-        for (Window w : WindowPlanner.windows(t, options.windows(), warnings)) {
+        List<Window> windows = WindowPlanner.windows(t, options.windows(), calls, warnings);
+        StepCoverage steps = StepCoverage.of(t.rank(), unions, windows);
+        if (steps != null) {
+            coverage.add(steps);
+        }
+        for (Window w : windows) {
             out.add(new WindowReport(t.rank(), w, t.source(), OverlapMetrics.of(w.startNs(), w.endNs(), unions.compute(),
                     unions.communication(), unions.memory()),
                     LabelledStreamUtilization.of(t, unions, w), KernelBreakdown.of(t, unions, w, options.topKernels()),

@@ -12,10 +12,12 @@ import java.util.Map;
 /**
  * The analysis of a whole run: per rank and window reports, the clock offsets estimated from collectives (when
  * there are several ranks) and the straggler of each iteration.
+ *
+ * @param stepCoverage per rank measured by steps, how much of its device time lies in no step
  */
 public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> windows,
                             Map<Integer, CollectiveAlignment.Offset> offsets, List<Stragglers> stragglers,
-                            List<String> warnings) {
+                            List<StepCoverage> stepCoverage, List<String> warnings) {
 
     public static TraceAnalysis of(TraceSet set, AnalysisOptions options) {
         List<String> warnings = new ArrayList<>(set.warnings());
@@ -27,11 +29,13 @@ public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> win
             timelines.add(t);
         }
         List<WindowReport> windows = new ArrayList<>();
+        List<StepCoverage> coverage = new ArrayList<>();
         for (RankTimeline t : timelines) {
-            windows.addAll(RankAnalysis.analyze(t, options, warnings));
+            windows.addAll(RankAnalysis.analyze(t, options, warnings, coverage));
         }
         Map<Integer, CollectiveAlignment.Offset> offsets = CollectiveAlignment.align(timelines);
+        warnings.addAll(CollectiveAlignment.implausible(offsets, timelines));
         List<Stragglers> stragglers = timelines.size() > 1 ? Stragglers.of(timelines, offsets) : List.of();
-        return new TraceAnalysis(timelines, windows, offsets, stragglers, warnings);
+        return new TraceAnalysis(timelines, windows, offsets, stragglers, coverage, warnings);
     }
 }

@@ -1,16 +1,19 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.Marker;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * The windows of a rank. WHOLE: from the start of its first device activity to the end of its last (docs/metrics.md).
- * STEPS: one per ITERATION marker (a step seen twice, e.g. from two files of the same rank, counts once);
+ * STEPS: one per ITERATION marker (a step seen twice, e.g. from two files of the same rank, counts once), measured
+ * on the device's time ({@link DeviceSteps});
  * RANGES: one per RANGE marker. A rank without the markers asked for gets the whole trace and a warning, so
  * a partial trace still gives a result.
  */
@@ -19,6 +22,11 @@ public final class WindowPlanner {
     }
 
     public static List<Window> windows(RankTimeline t, WindowMode mode, List<String> warnings) {
+        return windows(t, mode, LaunchLatency.callsByCorrelation(t), warnings);
+    }
+
+    /** @param calls the rank's API calls by correlation id ({@link LaunchLatency#callsByCorrelation}) */
+    static List<Window> windows(RankTimeline t, WindowMode mode, Map<Long, ApiCall> calls, List<String> warnings) {
         List<Window> out = new ArrayList<>();
         if (mode != WindowMode.WHOLE) {
             Marker.Kind wanted = mode == WindowMode.STEPS ? Marker.Kind.ITERATION : Marker.Kind.RANGE;
@@ -38,10 +46,18 @@ public final class WindowPlanner {
             if (out.isEmpty()) {
                 warnings.add("rank " + t.rank() + ": no " + (mode == WindowMode.STEPS ? "iteration" : "range")
                         + " markers in " + t.source() + "; measured the whole trace instead");
+            } else if (wanted == Marker.Kind.ITERATION) {
+                return DeviceSteps.of(t, out, calls, warnings);
             }
         }
         if (out.isEmpty() && !t.activities().isEmpty()) {
             out.add(whole(t));
+        }
+        if (t.activities().isEmpty()) {
+            warnings.add("rank " + t.rank() + ": " + t.source() + " holds " + t.apiCalls().size() + " API calls and "
+                    + t.markers().size() + " markers but no device activity, so there is nothing to measure; overlap"
+                    + " needs the kernels and copies of the same run (a Kineto trace with kernels, a rocprofv3"
+                    + " kernel or memory-copy trace, or the agent's activity records)");
         }
         return out;
     }

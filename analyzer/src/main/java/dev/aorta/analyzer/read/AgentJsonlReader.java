@@ -32,8 +32,15 @@ public final class AgentJsonlReader implements TraceReader {
     public void read(TraceSource source, TraceSink sink) throws IOException {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(source.open(), StandardCharsets.UTF_8), 1 << 16)) {
             new EventJsonlReader().read(in, sink);
-        } catch (java.io.EOFException e) {
+        } catch (java.io.EOFException | java.util.zip.ZipException e) {
             sink.warning(PartialReadWarning.of(source, e, "after the last complete line", "the complete lines before it"));
+            return;
+        }
+        if (!source.endsWithLineEnd()) {
+            // the agent ends every line it writes: a last line without one is where the file was cut (a complete
+            // record there may have been followed by others)
+            sink.warning(source.path() + ": the file is truncated: its last line has no line end, so records after it"
+                    + " may be missing; kept every complete line");
         }
     }
 }

@@ -16,6 +16,7 @@ import dev.aorta.core.event.Marker;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -59,7 +60,8 @@ public final class KinetoReader implements TraceReader {
         boolean sawBase = false;
         Links links = new Links();
         EventCount events = new EventCount();
-        try (InputStream in = source.open(); JsonParser p = JSON.createParser(in)) {
+        SkippedRecords skipped = new SkippedRecords(source.path().toString());
+        try (Utf8Repair in = new Utf8Repair(source.open()); JsonParser p = JSON.createParser(in)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new TraceFormatException(source.path() + ": expected a JSON object with \"traceEvents\"");
             }
@@ -68,7 +70,7 @@ public final class KinetoReader implements TraceReader {
                 while ((field = p.nextFieldName()) != null) {
                     p.nextToken();
                     switch (field) {
-                        case "traceEvents" -> readEvents(p, sink, links, events);
+                        case "traceEvents" -> readEvents(p, sink, links, events, skipped);
                         case "distributedInfo" -> readDistributedInfo(p, sink);
                         case "baseTimeNanoseconds" -> {
                             sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, p.getLongValue()));
@@ -77,13 +79,22 @@ public final class KinetoReader implements TraceReader {
                         default -> p.skipChildren();  // does nothing unless on an object or array start
                     }
                 }
+                // gzip checks its checksum only at the end of the data, after the JSON has ended: a flipped byte in
+                // a timestamp is found only by reading on
+                in.transferTo(OutputStream.nullOutputStream());
             } catch (IOException | RuntimeException e) {
                 sink.warning(PartialReadWarning.of(source, e,
                         PartialReadWarning.atByte(source, p.currentLocation().getByteOffset()),
                         "the " + events.read + " trace events read before it"));
             }
+            if (in.warning(source) != null) {
+                sink.warning(in.warning(source));
+            }
         }
         links.emitDependencies(sink);
+        if (skipped.warning() != null) {
+            sink.warning(skipped.warning());
+        }
         if (!sawBase) {
             // without a base, Kineto timestamps are microseconds since the Unix epoch
             sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, 0));
@@ -134,7 +145,8 @@ public final class KinetoReader implements TraceReader {
         long read;
     }
 
-    private static void readEvents(JsonParser p, TraceSink sink, Links links, EventCount count) throws IOException {
+    private static void readEvents(JsonParser p, TraceSink sink, Links links, EventCount count,
+                                   SkippedRecords skipped) throws IOException {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             p.skipChildren();
             return;
@@ -142,8 +154,9 @@ public final class KinetoReader implements TraceReader {
         Event e = new Event();
         while (p.nextToken() == JsonToken.START_OBJECT) {
             e.clear();
+            e.offset = p.currentTokenLocation().getByteOffset();
             readEvent(p, e);
-            emit(e, sink, links);
+            emit(e, sink, links, skipped);
             count.read++;
         }
         if (p.currentToken() != JsonToken.END_ARRAY) {
@@ -170,6 +183,10 @@ public final class KinetoReader implements TraceReader {
         long waitOnStream = -1;
         long waitOnRecordCorrelation = -1;
         long waitOnEvent = -1;
+        /** Why a time of this event could not be read ("\"ts\" not a number"), or null. */
+        String damage;
+        /** Where the event starts in the content, for the skip warning. */
+        long offset;
 
         void clear() {
             ph = null;
@@ -189,6 +206,7 @@ public final class KinetoReader implements TraceReader {
             waitOnStream = -1;
             waitOnRecordCorrelation = -1;
             waitOnEvent = -1;
+            damage = null;
         }
     }
 
@@ -200,10 +218,30 @@ public final class KinetoReader implements TraceReader {
                 case "ph" -> e.ph = p.getText();
                 case "cat" -> e.cat = p.getText();
                 case "name" -> e.name = p.getText();
-                case "pid" -> e.pid = JsonNumbers.idValue(p, 0);
-                case "tid" -> e.tid = JsonNumbers.idValue(p, 0);
-                case "ts" -> e.ts = JsonNumbers.microsToNanos(p);
-                case "dur" -> e.dur = JsonNumbers.microsToNanos(p);
+                case "pid", "tid" -> {
+                    try {
+                        long id = JsonNumbers.idValue(p, 0);
+                        if (field.equals("pid")) {
+                            e.pid = id;
+                        } else {
+                            e.tid = id;
+                        }
+                    } catch (NumberFormatException bad) {
+                        e.damage = e.damage != null ? e.damage : "\"" + field + "\" " + bad.getMessage();
+                    }
+                }
+                case "ts", "dur" -> {
+                    try {
+                        long ns = JsonNumbers.microsToNanos(p);
+                        if (field.equals("ts")) {
+                            e.ts = ns;
+                        } else {
+                            e.dur = ns;
+                        }
+                    } catch (NumberFormatException bad) {
+                        e.damage = e.damage != null ? e.damage : "\"" + field + "\" " + bad.getMessage();
+                    }
+                }
                 case "args" -> {
                     if (v == JsonToken.START_OBJECT) {
                         readArgs(p, e);
@@ -220,19 +258,28 @@ public final class KinetoReader implements TraceReader {
         String field;
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
-            switch (field) {
-                case "stream" -> e.stream = JsonNumbers.idValue(p, -1);
-                case "device" -> e.device = JsonNumbers.idValue(p, -1);
-                case "correlation" -> e.correlation = JsonNumbers.idValue(p, 0);
-                case "bytes" -> e.bytes = JsonNumbers.idValue(p, 0);
-                case "grid" -> e.grid = dim(p, v);
-                case "cuda_sync_kind" -> e.syncKind = p.getText();
-                case "wait_on_stream" -> e.waitOnStream = JsonNumbers.idValue(p, -1);
-                case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
-                case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
-                case "block" -> e.block = dim(p, v);
-                default -> p.skipChildren();  // does nothing unless on an object or array start
+            try {
+                readArg(p, e, field, v);
+            } catch (NumberFormatException bad) {
+                // the value was read whole, so the next field can be: the event is skipped, the file read on
+                e.damage = e.damage != null ? e.damage : "\"args." + field + "\" " + bad.getMessage();
             }
+        }
+    }
+
+    private static void readArg(JsonParser p, Event e, String field, JsonToken v) throws IOException {
+        switch (field) {
+            case "stream" -> e.stream = JsonNumbers.idValue(p, -1);
+            case "device" -> e.device = JsonNumbers.idValue(p, -1);
+            case "correlation" -> e.correlation = JsonNumbers.idValue(p, 0);
+            case "bytes" -> e.bytes = JsonNumbers.idValue(p, 0);
+            case "grid" -> e.grid = dim(p, v);
+            case "cuda_sync_kind" -> e.syncKind = p.getText();
+            case "wait_on_stream" -> e.waitOnStream = JsonNumbers.idValue(p, -1);
+            case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
+            case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
+            case "block" -> e.block = dim(p, v);
+            default -> p.skipChildren();  // does nothing unless on an object or array start
         }
     }
 
@@ -245,17 +292,66 @@ public final class KinetoReader implements TraceReader {
         }
         int[] xyz = new int[3];
         int i = 0;
+        boolean outOfRange = false;
         while (p.nextToken() != JsonToken.END_ARRAY) {
             if (i < 3 && p.currentToken().isNumeric()) {
-                xyz[i] = p.getIntValue();
+                double d = p.getDoubleValue();
+                outOfRange |= d < Integer.MIN_VALUE || d > Integer.MAX_VALUE;
+                xyz[i] = outOfRange ? 0 : (int) d;
+            } else if (p.currentToken().isStructStart()) {
+                p.skipChildren();
             }
             i++;
+        }
+        if (outOfRange) {
+            throw new NumberFormatException("beyond 32 bits");  // the array is read whole: the parser can go on
         }
         return new Dim3(xyz[0], xyz[1], xyz[2]);
     }
 
-    private static void emit(Event e, TraceSink sink, Links links) {
-        if (!"X".equals(e.ph) || e.cat == null || e.ts == Long.MIN_VALUE || e.dur < 0) {
+    /** Whether the event is one the event model takes: a device record, a runtime call, a step or a range. */
+    private static boolean measured(Event e) {
+        return e.cat != null && switch (e.cat) {
+            case "kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync", "user_annotation",
+                 "gpu_user_annotation" -> true;
+            case "cpu_op" -> e.name != null && PROFILER_STEP.matcher(e.name).matches();
+            default -> false;
+        };
+    }
+
+    /**
+     * The time of an event the model takes, or a skip counted by reason: a damaged time is never read as a
+     * plausible one, and a device record that is not a complete event ({@code ph} other than "X", no {@code ts},
+     * a negative {@code dur}) is work whose time is unknown, which the warning must say rather than drop.
+     */
+    private static boolean timed(Event e, SkippedRecords skipped) {
+        String what = switch (e.cat) {
+            case "kernel", "gpu_memcpy", "gpu_memset" -> "device records";
+            case "cuda_runtime", "cuda_driver", "cuda_sync" -> "runtime calls";
+            default -> "steps and ranges";
+        };
+        String where = "byte " + e.offset;
+        if (!"X".equals(e.ph)) {
+            // Kineto writes every record the model takes as a complete event; a begin/end or instant one has no span
+            skipped.skip(what + " with \"ph\":\"" + e.ph + "\" (not a complete event with a duration)", where);
+        } else if (e.damage != null) {
+            skipped.skip(what + " whose " + e.damage, where);
+        } else if (e.ts == Long.MIN_VALUE) {
+            skipped.skip(what + " without \"ts\"", where);
+        } else if (e.ts < 0) {
+            skipped.skip(what + " with a negative \"ts\"", where);
+        } else if (e.dur < 0) {
+            skipped.skip(what + " with a negative \"dur\"", where);
+        } else if (e.ts > Long.MAX_VALUE - e.dur) {
+            skipped.skip(what + " whose end (\"ts\" + \"dur\") is " + JsonNumbers.OUT_OF_RANGE, where);
+        } else {
+            return true;
+        }
+        return false;
+    }
+
+    private static void emit(Event e, TraceSink sink, Links links, SkippedRecords skipped) {
+        if (!measured(e) || !timed(e, skipped)) {
             return;
         }
         long start = e.ts;
@@ -279,8 +375,7 @@ public final class KinetoReader implements TraceReader {
             case "user_annotation", "cpu_op" -> {
                 Matcher step = e.name == null ? null : PROFILER_STEP.matcher(e.name);
                 if (step != null && step.matches()) {
-                    sink.marker(new Marker(Marker.Kind.ITERATION, e.name, TraceSink.UNKNOWN_RANK,
-                            Long.parseLong(step.group(1)), start, end, CLOCK));
+                    stepMarker(e, step.group(1), start, end, sink, skipped);
                 } else if ("user_annotation".equals(e.cat)) {
                     sink.marker(new Marker(Marker.Kind.RANGE, e.name, TraceSink.UNKNOWN_RANK, -1, start, end, CLOCK));
                 }
@@ -292,9 +387,21 @@ public final class KinetoReader implements TraceReader {
                 }
             }
             default -> {
-                // cpu_op, python_function, flows, cuda_sync...: not part of the event model
+                // measured() admits only the categories above
             }
         }
+    }
+
+    private static void stepMarker(Event e, String number, long start, long end, TraceSink sink,
+                                   SkippedRecords skipped) {
+        long step;
+        try {
+            step = Long.parseLong(number);
+        } catch (NumberFormatException tooLarge) {
+            skipped.skip("steps whose number does not fit 64 bits", "byte " + e.offset);
+            return;
+        }
+        sink.marker(new Marker(Marker.Kind.ITERATION, e.name, TraceSink.UNKNOWN_RANK, step, start, end, CLOCK));
     }
 
     private static DeviceActivity device(ActivityKind kind, Event e, long start, long end) {

@@ -2,7 +2,10 @@ package dev.aorta.analyzer.read;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.aorta.analyzer.trace.TraceSink;
 import dev.aorta.core.event.ActivityKind;
@@ -60,12 +63,22 @@ public final class RocprofJsonReader implements TraceReader {
         final List<ApiCall> apiCalls = new ArrayList<>();
         final List<long[]> apiOps = new ArrayList<>();
         final List<Marker> markers = new ArrayList<>();
+        final String file;
+        final SkippedRecords skipped;
+
+        State(String file) {
+            this.file = file;
+            this.skipped = new SkippedRecords(file);
+        }
     }
+
+    /** A missing or unusable timestamp; the records holding one are skipped and counted. */
+    private static final long NO_TIME = Long.MIN_VALUE;
 
     @Override
     public void read(TraceSource source, TraceSink sink) throws IOException {
-        State s = new State();
-        try (InputStream in = source.open(); JsonParser p = JSON.createParser(in)) {
+        State s = new State(source.path().toString());
+        try (Utf8Repair in = new Utf8Repair(source.open()); JsonParser p = JSON.createParser(in)) {
             try {
                 if (p.nextToken() != JsonToken.START_OBJECT) {
                     throw new TraceFormatException(source.path() + ": expected a JSON object");
@@ -81,12 +94,17 @@ public final class RocprofJsonReader implements TraceReader {
                         p.skipChildren();
                     }
                 }
+                // gzip checks its checksum only at the end of the data, after the JSON has ended
+                in.transferTo(java.io.OutputStream.nullOutputStream());
             } catch (TraceFormatException e) {
                 throw e;
             } catch (IOException | RuntimeException e) {
                 sink.warning(PartialReadWarning.of(source, e,
                         PartialReadWarning.atByte(source, p.currentLocation().getByteOffset()),
                         "the " + s.pending.size() + " device records read before it"));
+            }
+            if (in.warning(source) != null) {
+                sink.warning(in.warning(source));
             }
         }
         emit(s, sink);
@@ -97,8 +115,8 @@ public final class RocprofJsonReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "agents" -> forEachObject(p, v, () -> readAgent(p, s));
-                case "kernel_symbols" -> forEachObject(p, v, () -> readSymbol(p, s));
+                case "agents" -> forEachObject(p, v, s.skipped, "agents", () -> readAgent(p, s));
+                case "kernel_symbols" -> forEachObject(p, v, s.skipped, "kernel symbols", () -> readSymbol(p, s));
                 case "strings" -> readStrings(p, v, s);
                 case "buffer_records" -> readBufferRecords(p, v, s);
                 default -> p.skipChildren();  // does nothing unless on an object or array start
@@ -121,13 +139,32 @@ public final class RocprofJsonReader implements TraceReader {
         return false;
     }
 
-    private static void forEachObject(JsonParser p, JsonToken v, ObjectReader reader) throws IOException {
+    /**
+     * Reads each object of an array. An object with a value its reader cannot take (a number beyond 64 bits, text
+     * where a number belongs) is skipped to its end and counted as {@code what}, and the next one is read: one bad
+     * record costs that record, not the rest of the file. A syntax error fails the skip too and ends the file.
+     */
+    private static void forEachObject(JsonParser p, JsonToken v, SkippedRecords skipped, String what,
+                                      ObjectReader reader) throws IOException {
         if (!startsWith(p, v, JsonToken.START_ARRAY)) {
             return;
         }
         JsonToken t;
         while ((t = p.nextToken()) == JsonToken.START_OBJECT) {
-            reader.read();
+            JsonStreamContext array = p.getParsingContext().getParent();
+            long at = p.currentTokenLocation().getByteOffset();
+            try {
+                reader.read();
+            } catch (InputCoercionException | NumberFormatException bad) {
+                skipped.skip(what + " with a value out of range", "byte " + at);
+                skipToEnd(p, array);
+            } catch (JsonParseException bad) {
+                if (!bad.getOriginalMessage().contains("not numeric")) {
+                    throw bad;
+                }
+                skipped.skip(what + " with text where a number belongs", "byte " + at);
+                skipToEnd(p, array);
+            }
         }
         if (t != JsonToken.END_ARRAY) {
             throw new IOException("expected an array of objects");
@@ -230,18 +267,20 @@ public final class RocprofJsonReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken t = p.nextToken();
             switch (field) {
-                case "kernel_dispatch" -> forEachObject(p, t, () -> s.pending.add(readRecord(p, ActivityKind.KERNEL)));
-                case "memory_copy" -> forEachObject(p, t, () -> s.pending.add(readRecord(p, ActivityKind.MEMCPY)));
-                case "hip_api" -> forEachObject(p, t, () -> readApi(p, s));
-                case "marker_api" -> forEachObject(p, t, () -> readMarker(p, s));
+                case "kernel_dispatch" -> forEachObject(p, t, s.skipped, "KERNEL records",
+                        () -> s.pending.add(readRecord(p, ActivityKind.KERNEL)));
+                case "memory_copy" -> forEachObject(p, t, s.skipped, "MEMCPY records",
+                        () -> s.pending.add(readRecord(p, ActivityKind.MEMCPY)));
+                case "hip_api" -> forEachObject(p, t, s.skipped, "HIP API records", () -> readApi(p, s));
+                case "marker_api" -> forEachObject(p, t, s.skipped, "marker records", () -> readMarker(p, s));
                 default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
     }
 
     private static Pending readRecord(JsonParser p, ActivityKind kind) throws IOException {
-        long start = 0;
-        long end = 0;
+        long start = NO_TIME;
+        long end = NO_TIME;
         long correlation = 0;
         long stream = 0;
         long agent = -1;
@@ -255,8 +294,8 @@ public final class RocprofJsonReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "start_timestamp" -> start = p.getLongValue();
-                case "end_timestamp" -> end = p.getLongValue();
+                case "start_timestamp" -> start = timestamp(p, v);
+                case "end_timestamp" -> end = timestamp(p, v);
                 case "correlation_id" -> correlation = internalCorrelation(p, v);
                 case "stream_id" -> stream = handle(p, v);
                 case "bytes" -> bytes = p.getLongValue();
@@ -289,8 +328,8 @@ public final class RocprofJsonReader implements TraceReader {
     }
 
     private static void readApi(JsonParser p, State s) throws IOException {
-        long start = 0;
-        long end = 0;
+        long start = NO_TIME;
+        long end = NO_TIME;
         long correlation = 0;
         long thread = 0;
         long kind = -1;
@@ -299,8 +338,8 @@ public final class RocprofJsonReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "start_timestamp" -> start = p.getLongValue();
-                case "end_timestamp" -> end = p.getLongValue();
+                case "start_timestamp" -> start = timestamp(p, v);
+                case "end_timestamp" -> end = timestamp(p, v);
                 case "correlation_id" -> correlation = internalCorrelation(p, v);
                 case "thread_id" -> thread = p.getLongValue();
                 case "kind" -> kind = p.getLongValue();
@@ -308,41 +347,68 @@ public final class RocprofJsonReader implements TraceReader {
                 default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }
+        if (start == NO_TIME || end == NO_TIME) {
+            s.skipped.skip("HIP API records without a whole-number start_timestamp and end_timestamp", null);
+            return;
+        }
         s.apiCalls.add(new ApiCall("", thread, 0, start, end, correlation, 0, Map.of(), CLOCK));
         s.apiOps.add(new long[] {kind, operation});
     }
 
     private static void readMarker(JsonParser p, State s) throws IOException {
-        long start = 0;
-        long end = 0;
+        long start = NO_TIME;
+        long end = NO_TIME;
         long correlation = 0;
         String field;
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "start_timestamp" -> start = p.getLongValue();
-                case "end_timestamp" -> end = p.getLongValue();
+                case "start_timestamp" -> start = timestamp(p, v);
+                case "end_timestamp" -> end = timestamp(p, v);
                 case "correlation_id" -> correlation = internalCorrelation(p, v);
                 default -> p.skipChildren();  // does nothing unless on an object or array start
             }
+        }
+        if (start == NO_TIME || end == NO_TIME) {
+            s.skipped.skip("marker records without a whole-number start_timestamp and end_timestamp", null);
+            return;
         }
         s.markers.add(new Marker(Marker.Kind.RANGE, Long.toString(correlation), TraceSink.UNKNOWN_RANK, -1, start,
                 Math.max(start, end), CLOCK));
     }
 
     private static void emit(State s, TraceSink sink) {
+        long unnamed = 0;
+        long unnamedNs = 0;
         for (Pending d : s.pending) {
-            if (d.end() < d.start()) {
-                sink.warning("skipped a " + d.kind() + " record that ends before it starts (correlation "
-                        + d.correlation() + ")");
+            if (d.start() == NO_TIME || d.end() == NO_TIME) {
+                s.skipped.skip(d.kind() + " records without a whole-number start_timestamp and end_timestamp", null);
                 continue;
             }
-            String name = d.kind() == ActivityKind.KERNEL
-                    ? s.kernelNames.getOrDefault(d.nameKey(), "kernel#" + d.nameKey()) : "MEMORY_COPY";
+            if (d.end() < d.start()) {
+                s.skipped.skip(d.kind() + " records that end before they start", "correlation " + d.correlation());
+                continue;
+            }
+            String symbol = d.kind() == ActivityKind.KERNEL ? s.kernelNames.get(d.nameKey()) : "MEMORY_COPY";
+            // without its symbol a kernel may be a GEMM or an RCCL all-reduce: its class is unknown, not compute
+            ActivityKind kind = symbol == null ? ActivityKind.OTHER : d.kind();
+            if (symbol == null) {
+                unnamed++;
+                unnamedNs += d.end() - d.start();
+            }
             int device = s.gpuIndexByAgent.getOrDefault(d.agent(), (int) d.agent());
-            sink.activity(new DeviceActivity(d.kind(), name, TraceSink.UNKNOWN_RANK, device, d.stream(), d.start(),
-                    d.end(), d.correlation(), DeviceActivity.UNKNOWN, DeviceActivity.UNKNOWN, d.grid(), d.block(),
-                    d.bytes(), CLOCK));
+            sink.activity(new DeviceActivity(kind, symbol == null ? "kernel#" + d.nameKey() : symbol,
+                    TraceSink.UNKNOWN_RANK, device, d.stream(), d.start(), d.end(), d.correlation(),
+                    DeviceActivity.UNKNOWN, DeviceActivity.UNKNOWN, d.grid(), d.block(), d.bytes(), CLOCK));
+        }
+        if (unnamed > 0) {
+            sink.warning(String.format(java.util.Locale.ROOT, "%s: %d kernel dispatches (%.3f ms summed) name a"
+                    + " kernel_id that \"kernel_symbols\" does not list, so whether they are compute or communication"
+                    + " is unknown: they count as class unknown, in no overlap metric", s.file, unnamed,
+                    unnamedNs / 1e6));
+        }
+        if (s.skipped.warning() != null) {
+            sink.warning(s.skipped.warning());
         }
         for (int i = 0; i < s.apiCalls.size(); i++) {
             ApiCall c = s.apiCalls.get(i);
@@ -357,6 +423,17 @@ public final class RocprofJsonReader implements TraceReader {
             sink.marker(new Marker(m.kind(), s.markerMessages.getOrDefault(correlation, "roctx#" + correlation), m.rank(),
                     m.step(), m.startNs(), m.endNs(), m.clock()));
         }
+    }
+
+    /** A timestamp in ns, or {@link #NO_TIME} when it is not a whole number (a string, a decimal, an object). */
+    private static long timestamp(JsonParser p, JsonToken v) throws IOException {
+        if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+            return p.getLongValue();
+        }
+        if (v.isStructStart()) {
+            p.skipChildren();
+        }
+        return NO_TIME;
     }
 
     /** A handle: {@code {"handle": n}} or a bare id; -1 when absent. */
@@ -399,6 +476,15 @@ public final class RocprofJsonReader implements TraceReader {
                 case "y" -> into[1] = p.getLongValue();
                 case "z" -> into[2] = p.getLongValue();
                 default -> p.skipChildren();
+            }
+        }
+    }
+
+    /** Reads on to the end of the object being read, whose enclosing array is {@code array}. */
+    private static void skipToEnd(JsonParser p, JsonStreamContext array) throws IOException {
+        while (!(p.currentToken() == JsonToken.END_OBJECT && p.getParsingContext() == array)) {
+            if (p.nextToken() == null) {
+                throw new java.io.EOFException("the file ends inside a record");
             }
         }
     }

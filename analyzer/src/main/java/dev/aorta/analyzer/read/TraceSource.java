@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 /**
  * One input file and what its first bytes say about it. Gzip is undone transparently, so readers see the
@@ -18,6 +19,8 @@ public final class TraceSource {
     private static final int HEAD_BYTES = 64 * 1024;
     private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] JFR_MAGIC = {'F', 'L', 'R', 0};
+    /** The UTF-8 byte-order mark as Latin-1 text. */
+    private static final String UTF8_BOM = "\u00ef\u00bb\u00bf";
 
     private final Path path;
     private final boolean gzip;
@@ -43,6 +46,10 @@ public final class TraceSource {
             head = readUpTo(in, HEAD_BYTES);
         } catch (EOFException e) {
             throw new TraceFormatException(path + ": the gzip stream ends inside its header; nothing can be read");
+        } catch (ZipException e) {
+            // the JDK's "Not in GZIP format" / "Unsupported compression method" name neither the file nor the cause
+            throw new TraceFormatException(path + ": the file starts like gzip (bytes 1f 8b) but its gzip header is"
+                    + " corrupt; nothing can be read");
         }
         return new TraceSource(path, gzip, head);
     }
@@ -72,19 +79,39 @@ public final class TraceSource {
         return startsWith(JFR_MAGIC);
     }
 
-    /** The first (up to 64 KiB) bytes of the content as text (Latin-1, so every byte maps to a char). */
+    /**
+     * The first (up to 64 KiB) bytes of the content as text (Latin-1, so every byte maps to a char), without a
+     * UTF-8 byte-order mark: editors on Windows add one, and JSON and CSV parsers skip it.
+     */
     public String headText() {
-        return new String(head, StandardCharsets.ISO_8859_1);
+        String text = new String(head, StandardCharsets.ISO_8859_1);
+        return text.startsWith(UTF8_BOM) ? text.substring(UTF8_BOM.length()) : text;
     }
 
     /** The first line of the content without a byte-order mark, or "" . */
     public String firstLine() {
         String text = headText();
-        if (text.startsWith("\u00ef\u00bb\u00bf")) {
-            text = text.substring(3);
-        }
         int nl = text.indexOf('\n');
         return (nl < 0 ? text : text.substring(0, nl)).strip();
+    }
+
+    /**
+     * Whether the content ends with a line end, as every line-based trace a tool finished writing does. A plain
+     * file is asked directly (its last byte); gzip content cannot be reached without reading it all, and a gzip
+     * file cut short fails to decompress anyway, so it counts as ending well.
+     */
+    public boolean endsWithLineEnd() throws IOException {
+        if (gzip) {
+            return true;
+        }
+        try (java.nio.channels.SeekableByteChannel ch = Files.newByteChannel(path)) {
+            if (ch.size() == 0) {
+                return true;
+            }
+            java.nio.ByteBuffer last = java.nio.ByteBuffer.allocate(1);
+            ch.position(ch.size() - 1).read(last);
+            return last.get(0) == '\n' || last.get(0) == '\r';
+        }
     }
 
     /** The content, decompressed when the file is gzip. */

@@ -3,6 +3,7 @@ package dev.aorta.analyzer.trace;
 import dev.aorta.analyzer.read.TraceFormatException;
 import dev.aorta.analyzer.read.TraceReader;
 import dev.aorta.analyzer.read.TraceReaders;
+import dev.aorta.analyzer.read.SkippedRecords;
 import dev.aorta.analyzer.read.TraceSource;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
@@ -79,7 +80,10 @@ public final class TraceLoader {
         }
         if (filesRead == 0 || set.isEmpty()) {
             if (errors.isEmpty()) {
-                errors.add("no trace records found in " + paths);
+                errors.add(files.isEmpty() ? "no files in " + String.join(", ", paths.stream().map(Path::toString).toList())
+                        : "no trace records found: " + String.join(", ", files.stream().map(f -> f.getKey().path()
+                        + " (read as " + f.getValue().format() + ")").toList()) + (files.size() == 1 ? " holds" : " hold")
+                        + " no device activity, API call or marker with a usable time");
             }
             // why a file gave nothing (a trace cut before its first record) is the answer the user needs
             errors.addAll(set.warnings());
@@ -139,6 +143,13 @@ public final class TraceLoader {
         return files;
     }
 
+    /**
+     * No clock a trace uses reads more than this: the epoch-based ones (Unix time, CUPTI, Kineto) pass it in 2096,
+     * the others (boot time, session-relative, monotonic) count from a recent origin. A larger time is an overflow
+     * or a damaged digit, and a single one would stretch a whole-trace window over decades.
+     */
+    private static final long LATEST_PLAUSIBLE_NS = 4_000_000_000_000_000_000L;
+
     /** The records of one file, held until the file's rank is known (a trace may declare it at its end). */
     private static final class FileRecords implements TraceSink {
         private final String file;
@@ -153,6 +164,7 @@ public final class TraceLoader {
         private final List<JvmPause> pauses = new ArrayList<>();
         private final List<String> warnings = new ArrayList<>();
         private long untimed;
+        private final SkippedRecords impossible;
         private final Path path;
         private final boolean realTimes;
         /** rank → clock → {first start, last end, records}, for the spans {@link SameRunRule} compares. */
@@ -161,6 +173,7 @@ public final class TraceLoader {
         FileRecords(TraceSource source, boolean realTimes) {
             this.file = source.name();
             this.path = source.path();
+            this.impossible = new SkippedRecords(source.path().toString());
             this.realTimes = realTimes;
         }
 
@@ -176,12 +189,34 @@ public final class TraceLoader {
                 untimed++; // CUPTI's "could not time this one": no place on any timeline
                 return;
             }
-            activities.add(a);
+            if (possible("device records", a.startNs(), a.endNs())) {
+                activities.add(a);
+            }
         }
 
         @Override
         public void api(ApiCall c) {
-            apiCalls.add(c);
+            if (possible("API calls", c.startNs(), c.endNs())) {
+                apiCalls.add(c);
+            }
+        }
+
+        /**
+         * Every reader's times pass this range check: no clock the readers know runs before its origin or past
+         * {@link #LATEST_PLAUSIBLE_NS}, and nothing ends before it starts, so such a record is damage (an
+         * overflowed or negative timestamp), never a time.
+         */
+        private boolean possible(String what, long startNs, long endNs) {
+            if (startNs < 0) {
+                impossible.skip(what + " starting before their clock's origin (negative start)", null);
+            } else if (endNs > LATEST_PLAUSIBLE_NS) {
+                impossible.skip(what + " ending after the year 2096 on every clock (an overflowed timestamp)", null);
+            } else if (endNs < startNs) {
+                impossible.skip(what + " ending before they start", null);
+            } else {
+                return true;
+            }
+            return false;
         }
 
         @Override
@@ -191,7 +226,9 @@ public final class TraceLoader {
 
         @Override
         public void marker(Marker m) {
-            markers.add(m);
+            if (possible("markers", m.startNs(), m.endNs())) {
+                markers.add(m);
+            }
         }
 
         @Override
@@ -221,6 +258,9 @@ public final class TraceLoader {
 
         void flushInto(TraceSet set, int fileRank) {
             set.warnings().addAll(warnings);
+            if (impossible.warning() != null) {
+                set.warnings().add(impossible.warning());
+            }
             if (untimed > 0) {
                 set.warnings().add(file + ": left out " + untimed + " device records without timestamps (start = end = 0)");
             }

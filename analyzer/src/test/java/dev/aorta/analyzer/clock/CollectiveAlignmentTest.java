@@ -69,4 +69,28 @@ class CollectiveAlignmentTest {
         assertThat(step2.latenessNs()).isEqualTo(200_000);
         assertThat(a.stragglers().get(0).latenessNs()).isZero();
     }
+
+    @Test
+    void oneRunAlignsWithoutAWarning() {
+        List<RankTimeline> ranks = twoRanks().ranks().stream()
+                .map(r -> new RankTimeline(r, ActivityClassifier.defaults())).toList();
+        assertThat(CollectiveAlignment.implausible(CollectiveAlignment.align(ranks), ranks)).isEmpty();
+    }
+
+    @Test
+    void collectivesOfUnrelatedRunsMatchOnlyImplausiblyAndSaySo() {
+        TraceSet set = new TraceSet();
+        // rank 0: an all-reduce every 10 ms; rank 1, another run: every 37 ms, each lasting 1 ms
+        for (int k = 0; k < 20; k++) {
+            set.rank(0).activities().add(activity(0, "ncclDevKernel_AllReduce", 13, k * 10_000_000L,
+                    k * 10_000_000L + 1_000_000));
+            set.rank(1).activities().add(activity(1, "ncclDevKernel_AllReduce", 13, 5_000_000_000L + k * 37_000_000L,
+                    5_000_000_000L + k * 37_000_000L + 1_000_000));
+        }
+        List<RankTimeline> ranks = set.ranks().stream().map(r -> new RankTimeline(r, ActivityClassifier.defaults()))
+                .toList();
+        assertThat(CollectiveAlignment.implausible(CollectiveAlignment.align(ranks), ranks)).singleElement().asString()
+                .startsWith("rank 1: its clock alignment by collectives is implausible")
+                .contains("20 matched collectives").contains("may not be one run");
+    }
 }

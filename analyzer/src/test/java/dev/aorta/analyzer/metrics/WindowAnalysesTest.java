@@ -151,9 +151,9 @@ class WindowAnalysesTest {
     void stepsAreWindowsAndATraceWithoutThemFallsBackToTheWholeTraceWithAWarning() {
         RankTimeline withSteps = new TimelineBuilder().kernel("k", 1, 0, 10).step(1, 0, 5).step(2, 5, 10).step(2, 5, 10)
                 .timeline();
-        List<String> warnings = new ArrayList<>();
-        assertThat(WindowPlanner.windows(withSteps, WindowMode.STEPS, warnings)).extracting(Window::label)
+        assertThat(WindowPlanner.windows(withSteps, WindowMode.STEPS, new ArrayList<>())).extracting(Window::label)
                 .containsExactly("step 1", "step 2");
+        List<String> warnings = new ArrayList<>();
         RankTimeline without = new TimelineBuilder().kernel("k", 1, 3, 10).timeline();
         assertThat(WindowPlanner.windows(without, WindowMode.STEPS, warnings)).singleElement()
                 .satisfies(w -> assertThat(w).isEqualTo(new Window("whole", Window.Kind.WHOLE, -1, 3, 10)));

@@ -155,4 +155,64 @@ class KinetoReaderTest {
         assertThat(t.activities().get(1).startNs() - t.activities().get(0).startNs()).isEqualTo(2_000_000_000L);
         assertThat(t.activities().get(0).durationNs()).isEqualTo(2_000);
     }
+
+    private static String kernel(String ts, String dur, String ph, String name) {
+        return "{\"ph\":\"" + ph + "\",\"cat\":\"kernel\",\"name\":\"" + name + "\",\"pid\":0,\"tid\":7"
+                + (ts == null ? "" : ",\"ts\":" + ts) + ",\"dur\":" + dur + ",\"args\":{\"stream\":7}}";
+    }
+
+    @Test
+    void damagedDeviceRecordsAreSkippedCountedByReasonAndNeverReadAsPlausibleTimes(@TempDir Path tmp)
+            throws IOException {
+        String events = String.join(",", kernel("1000", "10", "X", "good"), kernel("\"abc\"", "10", "X", "a"),
+                kernel("\"NaN\"", "10", "X", "b"), kernel("9300000000000000", "10", "X", "c"),
+                kernel("2000", "-5", "X", "d"), kernel(null, "10", "X", "e"), kernel("3000", "10", "B", "f"),
+                "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#99999999999999999999\",\"ts\":1,\"dur\":5}",
+                kernel("3500", "10", "X", "g").replace("\"stream\":7", "\"stream\":7,\"grid\":[99999999999,1,1]"),
+                kernel("3600", "10", "X", "h").replace("\"stream\":7", "\"correlation\":99999999999999999999"),
+                kernel("4000", "10", "X", "after"));
+        Path file = Files.writeString(tmp.resolve("damaged.json"), "{\"traceEvents\":[" + events + "]}");
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(file));
+        assertThat(set.ranks().iterator().next().activities()).extracting(DeviceActivity::name)
+                .containsExactly("good", "after");
+        assertThat(set.ranks().iterator().next().markers()).isEmpty();
+        assertThat(set.warnings()).singleElement().asString().contains("damaged.json: skipped 9 damaged records")
+                .contains("2 device records whose \"ts\" not a number")
+                .contains("1 device records whose \"ts\" too large for nanoseconds in 64 bits")
+                .contains("1 device records with a negative \"dur\"").contains("1 device records without \"ts\"")
+                .contains("1 device records with \"ph\":\"B\"").contains("1 steps whose number does not fit 64 bits")
+                .contains("1 device records whose \"args.grid\" beyond 32 bits")
+                .contains("1 device records whose \"args.correlation\" beyond 64 bits")
+                .containsPattern("first at byte \\d+");
+    }
+
+    @Test
+    void invalidUtf8InANameCostsThatByteNotTheRestOfTheFile(@TempDir Path tmp) throws IOException {
+        byte[] bad = ("{\"traceEvents\":[" + kernel("1000", "10", "X", "ker\u00ffnel") + ","
+                + kernel("2000", "10", "X", "next") + "]}").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        Path file = Files.write(tmp.resolve("latin1.json"), bad);
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(file));
+        assertThat(set.ranks().iterator().next().activities()).extracting(DeviceActivity::name)
+                .containsExactly("ker?nel", "next");
+        assertThat(set.warnings()).singleElement().asString()
+                .contains("latin1.json: 1 byte of invalid UTF-8 (in names or text) read as '?'");
+    }
+
+    @Test
+    void aByteOrderMarkDoesNotHideTheFormat(@TempDir Path tmp) throws IOException {
+        Path file = Files.writeString(tmp.resolve("bom.json"), "\ufeff{\"traceEvents\":[" + kernel("1000", "10", "X", "k")
+                + "]}");
+        assertThat(TraceLoader.withInstalledReaders().load(List.of(file)).ranks().iterator().next().activities())
+                .hasSize(1);
+    }
+
+    @Test
+    void aTraceWithNothingTheModelTakesSaysWhatItWasReadAsAndWhatIsMissing(@TempDir Path tmp) {
+        Path file = tmp.resolve("cpu_only.json");
+        org.assertj.core.api.Assertions.assertThatCode(() -> Files.writeString(file, "{\"traceEvents\":[{\"ph\":\"X\","
+                + "\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":2}]}")).doesNotThrowAnyException();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TraceLoader.withInstalledReaders().load(List.of(file)))
+                .hasMessage("no trace records found: " + file + " (read as kineto) holds no device activity, API call"
+                        + " or marker with a usable time");
+    }
 }

@@ -11,10 +11,12 @@ import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.core.event.Marker;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -82,11 +84,26 @@ class RocprofCsvReaderTest {
     }
 
     @Test
+    void aRowWithADamagedTimestampIsSkippedAndCountedWithItsLine(@TempDir Path tmp) throws IOException {
+        List<String> lines = Files.readAllLines(Fixtures.file("rocprof/doc_kernel_trace.csv"));
+        lines.set(2, lines.get(2).replaceFirst(",(\\d{16}),", ",-$1,"));
+        lines.set(3, lines.get(3).replaceFirst(",(\\d{16}),", ",abc,"));
+        lines.set(4, lines.get(4).replaceFirst(",(\\d{16}),", ",$1.4,"));
+        Path file = Files.write(tmp.resolve("damaged_kernel_trace.csv"), lines);
+        TraceSet set = load(file);
+        assertThat(only(set).activities()).hasSize(5);
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("damaged_kernel_trace.csv: skipped 1")
+                .contains("rows that cannot be read (column Start_Timestamp is not a number) (first at line 4)"));
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("damaged_kernel_trace.csv: skipped 1")
+                .contains("device records starting before their clock's origin"));
+    }
+
+    @Test
     void aRowCutShortIsSkippedWithItsLineAndTheRestIsKept() throws IOException {
         TraceSet set = load(Fixtures.resource("rocprof/truncated_memory_copy_trace.csv"));
         assertThat(only(set).activities()).hasSize(1);
-        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("truncated_memory_copy_trace.csv:3")
-                .contains("End_Timestamp"));
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("truncated_memory_copy_trace.csv")
+                .contains("the file is truncated: its last line (line 3) has no line end"));
     }
 
     @Test

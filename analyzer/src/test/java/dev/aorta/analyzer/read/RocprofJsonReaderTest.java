@@ -44,27 +44,15 @@ class RocprofJsonReaderTest {
     }
 
     /** A small results.json with the record kinds the mi350 run lacks (API, marker and copy records). */
-    private static final String SMALL = """
-            {"rocprofiler-sdk-tool":[{"metadata":{"pid":1},
-             "agents":[{"id":{"handle":10},"type":1,"node_id":0,"gpu_index":-1},
-                       {"id":{"handle":11},"type":2,"node_id":1,"gpu_index":0}],
-             "strings":{"buffer_records":[{"kind":"NONE","operations":[]},
-                                          {"kind":"HIP_RUNTIME_API","operations":["hipNone","hipLaunchKernel"]}],
-                        "marker_api":[{"key":7,"value":"train_step"}]},
-             "buffer_records":{
-               "hip_api":[{"kind":1,"operation":1,"thread_id":5,"correlation_id":{"internal":3,"external":0},
-                           "start_timestamp":100,"end_timestamp":150}],
-               "marker_api":[{"kind":2,"operation":1,"correlation_id":{"internal":7,"external":0},
-                              "start_timestamp":50,"end_timestamp":900}],
-               "memory_copy":[{"kind":3,"operation":1,"correlation_id":{"internal":4,"external":0},
-                               "start_timestamp":300,"end_timestamp":400,"dst_agent_id":{"handle":11},
-                               "src_agent_id":{"handle":10},"bytes":4096}],
-               "kernel_dispatch":[{"kind":11,"operation":2,"correlation_id":{"internal":3,"external":0},
-                                   "start_timestamp":200,"end_timestamp":280,"stream_id":{"handle":9},
-                                   "dispatch_info":{"agent_id":{"handle":11},"queue_id":{"handle":2},"kernel_id":1,
-                                   "workgroup_size":{"x":64,"y":1,"z":1},"grid_size":{"x":128,"y":1,"z":1}}}]},
-             "kernel_symbols":[{"kernel_id":1,"kernel_name":"k.kd","formatted_kernel_name":"k"}]}]}
-            """;
+    private static final String SMALL = readSmall();
+
+    private static String readSmall() {
+        try {
+            return Files.readString(Fixtures.resource("rocprof/small_results.json"));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     @Test
     void apiMarkerAndCopyRecordsWithNamesFromTheStringTablesEvenWhenSymbolsComeLast(@TempDir Path tmp) throws IOException {
@@ -100,5 +88,44 @@ class RocprofJsonReaderTest {
                 .hasMessageContaining("no trace records found")
                 .hasMessageContaining("half_copied_results.json.gz: the file is truncated: its gzip data ends early")
                 .hasMessageContaining("kept the 0 device records read before it");
+    }
+
+    @Test
+    void aKernelWithoutItsSymbolIsClassUnknownAndCountedNotGuessedAsCompute(@TempDir Path tmp) throws IOException {
+        String noSymbols = SMALL.replaceAll(",\\s*\"kernel_symbols\":\\[[^\\]]*\\]", "");
+        Path file = Files.writeString(tmp.resolve("nosym_results.json"), noSymbols);
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(file));
+        assertThat(set.ranks().iterator().next().activities()).filteredOn(a -> a.name().equals("kernel#1"))
+                .singleElement().satisfies(a -> assertThat(a.kind()).isEqualTo(ActivityKind.OTHER));
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("nosym_results.json")
+                .contains("1 kernel dispatches (0.000 ms summed)").contains("class unknown"));
+    }
+
+    @Test
+    void recordsWithoutAUsableTimestampAreSkippedAndCounted(@TempDir Path tmp) throws IOException {
+        String damaged = SMALL.replace("\"start_timestamp\":300,", "").replace("\"start_timestamp\":100", "\"start_timestamp\":\"abc\"");
+        Path file = Files.writeString(tmp.resolve("damaged_results.json"), damaged);
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(file));
+        RankTrace r = set.ranks().iterator().next();
+        assertThat(r.activities()).extracting(DeviceActivity::name).containsExactly("k");
+        assertThat(r.apiCalls()).isEmpty();
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("damaged_results.json")
+                .contains("1 MEMCPY records without a whole-number start_timestamp")
+                .contains("1 HIP API records without a whole-number start_timestamp"));
+    }
+
+    @Test
+    void aRecordWithANumberBeyondItsRangeCostsThatRecordNotTheRestOfTheFile(@TempDir Path tmp) throws IOException {
+        String damaged = SMALL.replace("\"thread_id\":5", "\"thread_id\":99999999999999999999")
+                .replace("\"bytes\":4096", "\"bytes\":\"many\"");
+        Path file = Files.writeString(tmp.resolve("big_results.json"), damaged);
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(file));
+        RankTrace r = set.ranks().iterator().next();
+        assertThat(r.apiCalls()).isEmpty();
+        assertThat(r.activities()).extracting(DeviceActivity::name).containsExactly("k");
+        assertThat(r.markers()).extracting(Marker::name).containsExactly("train_step");
+        assertThat(set.warnings()).anySatisfy(w -> assertThat(w).contains("big_results.json")
+                .contains("1 HIP API records with a value out of range (first at byte")
+                .contains("1 MEMCPY records with text where a number belongs"));
     }
 }

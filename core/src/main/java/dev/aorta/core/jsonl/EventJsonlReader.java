@@ -59,6 +59,9 @@ public final class EventJsonlReader {
         String line;
         while ((line = in.readLine()) != null) {
             lineNumber++;
+            if (lineNumber == 1 && line.startsWith("\uFEFF")) {
+                line = line.substring(1);  // a byte-order mark, as editors on Windows write one
+            }
             if (line.isBlank()) {
                 continue;
             }
