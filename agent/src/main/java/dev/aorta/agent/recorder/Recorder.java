@@ -1,5 +1,8 @@
 package dev.aorta.agent.recorder;
 
+import dev.aorta.agent.capture.CaptureGate;
+import dev.aorta.agent.capture.CaptureWindows;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,28 +35,61 @@ public final class Recorder {
         return b;
     }
 
-    /** A call edge's timestamp, in {@link HostClock} ticks: the drain thread converts them to CLOCK_MONOTONIC ns. */
+    /**
+     * A call edge's timestamp, in {@link HostClock} ticks: the drain thread converts them to CLOCK_MONOTONIC ns.
+     * Outside capture windows with nothing to record, no clock is read: the {@code record} methods drop the call.
+     */
     public static long now() {
+        return CaptureGate.recording ? HostClock.ticks() : 0;
+    }
+
+    /** The timestamp of an iteration marker: always read, as markers drive the capture schedule. */
+    public static long markerNow() {
         return HostClock.ticks();
     }
 
+    /**
+     * An iteration marker (recorded whether or not a capture window is open): it first moves the capture
+     * schedule, so that a window opening at this iteration holds the iteration's first call.
+     */
+    public static void marker(int id, long start, long arg, int result) {
+        long end = HostClock.ticks();
+        CaptureWindows windows = CaptureWindows.current;
+        if (windows != null) {
+            windows.marker(CallTable.get(id).kind(), System.nanoTime());
+        }
+        LOCAL.get().put(id, start, end, 0, result, arg, 0, 0, 0, 0, 0, 0, 0);
+    }
+
     public static void record(int id, long start, long stream, int result) {
+        if (!CaptureGate.recording) {
+            return;
+        }
         long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result, long a0, long a1) {
+        if (!CaptureGate.recording) {
+            return;
+        }
         long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, 0, 0, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result, long a0, long a1, long a2, long a3) {
+        if (!CaptureGate.recording) {
+            return;
+        }
         long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result,
                               long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
+        if (!CaptureGate.recording) {
+            return;
+        }
         long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, a4, a5, a6, a7);
     }

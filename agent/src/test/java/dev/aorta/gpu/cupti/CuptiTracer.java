@@ -11,6 +11,10 @@ import example.fakegpu.FakeGpu;
  * are Java thread ids + 100000, as real ones differ too.
  */
 public final class CuptiTracer {
+    /** Tracers started and not stopped: CUPTI subscriptions a real tracer would hold. */
+    private static final java.util.concurrent.atomic.AtomicInteger SUBSCRIBED = new java.util.concurrent.atomic.AtomicInteger();
+    private boolean stopped;
+
     private final CuptiRecords records;
     private final boolean driverCalls;
     private final boolean latency;
@@ -25,6 +29,7 @@ public final class CuptiTracer {
     }
 
     public static CuptiTracer start(CuptiRecords records, boolean driverCalls, boolean latencyTimestamps) {
+        SUBSCRIBED.incrementAndGet();
         return new CuptiTracer(records, driverCalls, latencyTimestamps);
     }
 
@@ -64,5 +69,14 @@ public final class CuptiTracer {
 
     public void stop() {
         flush();
+        if (!stopped) {
+            stopped = true;
+            SUBSCRIBED.decrementAndGet();
+        }
+    }
+
+    /** Subscriptions held now (test only). */
+    public static int subscribed() {
+        return SUBSCRIBED.get();
     }
 }
