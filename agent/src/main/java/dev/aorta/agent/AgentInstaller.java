@@ -94,8 +94,10 @@ public final class AgentInstaller {
         if (!STARTED.compareAndSet(false, true)) {
             String where = System.getProperty(OUTPUT_PROPERTY, "?");
             if (lateAttach) {
-                throw new IllegalStateException("the aorta agent is already attached to this JVM, writing to " + where
-                        + "; use aorta detach to stop it, or aorta capture to open a window");
+                String refusal = "the aorta agent is already attached to this JVM, writing to " + where
+                        + "; use aorta detach to stop it, or aorta capture to open a window";
+                AgentLog.info(refusal);
+                throw new IllegalStateException(refusal);
             }
             AgentLog.info("agent already active in this JVM (writing to " + where + "); ignoring the second start ("
                     + options + ")");
