@@ -11,8 +11,8 @@ import picocli.CommandLine.Command;
         description = "GPU performance toolkit for the JVM.",
         subcommands = {InfoCommand.class, CheckCommand.class, ListCommand.class, RunCommand.class, SweepCommand.class,
                 RunPriorityCommand.class, CompareCommand.class, LaunchOverheadCommand.class, OverheadCommand.class,
-                AnalyzeCommand.class, ReportCommand.class, MergeCommand.class, AttachCommand.class, OverlapCommand.class,
-                LaunchCommand.class, LaunchProbeCommand.class, ProfileCommand.class})
+                AnalyzeCommand.class, ReportCommand.class, MergeCommand.class, AttachCommand.class, CaptureCommand.class,
+                DetachCommand.class, OverlapCommand.class, LaunchCommand.class, LaunchProbeCommand.class, ProfileCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {
