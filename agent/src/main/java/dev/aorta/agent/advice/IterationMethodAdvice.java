@@ -12,7 +12,7 @@ public final class IterationMethodAdvice {
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static long enter() {
-        return Recorder.markerNow();
+        return Recorder.iterationMethodEntered();
     }
 
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)

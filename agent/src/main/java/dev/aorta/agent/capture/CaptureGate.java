@@ -1,9 +1,9 @@
 package dev.aorta.agent.capture;
 
 /**
- * The hot path's one question, asked by {@code Recorder} on every intercepted call: is anything recorded now?
+ * The hot path's one question, asked by {@code Recorder} as each intercepted call begins: is anything recorded now?
  * A plain static volatile so that with {@code between-windows=off} an intercepted call costs one volatile read
- * (a plain load on x86) and a branch, and no clock read, outside windows. Written only by {@link CaptureWindows}.
+ * (a plain load on x86) and two branches, and no clock read, outside windows. Written only by {@link CaptureWindows}.
  */
 public final class CaptureGate {
     /** Whether intercepted calls are recorded now. */

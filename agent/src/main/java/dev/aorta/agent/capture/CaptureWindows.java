@@ -88,13 +88,16 @@ public final class CaptureWindows {
         setDevice(phase == CaptureSchedule.Phase.WARMUP);
     }
 
-    /** An iteration marker of the given kind, at {@code nowNs}. */
+    /**
+     * An iteration marker of the given kind, at {@code nowNs}. An {@code iteration-method} call moved the schedule
+     * when it began ({@link #iterationBoundary}); its record, made at its end, does not move it again.
+     */
     public void marker(CallKind kind, long nowNs) {
         switch (kind) {
-            case ITERATION_BEGIN, ITERATION_STEP, ITERATION_CALL -> iterationBoundary(nowNs);
+            case ITERATION_BEGIN, ITERATION_STEP -> iterationBoundary(nowNs);
             case ITERATION_FINISH -> iterationsFinished(nowNs);
             default -> {
-                // stepEnd: the next stepBegin is the boundary
+                // stepEnd: the next stepBegin is the boundary; ITERATION_CALL: see above
             }
         }
     }

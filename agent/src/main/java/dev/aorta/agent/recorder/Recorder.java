@@ -36,15 +36,34 @@ public final class Recorder {
     }
 
     /**
+     * The start of a call made while nothing is recorded: its {@code record} drops it. A call is kept or dropped
+     * by where it began, so that one begun just before a window opens does not appear with no start, and the last
+     * call of a window (a sync that returns after the window closed) is kept. Ticks are never this value.
+     */
+    public static final long OUTSIDE_WINDOW = Long.MIN_VALUE;
+
+    /**
      * A call edge's timestamp, in {@link HostClock} ticks: the drain thread converts them to CLOCK_MONOTONIC ns.
-     * Outside capture windows with nothing to record, no clock is read: the {@code record} methods drop the call.
+     * Outside capture windows with nothing to record, no clock is read and the call is marked {@link #OUTSIDE_WINDOW}.
      */
     public static long now() {
-        return CaptureGate.recording ? HostClock.ticks() : 0;
+        return CaptureGate.recording ? HostClock.ticks() : OUTSIDE_WINDOW;
     }
 
     /** The timestamp of an iteration marker: always read, as markers drive the capture schedule. */
     public static long markerNow() {
+        return HostClock.ticks();
+    }
+
+    /**
+     * An {@code iteration-method} call begins, which begins an iteration: the capture schedule moves here, so that
+     * a window holds its iterations' calls from their first (the call's record is made at its end, by {@link #marker}).
+     */
+    public static long iterationMethodEntered() {
+        CaptureWindows windows = CaptureWindows.current;
+        if (windows != null) {
+            windows.iterationBoundary(System.nanoTime());
+        }
         return HostClock.ticks();
     }
 
@@ -62,7 +81,7 @@ public final class Recorder {
     }
 
     public static void record(int id, long start, long stream, int result) {
-        if (!CaptureGate.recording) {
+        if (start == OUTSIDE_WINDOW) {
             return;
         }
         long end = HostClock.ticks();
@@ -70,7 +89,7 @@ public final class Recorder {
     }
 
     public static void record(int id, long start, long stream, int result, long a0, long a1) {
-        if (!CaptureGate.recording) {
+        if (start == OUTSIDE_WINDOW) {
             return;
         }
         long end = HostClock.ticks();
@@ -78,7 +97,7 @@ public final class Recorder {
     }
 
     public static void record(int id, long start, long stream, int result, long a0, long a1, long a2, long a3) {
-        if (!CaptureGate.recording) {
+        if (start == OUTSIDE_WINDOW) {
             return;
         }
         long end = HostClock.ticks();
@@ -87,7 +106,7 @@ public final class Recorder {
 
     public static void record(int id, long start, long stream, int result,
                               long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
-        if (!CaptureGate.recording) {
+        if (start == OUTSIDE_WINDOW) {
             return;
         }
         long end = HostClock.ticks();

@@ -32,6 +32,20 @@ class GateCostTest {
         assertThat(off).isLessThan(on);
     }
 
+    @Test
+    void aCallIsKeptOrDroppedByWhereItBegan() {
+        rows();
+        CaptureGate.recording = false;
+        long before = Recorder.now();
+        CaptureGate.recording = true;  // a window opens while the call runs
+        Recorder.record(1, before, 0x10, 0);
+        assertThat(rows()).as("begun before the window: dropped, not written without a start").isZero();
+        long inside = Recorder.now();
+        CaptureGate.recording = false;  // the window closes while the call runs
+        Recorder.record(1, inside, 0x10, 0);
+        assertThat(rows()).as("begun inside the window: kept").isEqualTo(1);
+    }
+
     private static long rows() {
         return Recorder.buffers().stream().mapToLong(b -> b.drain((buf, seq, r, o) -> { })).sum();
     }

@@ -44,6 +44,23 @@ class CaptureWindowsIT {
     }
 
     @Test
+    void anIterationMethodScheduleCountsEachCallFromItsStart(@TempDir Path dir) throws Exception {
+        ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(true), "output=" + dir
+                        + ",iteration-method=example.apps.CollectiveApp#trainStep,wait=1,active=2,between-windows=off",
+                "example.apps.CollectiveApp", "method");
+        assertThat(run.exitCode()).as(run.stderr()).isZero();
+        Outputs out = Outputs.read(dir, 0);
+        List<Marker> iterations = out.markers.stream().filter(m -> m.kind() == Marker.Kind.ITERATION).toList();
+        assertThat(iterations).extracting(Marker::step).containsExactly(0L, 1L, 2L, 3L);
+        Marker window = out.markers.stream().filter(m -> m.kind() == Marker.Kind.CAPTURE).findFirst().orElseThrow();
+        long slack = 1_000_000;  // the window's edges and the markers are read on the host clock a few calls apart
+        assertThat(window.startNs()).isBetween(iterations.get(0).endNs() - slack, iterations.get(1).startNs() + slack);
+        assertThat(window.endNs()).isBetween(iterations.get(2).endNs() - slack, iterations.get(3).startNs() + slack);
+        assertThat(out.calls).isNotEmpty()
+                .allSatisfy(c -> assertThat(c.startNs()).isBetween(window.startNs(), window.endNs()));
+    }
+
+    @Test
     void onJava22PlusWithNativeAccessABoottimeAnchorIsWritten_andItIsTheKernelsBoottime(@TempDir Path dir)
             throws Exception {
         ChildJvm.Result run = ChildJvm.runWith(ChildJvm.javaHome(false), List.of("--enable-native-access=ALL-UNNAMED"),
