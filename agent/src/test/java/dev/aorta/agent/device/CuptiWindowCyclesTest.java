@@ -3,7 +3,7 @@ package dev.aorta.agent.device;
 import dev.aorta.agent.capture.BetweenWindows;
 import dev.aorta.agent.capture.CaptureSchedule;
 import dev.aorta.agent.capture.CaptureWindows;
-import dev.aorta.gpu.cupti.CuptiTracer;
+import dev.aorta.gpu.cupti.CuptiSubscriptions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,7 +14,7 @@ class CuptiWindowCyclesTest {
     @Test
     void fiftyWindowsOpenAndCloseWithoutGrowingSubscriptionsThreadsOrAnchorsPerWindow() {
         CuptiActivitySourceTest.Received received = new CuptiActivitySourceTest.Received();
-        int before = CuptiTracer.subscribed();
+        int before = CuptiSubscriptions.held();
         DeviceActivitySource source = CuptiActivitySource.start(0, true, received);
         CaptureWindows windows = new CaptureWindows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF,
                 new CaptureWindows.Listener() {
@@ -35,18 +35,18 @@ class CuptiWindowCyclesTest {
                         }
                     }
                 }, System.nanoTime());
-        assertThat(CuptiTracer.subscribed()).as("paused until the first window").isEqualTo(before);
+        assertThat(CuptiSubscriptions.held()).as("paused until the first window").isEqualTo(before);
         int threads = Thread.activeCount();
         for (int i = 0; i < 50; i++) {
             windows.open("test", 0, System.nanoTime());
-            assertThat(CuptiTracer.subscribed()).isEqualTo(before + 1);
+            assertThat(CuptiSubscriptions.held()).isEqualTo(before + 1);
             windows.close(System.nanoTime());
-            assertThat(CuptiTracer.subscribed()).isEqualTo(before);
+            assertThat(CuptiSubscriptions.held()).isEqualTo(before);
         }
         assertThat(Thread.activeCount()).isLessThanOrEqualTo(threads);
         // one CUPTI anchor at start and one per window, so each window's records have an anchor of their own
         assertThat(received.anchors).hasSize(51);
         source.stop();
-        assertThat(CuptiTracer.subscribed()).isEqualTo(before);
+        assertThat(CuptiSubscriptions.held()).isEqualTo(before);
     }
 }

@@ -11,8 +11,6 @@ import example.fakegpu.FakeGpu;
  * are Java thread ids + 100000, as real ones differ too.
  */
 public final class CuptiTracer {
-    /** Tracers started and not stopped: CUPTI subscriptions a real tracer would hold. */
-    private static final java.util.concurrent.atomic.AtomicInteger SUBSCRIBED = new java.util.concurrent.atomic.AtomicInteger();
     private boolean stopped;
 
     private final CuptiRecords records;
@@ -29,7 +27,7 @@ public final class CuptiTracer {
     }
 
     public static CuptiTracer start(CuptiRecords records, boolean driverCalls, boolean latencyTimestamps) {
-        SUBSCRIBED.incrementAndGet();
+        CuptiSubscriptions.started();
         return new CuptiTracer(records, driverCalls, latencyTimestamps);
     }
 
@@ -71,12 +69,7 @@ public final class CuptiTracer {
         flush();
         if (!stopped) {
             stopped = true;
-            SUBSCRIBED.decrementAndGet();
+            CuptiSubscriptions.stopped();
         }
-    }
-
-    /** Subscriptions held now (test only). */
-    public static int subscribed() {
-        return SUBSCRIBED.get();
     }
 }
