@@ -5,6 +5,10 @@ import dev.aorta.agent.bind.BinderListener;
 import dev.aorta.agent.bind.CollectiveBinder;
 import dev.aorta.agent.jcuda.JCudaNatives;
 import dev.aorta.agent.bind.OwnStreams;
+import dev.aorta.agent.capture.CaptureControl;
+import dev.aorta.agent.capture.CaptureSchedule;
+import dev.aorta.agent.capture.CaptureWindows;
+import dev.aorta.agent.clock.ClockAnchors;
 import dev.aorta.agent.config.AgentOptions;
 import dev.aorta.agent.config.OptionsException;
 import dev.aorta.agent.device.CuptiLoader;
@@ -12,6 +16,7 @@ import dev.aorta.agent.device.DeviceActivitySource;
 import dev.aorta.agent.device.EventPairSampler;
 import dev.aorta.agent.pipeline.Drainer;
 import dev.aorta.agent.pipeline.Pipeline;
+import dev.aorta.agent.pipeline.WindowRecords;
 import dev.aorta.agent.plugins.IterationMarkerPlugin;
 import dev.aorta.agent.recorder.CallTable;
 import dev.aorta.agent.jcuda.NativeAddress;
@@ -52,6 +57,10 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 /** Reads the options, starts the pipeline and the device source, and weaves every plugin's advice. */
 public final class AgentInstaller {
     private static final AtomicBoolean STARTED = new AtomicBoolean();
+    /** Where a started agent writes, for a second attach's message and for {@code aorta attach} to read. */
+    public static final String OUTPUT_PROPERTY = "aorta.agent.output";
+    /** The running agent's drain thread, for commands. */
+    private static volatile Drainer drainer;
     static final String NATIVE_PREFIX = "aorta$";
 
     private AgentInstaller() {
@@ -61,6 +70,13 @@ public final class AgentInstaller {
         if (AgentOptions.HELP.equals(args == null ? "" : args.trim())) {
             AgentLog.info("agent not started; its options (key=value after -javaagent:aorta-agent.jar=, separated by ','),"
                     + " with their defaults:\n" + AgentOptions.describe());
+            return;
+        }
+        if (AgentCommand.isCommand(args)) {
+            if (!STARTED.get()) {
+                throw new IllegalStateException("no aorta agent is running in this JVM; attach it first (aorta attach)");
+            }
+            AgentCommand.run(args, drainer);
             return;
         }
         AgentOptions options;
@@ -76,15 +92,29 @@ public final class AgentInstaller {
             return;
         }
         if (!STARTED.compareAndSet(false, true)) {
-            AgentLog.info("agent already active in this JVM; ignoring the second start (" + options + ")");
+            String where = System.getProperty(OUTPUT_PROPERTY, "?");
+            if (lateAttach) {
+                String refusal = "the aorta agent is already attached to this JVM, writing to " + where
+                        + "; use aorta detach to stop it, or aorta capture to open a window";
+                AgentLog.info(refusal);
+                throw new IllegalStateException(refusal);
+            }
+            AgentLog.info("agent already active in this JVM (writing to " + where + "); ignoring the second start ("
+                    + options + ")");
             return;
+        }
+        for (String unknown : AgentOptions.unknownVariables(System.getenv())) {
+            AgentLog.error("environment variable " + unknown + " is not an agent option, so it is ignored; the agent's"
+                    + " variables: " + AgentOptions.variableNames());
         }
         AgentLog.setVerbose(options.verbose());
         HostClock.Selection.request(options.clock());
         Recorder.configure(options.bufferRecords());
         Pipeline pipeline = Pipeline.start(options, System.getenv());
         Drainer drainer = pipeline.drainer();
+        AgentInstaller.drainer = drainer;
         drainer.deviceSource(startDeviceSource(options, drainer, pipeline.rank()));
+        startCapture(options, drainer, pipeline.rank());
 
         PluginFolder.install(PluginFolder.ofThisAgent(), inst);
         List<InterceptionPlugin> plugins = new ArrayList<>(ServiceProviders.load(InterceptionPlugin.class,
@@ -94,6 +124,34 @@ public final class AgentInstaller {
             installBinder(options, drainer);
         }
         weave(plugins, options, inst, lateAttach);
+    }
+
+    /**
+     * The capture windows, the anchors taken now (every window adds its own) and the JMX control. After the device
+     * source, which a schedule then pauses until its first window.
+     */
+    private static void startCapture(AgentOptions options, Drainer drainer, int rank) {
+        ClockAnchors clocks = ClockAnchors.open();
+        clocks.take().forEach(drainer::submit);
+        if (clocks.bootTimeMissing() != null) {
+            AgentLog.debug("no CLOCK_BOOTTIME anchors (" + clocks.bootTimeMissing() + "); rocprofv3 traces of this run"
+                    + " cannot be placed beside its records");
+        }
+        CaptureSchedule schedule = options.captureSchedule();
+        CaptureWindows windows = new CaptureWindows(schedule, options.betweenWindows(),
+                new WindowRecords(drainer, clocks, rank), System.nanoTime());
+        CaptureWindows.current = windows;
+        String output = options.output().toAbsolutePath().toString();
+        System.setProperty(OUTPUT_PROPERTY, output);
+        if (schedule.kind() != CaptureSchedule.Kind.ALWAYS) {
+            AgentLog.info("capture windows: " + schedule + "; between windows: "
+                    + options.betweenWindows().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        try {
+            new CaptureControl(windows, output).register();
+        } catch (Exception | LinkageError e) {
+            AgentLog.error("JMX control " + CaptureControl.NAME + " not registered (" + e + "); aorta capture still works");
+        }
     }
 
     private static DeviceActivitySource startDeviceSource(AgentOptions options, Drainer drainer, int rank) {

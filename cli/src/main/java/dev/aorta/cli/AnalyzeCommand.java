@@ -43,9 +43,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "TRACE", description = "Trace files or directories.")
     List<Path> traces;
 
-    @Option(names = "--window", paramLabel = "steps|whole|ranges", defaultValue = "steps",
+    @Option(names = "--window", paramLabel = "steps|whole|ranges|captures", defaultValue = "steps",
             description = "Windows to measure: each iteration (ProfilerStep, agent iteration, AORTA step), the whole"
-                    + " trace, or each NVTX/roctx/user range (default: ${DEFAULT-VALUE}).")
+                    + " trace, each NVTX/roctx/user range, or each capture window of the agent (default: ${DEFAULT-VALUE}).")
     String window;
 
     @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",

@@ -12,8 +12,8 @@ import picocli.CommandLine.Command;
         subcommands = {InfoCommand.class, CheckCommand.class, ListCommand.class, RunCommand.class, SweepCommand.class,
                 RunPriorityCommand.class, CompareCommand.class, LaunchOverheadCommand.class, OverheadCommand.class,
                 AnalyzeCommand.class, ReportCommand.class, MergeCommand.class, DiffCommand.class, AttachCommand.class,
-                OverlapCommand.class, LaunchCommand.class, LaunchProbeCommand.class, ProfileCommand.class,
-                TrainCommand.class})
+                CaptureCommand.class, DetachCommand.class, OverlapCommand.class, LaunchCommand.class,
+                LaunchProbeCommand.class, ProfileCommand.class, TrainCommand.class})
 public final class AortaCli {
 
     public static void main(String[] args) {

@@ -1,18 +1,12 @@
 package dev.aorta.cli;
 
-import com.sun.tools.attach.AgentInitializationException;
-import com.sun.tools.attach.AgentLoadException;
-import com.sun.tools.attach.AttachNotSupportedException;
-import com.sun.tools.attach.VirtualMachine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,27 +43,17 @@ final class AttachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path jar = agentJar != null ? agentJar : Path.of(System.getProperty("aorta.home", "."), "lib", "aorta-agent.jar");
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalArgumentException("option --agent-jar: no agent jar at '" + jar.toAbsolutePath()
-                    + "' (expected the shaded aorta-agent.jar, e.g. dist/lib/aorta-agent.jar)");
-        }
+        Path jar = AgentChannel.agentJar(agentJar);
         String args = agentArguments();
         validate(jar, args);
-        VirtualMachine vm;
-        try {
-            vm = VirtualMachine.attach(Long.toString(pid));
-        } catch (AttachNotSupportedException | IOException e) {
-            throw new IllegalStateException("cannot attach to JVM " + pid + ": " + e.getMessage()
-                    + " (is it a JVM of the same user, started without -XX:+DisableAttachMechanism?)");
-        }
-        try {
-            vm.loadAgent(jar.toAbsolutePath().toString(), args);
-        } catch (AgentInitializationException | AgentLoadException e) {
-            throw new IllegalStateException("the agent did not start in JVM " + pid + " (" + e.getMessage()
-                    + "); its reason is in that JVM's stderr");
-        } finally {
-            vm.detach();
+        try (AgentChannel channel = AgentChannel.open(pid)) {
+            String output = channel.runningAgentOutput();
+            if (output != null) {
+                // loading it again would be ignored by the agent: say so instead of reporting success
+                throw new IllegalStateException("JVM " + pid + " already has the aorta agent, writing to " + output
+                        + "; aorta capture " + pid + " opens a window, aorta detach " + pid + " stops it");
+            }
+            channel.start(jar, args);
         }
         System.out.println("aorta agent attached to JVM " + pid + (args.isEmpty() ? "" : " with " + args));
         return 0;
@@ -98,7 +82,7 @@ final class AttachCommand implements Callable<Integer> {
     }
 
     /** Runs the agent's own validation (unknown options, bad values) without starting anything. */
-    private static void validate(Path jar, String args) throws Exception {
+    static void validate(Path jar, String args) throws Exception {
         try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
             Class<?> options = Class.forName("dev.aorta.agent.config.AgentOptions", true, loader);
             options.getMethod("validate", String.class).invoke(null, args);

@@ -21,7 +21,9 @@ final class CliOptions {
             case "steps", "step", "iterations" -> WindowMode.STEPS;
             case "whole" -> WindowMode.WHOLE;
             case "ranges", "range" -> WindowMode.RANGES;
-            default -> throw new IllegalArgumentException("--window: '" + value + "' is not one of steps, whole, ranges");
+            case "captures", "capture", "windows" -> WindowMode.CAPTURES;
+            default -> throw new IllegalArgumentException("--window: '" + value + "' is not one of steps, whole, ranges,"
+                    + " captures");
         };
     }
 

@@ -12,7 +12,7 @@ public final class IterationMethodAdvice {
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static long enter() {
-        return Recorder.now();
+        return Recorder.iterationMethodEntered();
     }
 
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
@@ -20,7 +20,7 @@ public final class IterationMethodAdvice {
         if (CollectiveBinder.active) {
             CollectiveBinder.atIterationMarker();
         }
-        Recorder.record(id, start, 0, thrown == null ? 0 : Results.THREW);
+        Recorder.marker(id, start, 0, thrown == null ? 0 : Results.THREW);
         Drainer.wake();
     }
 }

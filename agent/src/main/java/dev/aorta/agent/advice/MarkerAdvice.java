@@ -15,8 +15,7 @@ public final class MarkerAdvice {
         if (CollectiveBinder.active) {
             CollectiveBinder.atIterationMarker();
         }
-        long now = Recorder.now();
-        Recorder.record(id, now, 0, 0);
+        Recorder.marker(id, Recorder.markerNow(), 0, 0);
         Drainer.wake();
     }
 }

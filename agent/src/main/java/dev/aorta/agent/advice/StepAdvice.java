@@ -15,8 +15,7 @@ public final class StepAdvice {
         if (CollectiveBinder.active) {
             CollectiveBinder.atIterationMarker();
         }
-        long now = Recorder.now();
-        Recorder.record(id, now, 0, 0, step, 0);
+        Recorder.marker(id, Recorder.markerNow(), step, 0);
         Drainer.wake();
     }
 }

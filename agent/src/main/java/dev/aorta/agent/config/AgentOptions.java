@@ -4,6 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 
+import dev.aorta.agent.capture.BetweenWindows;
+import dev.aorta.agent.capture.CaptureSchedule;
+import dev.aorta.agent.capture.Durations;
+
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -49,6 +53,14 @@ public final class AgentOptions {
         CLOCK("clock", "auto", "host clock read on the hot path: tsc (rdtsc via FFM, ~10 ns a read; JVM >= 22, x86-64 Linux, invariant TSC), nanotime (System.nanoTime), auto (tsc when the kernel's clocksource is tsc and native access is enabled, else nanotime); timestamps are written as CLOCK_MONOTONIC ns either way"),
         DRAIN_INTERVAL_MS("drain-interval-ms", "20", "how often the background thread empties the buffers and flushes files"),
         MAX_RANGES("metrics-max-ranges", "2000", "device activities listed per iteration in rank_<r>_metrics.jsonl profile.ranges"),
+        WAIT("wait", "", "capture schedule over iterations: iterations to skip before each window (with warmup, active, repeat)"),
+        WARMUP("warmup", "0", "capture schedule: iterations before each window with device activity running but not kept"),
+        ACTIVE("active", "", "capture schedule: iterations in each window; giving it turns the iteration schedule on"),
+        REPEAT("repeat", "0", "capture schedule: windows in all (0 = until the run ends)"),
+        START_AFTER("start-after", "", "time window: opens this long after the agent started (e.g. 30s, 500ms, 2m); needs duration"),
+        DURATION("duration", "", "time window: how long it stays open (e.g. 5s)"),
+        CAPTURE("capture", "always", "always (no windows: everything is recorded), schedule (from wait/warmup/active/repeat or start-after/duration, implied by them), on-demand (only aorta capture and JMX open windows)"),
+        BETWEEN_WINDOWS("between-windows", "api", "outside capture windows: api (host API calls only) or off (nothing; one flag read per intercepted call)"),
         VERBOSE("verbose", "false", "log each instrumented type and each sink's line counts"),
         CONFIG("config", "", "a .properties or YAML file with these options");
 
@@ -241,6 +253,8 @@ public final class AgentOptions {
         commStreamPriority();
         join();
         clock();
+        captureSchedule();
+        betweenWindows();
         int records = bufferRecords();
         if (records < 64 || records > (1 << 20) || Integer.bitCount(records) != 1) {
             throw expected(Option.BUFFER_RECORDS, "a power of two in 64..1048576");
@@ -365,6 +379,105 @@ public final class AgentOptions {
     public JoinMode join() {
         return JoinMode.parse(subject(Option.JOIN), get(Option.JOIN));
     }
+
+    /**
+     * The capture schedule: iterations ({@code active} given), time ({@code start-after}/{@code duration}), on
+     * demand, or always. A schedule's fields are checked together, and an error names the field at fault.
+     */
+    public CaptureSchedule captureSchedule() {
+        String capture = get(Option.CAPTURE);
+        boolean byIterations = !get(Option.ACTIVE).isEmpty() || !get(Option.WAIT).isEmpty();
+        boolean byTime = !get(Option.START_AFTER).isEmpty() || !get(Option.DURATION).isEmpty();
+        if (!capture.equals("always") && !capture.equals("schedule") && !capture.equals("on-demand")) {
+            throw expected(Option.CAPTURE, "always, schedule or on-demand");
+        }
+        if (byIterations && byTime) {
+            throw new OptionsException(subject(Option.START_AFTER) + ": a schedule is either over iterations (wait, warmup,"
+                    + " active, repeat) or over time (start-after, duration), not both; got active='" + get(Option.ACTIVE)
+                    + "' and start-after='" + get(Option.START_AFTER) + "'");
+        }
+        if (byIterations) {
+            if (get(Option.ACTIVE).isEmpty()) {
+                throw new OptionsException(subject(Option.ACTIVE) + ": expected the iterations per window (>= 1) with"
+                        + " wait=" + get(Option.WAIT) + ", got nothing");
+            }
+            int wait = get(Option.WAIT).isEmpty() ? 0 : atLeast(Option.WAIT, 0);
+            return checkedAgainst(capture, CaptureSchedule.iterations(wait, atLeast(Option.WARMUP, 0),
+                    atLeast(Option.ACTIVE, 1), atLeast(Option.REPEAT, 0)));
+        }
+        if (byTime) {
+            if (get(Option.DURATION).isEmpty()) {
+                throw new OptionsException(subject(Option.DURATION) + ": expected how long the window stays open (e.g. 5s)"
+                        + " with start-after=" + get(Option.START_AFTER) + ", got nothing");
+            }
+            long after = get(Option.START_AFTER).isEmpty() ? 0 : duration(Option.START_AFTER);
+            long duration = duration(Option.DURATION);
+            if (duration == 0) {
+                throw expected(Option.DURATION, "a duration > 0");
+            }
+            return checkedAgainst(capture, CaptureSchedule.time(after, duration));
+        }
+        if (capture.equals("schedule")) {
+            throw new OptionsException(subject(Option.CAPTURE) + ": 'schedule' needs active=N (iterations) or"
+                    + " start-after=T,duration=T (time), got neither");
+        }
+        return capture.equals("on-demand") ? CaptureSchedule.ON_DEMAND : CaptureSchedule.ALWAYS;
+    }
+
+    private CaptureSchedule checkedAgainst(String capture, CaptureSchedule schedule) {
+        if (capture.equals("on-demand")) {
+            throw new OptionsException(subject(Option.CAPTURE) + ": 'on-demand' takes no schedule, got " + schedule);
+        }
+        return schedule;
+    }
+
+    public BetweenWindows betweenWindows() {
+        return enumValue(BetweenWindows.class, Option.BETWEEN_WINDOWS, get(Option.BETWEEN_WINDOWS));
+    }
+
+    private int atLeast(Option o, int min) {
+        int v = integer(o);
+        if (v < min) {
+            throw expected(o, "an integer >= " + min);
+        }
+        return v;
+    }
+
+    private long duration(Option o) {
+        long ns = Durations.parseNs(get(o));
+        if (ns < 0) {
+            throw expected(o, "a duration such as 30s, 500ms or 2m");
+        }
+        return ns;
+    }
+
+    /**
+     * {@code AORTA_*} variables in {@code env} that are neither an option nor one of the launcher's or the GPU
+     * runtime's own: most likely a misspelt option, which would otherwise be silently ignored.
+     */
+    public static java.util.List<String> unknownVariables(Map<String, String> env) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String name : new TreeSet<>(env.keySet())) {
+            if (!name.startsWith("AORTA_") || OTHER_VARIABLES.contains(name) || name.endsWith("_LIBRARY")) {
+                continue;
+            }
+            boolean option = Arrays.stream(Option.values()).anyMatch(o -> o.envName().equals(name));
+            if (!option) {
+                out.add(name);
+            }
+        }
+        return out;
+    }
+
+    /** The agent's variables as a list, for the message naming an unknown one. */
+    public static String variableNames() {
+        return String.join(", ", Arrays.stream(Option.values()).map(Option::envName).toList());
+    }
+
+    /** AORTA_* variables read by the launcher script, the CLI and the GPU runtime (and *_LIBRARY overrides). */
+    private static final Set<String> OTHER_VARIABLES = Set.of("AORTA_JAVA_HOME", "AORTA_JAVA_OPTS", "AORTA_BIN",
+            "AORTA_HOME", "AORTA_PLUGINS", "AORTA_LAUNCHER", "AORTA_LAUNCHER_PID", "AORTA_KERNEL_CACHE", "AORTA_COMMANDS",
+            "AORTA_SHARED", "AORTA_MIN_JAVA");
 
     public int bufferRecords() {
         return integer(Option.BUFFER_RECORDS);

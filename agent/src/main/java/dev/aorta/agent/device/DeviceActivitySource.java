@@ -10,6 +10,16 @@ public interface DeviceActivitySource {
 
     void stop();
 
+    /**
+     * Outside capture windows: delivers what it holds and stops observing the device (CUPTI unsubscribes), so
+     * that the application runs as without it. {@link #resume} starts it again; both may be called many times.
+     */
+    default void pause() {
+    }
+
+    default void resume() {
+    }
+
     /** Called every drain cycle (cheap sources turn finished work into records here). */
     default void poll() {
     }

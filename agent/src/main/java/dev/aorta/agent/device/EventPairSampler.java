@@ -202,6 +202,18 @@ public final class EventPairSampler implements DeviceActivitySource {
         enabled = false;
     }
 
+    @Override
+    public void pause() {
+        poll();
+        enabled = false;
+    }
+
+    /** Sampling starts again unless it failed for good. */
+    @Override
+    public void resume() {
+        enabled = !failed;
+    }
+
     private void fail(Throwable t) {
         failed = true;
         enabled = false;

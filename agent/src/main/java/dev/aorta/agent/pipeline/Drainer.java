@@ -1,6 +1,7 @@
 package dev.aorta.agent.pipeline;
 
 import dev.aorta.agent.AgentLog;
+import dev.aorta.agent.capture.CaptureWindows;
 import dev.aorta.agent.device.DeviceActivitySource;
 import dev.aorta.agent.recorder.CallBuffer;
 import dev.aorta.agent.recorder.HostClock;
@@ -10,6 +11,7 @@ import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
 
 import java.util.Queue;
@@ -52,6 +54,7 @@ public final class Drainer implements Runnable {
     private final AtomicLong droppedDeviceRecords = new AtomicLong();
     private volatile DeviceActivitySource device = DeviceActivitySource.NONE;
     private volatile boolean running = true;
+    private final java.util.concurrent.atomic.AtomicBoolean shutDown = new java.util.concurrent.atomic.AtomicBoolean();
     private final Thread thread;
     /** The running drain thread, for {@link #wake()}. */
     private static volatile Thread current;
@@ -147,6 +150,10 @@ public final class Drainer implements Runnable {
     /** One pass: buffers, queued records, flush. Runs on the drain thread (or at shutdown, after it stopped). */
     public synchronized void cycle() {
         HostClock.anchor();  // before the buffers: the records about to be converted lie before this anchor
+        CaptureWindows windows = CaptureWindows.current;
+        if (windows != null) {
+            windows.tick(System.nanoTime());  // a timed window's edges, to within one drain interval
+        }
         long iterationsBefore = iterations.completed();
         int n = drainBuffers();
         if (iterations.completed() != iterationsBefore) {
@@ -203,6 +210,8 @@ public final class Drainer implements Runnable {
             join.anchor(a);
         } else if (o instanceof DriverCall c) {
             join.driverCall(c.call());
+        } else if (o instanceof Marker m) {
+            sinks.marker(m);
         }
     }
 
@@ -220,8 +229,18 @@ public final class Drainer implements Runnable {
         return sum;
     }
 
-    /** Stops the thread, drains what is left (device activity included) and closes the sinks. */
+    /**
+     * Stops the thread, closes an open capture window, drains what is left (device activity included) and closes
+     * the sinks. Once: at {@code aorta detach} or at JVM exit, whichever comes first.
+     */
     public void shutdown() {
+        if (!shutDown.compareAndSet(false, true)) {
+            return;
+        }
+        CaptureWindows windows = CaptureWindows.current;
+        if (windows != null) {
+            windows.stop(System.nanoTime());
+        }
         running = false;
         thread.interrupt();
         try {

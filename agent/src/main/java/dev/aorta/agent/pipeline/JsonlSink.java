@@ -1,5 +1,6 @@
 package dev.aorta.agent.pipeline;
 
+import dev.aorta.agent.capture.CaptureWindows;
 import dev.aorta.agent.spi.CallKind;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
@@ -24,7 +25,8 @@ public final class JsonlSink implements EventSink {
 
     @Override
     public void api(ApiCall call, CallKind kind) throws IOException {
-        out.write(call);
+        CaptureWindows windows = CaptureWindows.current;
+        out.write(call, windows == null ? -1 : windows.windowAt(call.startNs()));
     }
 
     @Override

@@ -208,7 +208,8 @@ public final class HostClock {
         return null;
     }
 
-    private static boolean nativeAccessEnabled() {
+    /** Whether this code may call native functions without the JDK printing a warning into the application's stderr. */
+    public static boolean nativeAccessEnabled() {
         try {
             Module m = HostClock.class.getModule();
             return (boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(m);

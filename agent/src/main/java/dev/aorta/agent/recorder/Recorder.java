@@ -1,5 +1,8 @@
 package dev.aorta.agent.recorder;
 
+import dev.aorta.agent.capture.CaptureGate;
+import dev.aorta.agent.capture.CaptureWindows;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,28 +35,80 @@ public final class Recorder {
         return b;
     }
 
-    /** A call edge's timestamp, in {@link HostClock} ticks: the drain thread converts them to CLOCK_MONOTONIC ns. */
+    /**
+     * The start of a call made while nothing is recorded: its {@code record} drops it. A call is kept or dropped
+     * by where it began, so that one begun just before a window opens does not appear with no start, and the last
+     * call of a window (a sync that returns after the window closed) is kept. Ticks are never this value.
+     */
+    public static final long OUTSIDE_WINDOW = Long.MIN_VALUE;
+
+    /**
+     * A call edge's timestamp, in {@link HostClock} ticks: the drain thread converts them to CLOCK_MONOTONIC ns.
+     * Outside capture windows with nothing to record, no clock is read and the call is marked {@link #OUTSIDE_WINDOW}.
+     */
     public static long now() {
+        return CaptureGate.recording ? HostClock.ticks() : OUTSIDE_WINDOW;
+    }
+
+    /** The timestamp of an iteration marker: always read, as markers drive the capture schedule. */
+    public static long markerNow() {
         return HostClock.ticks();
     }
 
+    /**
+     * An {@code iteration-method} call begins, which begins an iteration: the capture schedule moves here, so that
+     * a window holds its iterations' calls from their first (the call's record is made at its end, by {@link #marker}).
+     */
+    public static long iterationMethodEntered() {
+        CaptureWindows windows = CaptureWindows.current;
+        if (windows != null) {
+            windows.iterationBoundary(System.nanoTime());
+        }
+        return HostClock.ticks();
+    }
+
+    /**
+     * An iteration marker (recorded whether or not a capture window is open): it first moves the capture
+     * schedule, so that a window opening at this iteration holds the iteration's first call.
+     */
+    public static void marker(int id, long start, long arg, int result) {
+        long end = HostClock.ticks();
+        CaptureWindows windows = CaptureWindows.current;
+        if (windows != null) {
+            windows.marker(CallTable.get(id).kind(), System.nanoTime());
+        }
+        LOCAL.get().put(id, start, end, 0, result, arg, 0, 0, 0, 0, 0, 0, 0);
+    }
+
     public static void record(int id, long start, long stream, int result) {
+        if (start == OUTSIDE_WINDOW) {
+            return;
+        }
         long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result, long a0, long a1) {
+        if (start == OUTSIDE_WINDOW) {
+            return;
+        }
         long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, 0, 0, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result, long a0, long a1, long a2, long a3) {
+        if (start == OUTSIDE_WINDOW) {
+            return;
+        }
         long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, 0, 0, 0, 0);
     }
 
     public static void record(int id, long start, long stream, int result,
                               long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
+        if (start == OUTSIDE_WINDOW) {
+            return;
+        }
         long end = HostClock.ticks();
         LOCAL.get().put(id, start, end, stream, result, a0, a1, a2, a3, a4, a5, a6, a7);
     }

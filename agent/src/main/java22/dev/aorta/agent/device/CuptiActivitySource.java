@@ -11,7 +11,10 @@ import dev.aorta.core.event.Dim3;
 import dev.aorta.gpu.cupti.CuptiRecords;
 import dev.aorta.gpu.cupti.CuptiTracer;
 
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Device activity from CUPTI through the project's FFM binding {@link CuptiTracer}: kernels, copies and memsets
@@ -25,12 +28,18 @@ import java.util.Map;
 public final class CuptiActivitySource implements DeviceActivitySource, CuptiRecords {
     private final int rank;
     private final CuptiLoader.Sink sink;
+    private final boolean correlate;
+    /** Null between capture windows. Every method that touches it holds this object's lock: windows open and close
+     *  on the application's thread while the drain thread polls. */
     private CuptiTracer tracer;
+    /** The application's streams, registered again with each new subscription. */
+    private final Set<Long> streams = new LinkedHashSet<>();
     /** For cuStreamGetCtx; made on the drain thread at the first stream (JCuda is loaded by then). */
     private JCudaNatives natives;
 
-    CuptiActivitySource(int rank, CuptiLoader.Sink sink) {
+    CuptiActivitySource(int rank, boolean correlate, CuptiLoader.Sink sink) {
         this.rank = rank;
+        this.correlate = correlate;
         this.sink = sink;
     }
 
@@ -40,16 +49,47 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
      * @param correlate also record CUPTI's driver API calls, to join API records to device activity
      */
     public static DeviceActivitySource start(int rank, boolean correlate, CuptiLoader.Sink sink) {
-        CuptiActivitySource source = new CuptiActivitySource(rank, sink);
-        source.tracer = CuptiTracer.start(source, correlate, true);
+        CuptiActivitySource source = new CuptiActivitySource(rank, correlate, sink);
+        source.subscribe();
+        return source;
+    }
+
+    /** Starts tracing and passes a fresh anchor on (CUPTI's clock is read again at every window). */
+    private void subscribe() {
+        CuptiTracer started = CuptiTracer.start(this, correlate, true);
         try {
             CuptiTracer.ClockPair now = CuptiTracer.clockPair();
             sink.anchor(new ClockAnchor(ClockDomain.CUPTI, now.cuptiNs(), ClockDomain.HOST_MONOTONIC, now.hostNs()));
         } catch (RuntimeException e) {
-            source.tracer.stop(); // records without an anchor could not be placed on the host timeline
+            started.stop(); // records without an anchor could not be placed on the host timeline
             throw e;
         }
-        return source;
+        tracer = started;
+        for (long stream : new ArrayList<>(streams)) {
+            streamCreated(stream);
+        }
+    }
+
+    /** Between capture windows CUPTI is unsubscribed, so that the application runs as it would without us. */
+    @Override
+    public synchronized void pause() {
+        if (tracer != null) {
+            flush();
+            stop();
+            tracer = null;
+        }
+    }
+
+    @Override
+    public synchronized void resume() {
+        if (tracer == null) {
+            try {
+                subscribe();
+            } catch (RuntimeException | LinkageError e) {
+                AgentLog.once("cupti-resume", "CUPTI did not start again for a capture window (" + e
+                        + "); this window has host-side API timing only");
+            }
+        }
     }
 
     @Override
@@ -89,7 +129,10 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
     }
 
     @Override
-    public void flush() {
+    public synchronized void flush() {
+        if (tracer == null) {
+            return;
+        }
         try {
             tracer.flush();
         } catch (RuntimeException | LinkageError e) {
@@ -99,7 +142,10 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
 
     /** Every drain cycle: the buffers CUPTI has filled, so that records keep coming without iteration markers. */
     @Override
-    public void poll() {
+    public synchronized void poll() {
+        if (tracer == null) {
+            return;
+        }
         try {
             tracer.deliverCompleted();
         } catch (RuntimeException | LinkageError e) {
@@ -109,7 +155,10 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
     }
 
     @Override
-    public void stop() {
+    public synchronized void stop() {
+        if (tracer == null) {
+            return;
+        }
         try {
             tracer.stop();
         } catch (RuntimeException | LinkageError e) {
@@ -119,10 +168,14 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
 
     /** Tells CUPTI the stream's address (its records then carry it instead of CUPTI's own stream id). */
     @Override
-    public void streamCreated(long stream) {
+    public synchronized void streamCreated(long stream) {
+        streams.add(stream);
         try {
             if (natives == null) {
                 natives = new JCudaNatives();
+            }
+            if (tracer == null) {
+                return;  // between windows: registered when the next window subscribes
             }
             tracer.registerStream(natives.streamContext(stream), stream);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {

@@ -2,6 +2,8 @@ package dev.aorta.agent.config;
 
 import dev.aorta.agent.config.AgentOptions.Category;
 import dev.aorta.agent.config.AgentOptions.Sink;
+import dev.aorta.agent.capture.BetweenWindows;
+import dev.aorta.agent.capture.CaptureSchedule;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -127,5 +129,45 @@ class AgentOptionsTest {
             assertThat(table).contains(o.key());
             assertThat(o.description()).isNotBlank();
         }
+    }
+
+    @Test
+    void aCaptureScheduleIsOverIterationsOrOverTime() {
+        CaptureSchedule it = AgentOptions.resolve("wait=5,warmup=1,active=3,repeat=2,between-windows=off", Map.of())
+                .captureSchedule();
+        assertThat(it).isEqualTo(CaptureSchedule.iterations(5, 1, 3, 2));
+        assertThat(AgentOptions.resolve("start-after=30s,duration=500ms", Map.of()).captureSchedule())
+                .isEqualTo(CaptureSchedule.time(30_000_000_000L, 500_000_000L));
+        assertThat(AgentOptions.resolve("capture=on-demand", Map.of()).captureSchedule()).isEqualTo(CaptureSchedule.ON_DEMAND);
+        assertThat(AgentOptions.resolve("", Map.of()).captureSchedule()).isEqualTo(CaptureSchedule.ALWAYS);
+        assertThat(AgentOptions.resolve("between-windows=off", Map.of()).betweenWindows()).isEqualTo(BetweenWindows.OFF);
+    }
+
+    @Test
+    void aScheduleThatCannotBeParsedNamesTheField() {
+        assertThatThrownBy(() -> AgentOptions.resolve("wait=5,active=three", Map.of()))
+                .hasMessage("option 'active': expected an integer, got 'three'");
+        assertThatThrownBy(() -> AgentOptions.resolve("wait=5", Map.of()))
+                .hasMessage("option 'active': expected the iterations per window (>= 1) with wait=5, got nothing");
+        assertThatThrownBy(() -> AgentOptions.resolve("active=0", Map.of()))
+                .hasMessage("option 'active': expected an integer >= 1, got '0'");
+        assertThatThrownBy(() -> AgentOptions.resolve("start-after=30 s,duration=5s", Map.of()))
+                .hasMessage("option 'start-after': expected a duration such as 30s, 500ms or 2m, got '30 s'");
+        assertThatThrownBy(() -> AgentOptions.resolve("start-after=30s", Map.of()))
+                .hasMessage("option 'duration': expected how long the window stays open (e.g. 5s) with start-after=30s,"
+                        + " got nothing");
+        assertThatThrownBy(() -> AgentOptions.resolve("active=2,duration=5s", Map.of()))
+                .hasMessageStartingWith("option 'start-after': a schedule is either over iterations");
+        assertThatThrownBy(() -> AgentOptions.resolve("", Map.of("AORTA_REPEAT", "-1", "AORTA_ACTIVE", "1")))
+                .hasMessage("environment variable AORTA_REPEAT (option 'repeat'): expected an integer >= 0, got '-1'");
+        assertThatThrownBy(() -> AgentOptions.resolve("between-windows=none", Map.of()))
+                .hasMessage("option 'between-windows': unknown value 'none'; expected one of [api, off]");
+    }
+
+    @Test
+    void unknownAortaVariablesAreNamed_theLaunchersAndTheGpuRuntimesAreNot() {
+        assertThat(AgentOptions.unknownVariables(Map.of("AORTA_OUTPTU", "x", "AORTA_OUTPUT", "y", "AORTA_JAVA_HOME", "/jdk",
+                "AORTA_CUPTI_LIBRARY", "/lib", "AORTA_PLUGINS", "p", "PATH", "/bin"))).containsExactly("AORTA_OUTPTU");
+        assertThat(AgentOptions.variableNames()).contains("AORTA_OUTPUT", "AORTA_BETWEEN_WINDOWS");
     }
 }

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CuptiActivitySourceTest {
     private final Received received = new Received();
-    private final CuptiActivitySource source = new CuptiActivitySource(3, received);
+    private final CuptiActivitySource source = new CuptiActivitySource(3, false, received);
 
     @Test
     void aKernelBecomesTheAgentsDeviceActivityFieldByField() {

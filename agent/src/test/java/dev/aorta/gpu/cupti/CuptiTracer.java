@@ -11,6 +11,8 @@ import example.fakegpu.FakeGpu;
  * are Java thread ids + 100000, as real ones differ too.
  */
 public final class CuptiTracer {
+    private boolean stopped;
+
     private final CuptiRecords records;
     private final boolean driverCalls;
     private final boolean latency;
@@ -25,6 +27,7 @@ public final class CuptiTracer {
     }
 
     public static CuptiTracer start(CuptiRecords records, boolean driverCalls, boolean latencyTimestamps) {
+        CuptiSubscriptions.started();
         return new CuptiTracer(records, driverCalls, latencyTimestamps);
     }
 
@@ -64,5 +67,9 @@ public final class CuptiTracer {
 
     public void stop() {
         flush();
+        if (!stopped) {
+            stopped = true;
+            CuptiSubscriptions.stopped();
+        }
     }
 }

@@ -14,7 +14,8 @@ import java.util.Set;
  * The windows of a rank. WHOLE: from the start of its first device activity to the end of its last (docs/metrics.md).
  * STEPS: one per ITERATION marker (a step seen twice, e.g. from two files of the same rank, counts once), measured
  * on the device's time ({@link DeviceSteps});
- * RANGES: one per RANGE marker. A rank without the markers asked for gets the whole trace and a warning, so
+ * RANGES: one per RANGE marker; CAPTURES: one per capture window the agent recorded (a CAPTURE marker, named
+ * "capture N" after its index). A rank without the markers asked for gets the whole trace and a warning, so
  * a partial trace still gives a result.
  */
 public final class WindowPlanner {
@@ -29,7 +30,11 @@ public final class WindowPlanner {
     static List<Window> windows(RankTimeline t, WindowMode mode, Map<Long, ApiCall> calls, List<String> warnings) {
         List<Window> out = new ArrayList<>();
         if (mode != WindowMode.WHOLE) {
-            Marker.Kind wanted = mode == WindowMode.STEPS ? Marker.Kind.ITERATION : Marker.Kind.RANGE;
+            Marker.Kind wanted = switch (mode) {
+                case STEPS -> Marker.Kind.ITERATION;
+                case CAPTURES -> Marker.Kind.CAPTURE;
+                default -> Marker.Kind.RANGE;
+            };
             Set<String> seen = new HashSet<>();
             for (Marker m : t.markers()) {
                 if (m.kind() != wanted || m.endNs() <= m.startNs()) {
@@ -44,8 +49,11 @@ public final class WindowPlanner {
                 }
             }
             if (out.isEmpty()) {
-                warnings.add("rank " + t.rank() + ": no " + (mode == WindowMode.STEPS ? "iteration" : "range")
-                        + " markers in " + t.source() + "; measured the whole trace instead");
+                warnings.add("rank " + t.rank() + ": no " + switch (mode) {
+                    case STEPS -> "iteration markers";
+                    case CAPTURES -> "capture windows (the agent records them with a capture schedule, docs/agent.md)";
+                    default -> "range markers";
+                } + " in " + t.source() + "; measured the whole trace instead");
             } else if (wanted == Marker.Kind.ITERATION) {
                 return DeviceSteps.of(t, out, calls, warnings);
             }

@@ -70,6 +70,7 @@ public final class EventJsonlWriter implements Closeable, Flushable {
     private static final SerializableString TO = new SerializedString("to");
     private static final SerializableString TO_NS = new SerializedString("to_ns");
     private static final SerializableString WAIT = new SerializedString("wait");
+    private static final SerializableString WINDOW = new SerializedString("window");
     private static final SerializableString WAIT_STREAM = new SerializedString("wait_stream");
 
     private final OutputStream out;
@@ -109,6 +110,11 @@ public final class EventJsonlWriter implements Closeable, Flushable {
     }
 
     public void write(ApiCall c) throws IOException {
+        write(c, -1);
+    }
+
+    /** An API call made inside capture window {@code window} (-1: outside any, and no field is written). */
+    public void write(ApiCall c, long window) throws IOException {
         begin(TYPE_API);
         string(NAME, c.name());
         number(THREAD, c.thread());
@@ -124,6 +130,9 @@ public final class EventJsonlWriter implements Closeable, Flushable {
                 writeScalar(e.getKey(), e.getValue());
             }
             json.writeEndObject();
+        }
+        if (window >= 0) {
+            number(WINDOW, window);
         }
         string(CLOCK, c.clock().tag());
         end();

@@ -1,0 +1,52 @@
+package dev.aorta.agent.device;
+
+import dev.aorta.agent.capture.BetweenWindows;
+import dev.aorta.agent.capture.CaptureSchedule;
+import dev.aorta.agent.capture.CaptureWindows;
+import dev.aorta.gpu.cupti.CuptiSubscriptions;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** CUPTI runs only inside capture windows: opening and closing 50 windows leaves no subscription or thread behind. */
+class CuptiWindowCyclesTest {
+
+    @Test
+    void fiftyWindowsOpenAndCloseWithoutGrowingSubscriptionsThreadsOrAnchorsPerWindow() {
+        CuptiActivitySourceTest.Received received = new CuptiActivitySourceTest.Received();
+        int before = CuptiSubscriptions.held();
+        DeviceActivitySource source = CuptiActivitySource.start(0, true, received);
+        CaptureWindows windows = new CaptureWindows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF,
+                new CaptureWindows.Listener() {
+                    @Override
+                    public void windowOpened(long index, long startNs, String reason) {
+                    }
+
+                    @Override
+                    public void windowClosed(long index, long startNs, long endNs, String reason) {
+                    }
+
+                    @Override
+                    public void deviceActivity(boolean on) {
+                        if (on) {
+                            source.resume();
+                        } else {
+                            source.pause();
+                        }
+                    }
+                }, System.nanoTime());
+        assertThat(CuptiSubscriptions.held()).as("paused until the first window").isEqualTo(before);
+        int threads = Thread.activeCount();
+        for (int i = 0; i < 50; i++) {
+            windows.open("test", 0, System.nanoTime());
+            assertThat(CuptiSubscriptions.held()).isEqualTo(before + 1);
+            windows.close(System.nanoTime());
+            assertThat(CuptiSubscriptions.held()).isEqualTo(before);
+        }
+        assertThat(Thread.activeCount()).isLessThanOrEqualTo(threads);
+        // one CUPTI anchor at start and one per window, so each window's records have an anchor of their own
+        assertThat(received.anchors).hasSize(51);
+        source.stop();
+        assertThat(CuptiSubscriptions.held()).isEqualTo(before);
+    }
+}
