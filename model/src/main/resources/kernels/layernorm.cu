@@ -181,3 +181,142 @@ extern "C" __global__ void layernorm_param_grad(const float* dy, const float* dy
         dbeta[c] += b;
     }
 }
+
+// ---- backward with the row in registers (cols a multiple of 4, at most 1024, 16-byte aligned rows) ----
+// layernorm_param_grad gives a 768-column norm 24 blocks: too few for the 512 rows of the ranking model. Here
+// the parameter gradients ride along with dx: a warp keeps its rows' dy * xhat and dy sums per column in
+// registers, a block adds its warps' sums in warp order, and writes them to partial[block][2][cols];
+// layernorm_param_reduce adds the blocks' partial sums in block order. Rows go to warps in a fixed pattern, so
+// the sums have a fixed order (deterministic) without atomics. Blocks of 256 threads (8 warps); the caller
+// sizes partial for gridDim.x blocks. V float4 per lane (cols <= 128 V): one instance per row width class, so
+// that a 768-wide row holds 6 float4 of dy and 12 of sums, not 8 and 16 (register spills cost more than the
+// second read of x, which is in L1).
+template <int V>
+__device__ __forceinline__ void backward_rows(const float* dy, const float* dy2, const float* x, const float* gamma,
+                                              const float* mean, const float* rstd, float* dx, float* partial,
+                                              int rows, int cols) {
+    __shared__ float4 accg[V * 32];
+    __shared__ float4 accb[V * 32];
+    int warp = threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    int nv = cols / 4;
+    float4 pg[V];
+    float4 pb[V];
+#pragma unroll
+    for (int k = 0; k < V; k++) {
+        pg[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        pb[k] = pg[k];
+    }
+    const float4* g4 = reinterpret_cast<const float4*>(gamma);
+    for (int row = blockIdx.x * 8 + warp; row < rows; row += gridDim.x * 8) {
+        long long base = (long long) row * cols;
+        const float4* dy4 = reinterpret_cast<const float4*>(dy + base);
+        const float4* dz4 = reinterpret_cast<const float4*>(dy2 + base);
+        const float4* x4 = reinterpret_cast<const float4*>(x + base);
+        float m = mean[row];
+        float r = rstd[row];
+        float4 d[V];
+        float sg = 0.0f;
+        float sgx = 0.0f;
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            int c = lane + 32 * k;
+            if (c < nv) {
+                d[k] = dy4[c];
+                if (dy2 != nullptr) {
+                    float4 e = dz4[c];
+                    d[k] = make_float4(d[k].x + e.x, d[k].y + e.y, d[k].z + e.z, d[k].w + e.w);
+                }
+                float4 xv = x4[c];
+                float4 h = make_float4((xv.x - m) * r, (xv.y - m) * r, (xv.z - m) * r, (xv.w - m) * r);
+                float4 g = g4[c];
+                float gx = d[k].x * g.x, gy = d[k].y * g.y, gz = d[k].z * g.z, gw = d[k].w * g.w;
+                sg += (gx + gy) + (gz + gw);
+                sgx += (gx * h.x + gy * h.y) + (gz * h.z + gw * h.w);
+                pg[k] = make_float4(pg[k].x + d[k].x * h.x, pg[k].y + d[k].y * h.y, pg[k].z + d[k].z * h.z,
+                                    pg[k].w + d[k].w * h.w);
+                pb[k] = make_float4(pb[k].x + d[k].x, pb[k].y + d[k].y, pb[k].z + d[k].z, pb[k].w + d[k].w);
+            }
+        }
+        float mg = warp_sum(sg) / cols;
+        float mgx = warp_sum(sgx) / cols;
+        float4* dx4 = reinterpret_cast<float4*>(dx + base);
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            int c = lane + 32 * k;
+            if (c < nv) {
+                float4 xv = x4[c];
+                float4 h = make_float4((xv.x - m) * r, (xv.y - m) * r, (xv.z - m) * r, (xv.w - m) * r);
+                float4 g = g4[c];
+                dx4[c] = make_float4(r * (d[k].x * g.x - mg - h.x * mgx), r * (d[k].y * g.y - mg - h.y * mgx),
+                                     r * (d[k].z * g.z - mg - h.z * mgx), r * (d[k].w * g.w - mg - h.w * mgx));
+            }
+        }
+    }
+    for (int w = 0; w < 8; w++) {
+        if (warp == w) {
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                int c = lane + 32 * k;
+                if (c < nv) {
+                    if (w == 0) {
+                        accg[c] = pg[k];
+                        accb[c] = pb[k];
+                    } else {
+                        float4 a = accg[c];
+                        float4 b = accb[c];
+                        accg[c] = make_float4(a.x + pg[k].x, a.y + pg[k].y, a.z + pg[k].z, a.w + pg[k].w);
+                        accb[c] = make_float4(b.x + pb[k].x, b.y + pb[k].y, b.z + pb[k].z, b.w + pb[k].w);
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+    float4* out = reinterpret_cast<float4*>(partial + (long long) blockIdx.x * 2 * cols);
+    for (int c = threadIdx.x; c < nv; c += blockDim.x) {
+        out[c] = accg[c];
+        out[nv + c] = accb[c];
+    }
+}
+
+#define BACKWARD_ROWS(V)                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256) layernorm_backward_rows##V(                                \
+            const float* dy, const float* dy2, const float* x, const float* gamma, const float* mean,            \
+            const float* rstd, float* dx, float* partial, int rows, int cols) {                                  \
+        backward_rows<V>(dy, dy2, x, gamma, mean, rstd, dx, partial, rows, cols);                                \
+    }
+BACKWARD_ROWS(2)
+BACKWARD_ROWS(4)
+BACKWARD_ROWS(6)
+BACKWARD_ROWS(8)
+
+// dgamma[c] += sum_b partial[b][0][c], dbeta[c] += sum_b partial[b][1][c] over the blocks of
+// layernorm_backward_rows, in block order: blocks of 256 threads own 32 of the 2 * cols sums, warp w adds
+// blocks w, w + 8, ..., then the 8 warp sums are added in order.
+extern "C" __global__ void layernorm_param_reduce(const float* partial, int blocks, float* dgamma, float* dbeta,
+                                                  int cols) {
+    __shared__ float part[8][33];
+    int tx = threadIdx.x % 32;
+    int ty = threadIdx.x / 32;
+    int c = blockIdx.x * 32 + tx;
+    float s = 0.0f;
+    if (c < 2 * cols) {
+        for (int b = ty; b < blocks; b += 8) {
+            s += partial[(long long) b * 2 * cols + c];
+        }
+    }
+    part[ty][tx] = s;
+    __syncthreads();
+    if (ty == 0 && c < 2 * cols) {
+        float t = 0.0f;
+        for (int k = 0; k < 8; k++) {
+            t += part[k][tx];
+        }
+        if (c < cols) {
+            dgamma[c] += t;
+        } else {
+            dbeta[c - cols] += t;
+        }
+    }
+}

@@ -104,7 +104,10 @@ public final class ModelBench {
         Linear ff = own(new Linear(ctx, "ff", m, h, true, 1));
         Tensor pre = random(b, t, h);
         Tensor hid = random(b, t, h);
-        time("linear+gelu fwd 512x768->2048", () -> ff.forwardGelu(x, xLow, pre, hid, s));
+        // under autocast the encoder layer keeps only GELU's 16-bit output (the next GEMM's operand), as torch,
+        // whose output is bf16 only; without autocast the fp32 output
+        Tensor hidLow = ctx.autocast() == null ? null : own(ctx.empty("bench", "gelu 16-bit", ctx.autocast(), b, t, h));
+        time("linear+gelu fwd 512x768->2048", () -> ff.forwardGelu(x, xLow, pre, hidLow == null ? hid : null, hidLow, s));
         time("linear+gelu fwd+bwd 512x768->2048", () -> {
             ff.forwardGelu(x, xLow, pre, hid, s);
             ff.backwardGelu(x, pre, hid, dx, s);

@@ -132,13 +132,16 @@ public final class OpsCheck {
             linear(d[0], d[1], d[2], true, DType.BF16);
             linear(d[0], d[1], d[2], false, DType.FP16);
         }
-        for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {33, 768}, {8, 2049}} : new int[][] {{1, 1}, {3, 7}}) {
+        // rows up to 1024 wide (a multiple of 4) take the register-row backward pass (2000 rows: several per warp)
+        for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {3, 8}, {33, 768}, {512, 768}, {2000, 12}, {5, 1024},
+                {8, 2049}} : new int[][] {{1, 1}, {3, 7}, {3, 8}}) {
             layerNorm(d[0], d[1], false);
             layerNorm(d[0], d[1], true);
             softmax(d[0], d[1]);
             bce(d[0], d[1]);
         }
-        for (int n : large ? new int[] {1, 7, 1_000_003} : new int[] {1, 7, 1001}) {
+        // multiples of 4 take GELU's 16-byte path
+        for (int n : large ? new int[] {1, 7, 8, 1_000_003, 1_048_576} : new int[] {1, 7, 8, 1001}) {
             elementwise(n);
             relu(n);
         }
@@ -235,6 +238,16 @@ public final class OpsCheck {
                 // exact: the same round-to-nearest-even of the same fp32 values
                 rows.add(new CheckRow(c.name, "y 16-bit copy", yOurs.length, CheckRow.relL2(yLow.toFloats(),
                         HostTensor.ofFloats(autocast, y.shape(), yOurs).toDoubles()), 0));
+                // the encoder layer's call: the 16-bit copy alone, bit for bit the same
+                Tensor lowOnly = c.own(Tensor.empty(ctx.device(), "check", "y 16-bit alone", autocast, n, outF));
+                lin.forwardGelu(x, null, pre, null, lowOnly, s);
+                float[] withY = yLow.toFloats();
+                double[] expected = new double[withY.length];
+                for (int i = 0; i < withY.length; i++) {
+                    expected[i] = withY[i];
+                }
+                rows.add(new CheckRow(c.name, "y 16-bit copy without fp32 y", withY.length,
+                        CheckRow.relL2(lowOnly.toFloats(), expected), 0));
             }
             if (gelu) {
                 lin.backwardGelu(x, pre, dy, dx, s);

@@ -21,14 +21,28 @@ public final class Elementwise {
         gelu(x, y, null, s);
     }
 
-    /** y = gelu(x), and y rounded into yLow (bf16 or fp16) where not null, for the autocast GEMM that reads y. */
+    /**
+     * y = gelu(x), and y rounded into yLow (bf16 or fp16) where not null, for the autocast GEMM that reads y;
+     * y may be null where yLow is given and only it is read.
+     */
     public void gelu(Tensor x, Tensor y, Tensor yLow, Stream s) {
-        same("gelu", "x", x, "y", y);
-        if (yLow != null) {
-            requireLowCopy("gelu", y, yLow);
+        if (y == null && yLow == null) {
+            throw new IllegalArgumentException("gelu: operands y and 16-bit copy are both null, expected at least one");
         }
-        ctx.kernels().launch("elementwise.cu", "gelu_forward", grid(x), 256, s, x, y, x.numel(), yLow,
-                yLow != null && yLow.dtype() == DType.FP16 ? 1 : 0);
+        if (y != null) {
+            same("gelu", "x", x, "y", y);
+        } else {
+            Shapes.requireDtype("gelu", "x", x, DType.FP32);
+            Shapes.requireContiguous("gelu", "x", x);
+        }
+        if (yLow != null) {
+            requireLowCopy("gelu", x, yLow);
+        }
+        boolean vec4 = x.numel() % 4 == 0 && (x.address() & 15) == 0 && (y == null || (y.address() & 15) == 0)
+                && (yLow == null || (yLow.address() & 7) == 0);
+        long units = vec4 ? x.numel() / 4 : x.numel();
+        ctx.kernels().launch("elementwise.cu", "gelu_forward", ctx.kernels().gridFor(units, 256), 256, s, x, y,
+                x.numel(), yLow, yLow != null && yLow.dtype() == DType.FP16 ? 1 : 0, vec4 ? 1 : 0);
     }
 
     /** {@code low} can hold {@code t} rounded: bf16 or fp16, t's shape, contiguous. */

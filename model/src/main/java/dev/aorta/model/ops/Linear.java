@@ -119,13 +119,20 @@ public final class Linear implements Layer {
     /**
      * As {@link #forwardGelu(Tensor, Tensor, Tensor, Tensor, Stream)}; under autocast, y rounded is also written
      * into yLow where not null (for the next layer's GEMM: hand it over as that layer's xLow, unless something,
-     * such as dropout, changes y first).
+     * such as dropout, changes y first). Under autocast y may be null when yLow is given: the next layer's GEMMs,
+     * forward and backward, read only the 16-bit copy, and the fp32 y would be written for nothing.
      */
     public void forwardGelu(Tensor x, Tensor xLow, Tensor pre, Tensor y, Tensor yLow, Stream s) {
-        int rows = check(x, "y", y);
-        Shapes.requireSame(OP, "y", y, "pre", pre);
-        Shapes.requireDtype(OP, "pre", pre, DType.FP32);
-        Shapes.requireContiguous(OP, "pre", pre);
+        if (y == null && (ctx.autocast() == null || yLow == null)) {
+            throw new IllegalArgumentException(OP + ": operand y is null, expected a tensor (only under autocast with"
+                    + " a 16-bit copy of y may it be left out)");
+        }
+        int rows = check(x, "pre", pre);
+        if (y != null) {
+            Shapes.requireSame(OP, "pre", pre, "y", y);
+            Shapes.requireDtype(OP, "y", y, DType.FP32);
+            Shapes.requireContiguous(OP, "y", y);
+        }
         if (ctx.autocast() != null) {
             // the bias is in the GEMM's epilogue, which writes pre itself: one read of pre and one write of y
             lowGemmForward(x, xLow, pre, rows, s);

@@ -183,7 +183,8 @@ public final class TransformerEncoderLayer implements Layer {
         Tensor x1Low = a.x1Low.get();
         norm1.forwardResidual(x, a.r1, a.s1, a.x1, x1Low, a.mean1, a.rstd1, s);
         Tensor hLow = dropout == 0 ? a.hLow.get() : null;
-        linear1.forwardGelu(a.x1, x1Low, a.pre, a.h, hLow, s);
+        // with the 16-bit copy and no dropout, linear2 reads only the copy (forward and backward): h stays unwritten
+        linear1.forwardGelu(a.x1, x1Low, a.pre, hLow != null ? null : a.h, hLow, s);
         drop(a.h, a.h, seed, 4 * offset + 1, s);
         linear2.forward(a.h, hLow, a.f, s);
         drop(a.f, a.f, seed, 4 * offset + 2, s);
