@@ -6,12 +6,16 @@ import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
 import dev.aorta.analyzer.metrics.WindowMode;
 import dev.aorta.analyzer.metrics.WindowReport;
+import dev.aorta.analyzer.report.Aggregate;
+import dev.aorta.analyzer.report.AortaReportSection;
 import dev.aorta.analyzer.report.HtmlReport;
 import dev.aorta.analyzer.report.LabelRun;
+import dev.aorta.analyzer.report.Metric;
 import dev.aorta.analyzer.report.OverlapReport;
 import dev.aorta.analyzer.report.Plots;
 import dev.aorta.analyzer.report.StreamSelection;
 import dev.aorta.analyzer.trace.TraceLoader;
+import dev.aorta.core.metric.TrainerRunSummary;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -20,19 +24,23 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** {@code aorta report}: compare labelled runs (any trace directories) and write summary.json, PNGs and report.html. */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Compare runs: each --log-dir (any traces the analyzer reads) with its --label. Writes"
-                + " summary.json, {label}_timeline.png, {label}_gantt.png and a self-contained report.html into --output."})
+                + " summary.json, {label}_timeline.png, {label}_gantt.png and a self-contained report.html into --output.",
+                "Directories of rank_*_metrics.jsonl also get AORTA's own report blocks (datasets, comparison) with its"
+                        + " definitions."})
 public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--log-dir", required = true, paramLabel = "DIR", description = "A run's trace directory (repeat).")
     List<Path> logDirs;
@@ -103,7 +111,8 @@ public final class ReportCommand implements Callable<Integer> {
         if (!labels.contains(ref)) {
             throw new IllegalArgumentException("--reference " + ref + ": no --label " + ref);
         }
-        OverlapReport report = new OverlapReport(runs, ref, cands);
+        OverlapReport report = new OverlapReport(runs, ref, cands, aortaSection());
+        report.aortaSection().warnings().forEach(w -> spec.commandLine().getErr().println("aorta report: warning: " + w));
         Map<String, byte[]> plots = new LinkedHashMap<>();
         for (LabelRun run : runs) {
             plots.put(run.label() + "_timeline.png", Plots.timeline(run.label(), run.iterations()));
@@ -128,9 +137,56 @@ public final class ReportCommand implements Callable<Integer> {
                 report.writeSummaryJson(summary);
             }
         });
+        printAortaSection(report);
         spec.commandLine().getOut().println("wrote " + output.resolve("summary.json") + ", " + plots.size() + " plots and "
                 + output.resolve("report.html"));
         return 0;
+    }
+
+    /**
+     * AORTA's report blocks, for the labels whose directories hold rank_*_metrics.jsonl. Its comparison compares one
+     * pair, so it is written when --reference and a single --candidate are given, as AORTA's script takes them.
+     */
+    private AortaReportSection aortaSection() throws IOException {
+        Map<String, Path> dirs = new LinkedHashMap<>();
+        for (int i = 0; i < labels.size(); i++) {
+            dirs.put(labels.get(i), logDirs.get(i));
+        }
+        boolean onePair = reference != null && candidates != null && candidates.size() == 1;
+        AortaReportSection section = AortaReportSection.of(dirs, onePair ? reference : null,
+                onePair ? candidates.get(0) : null);
+        if (section.present() && reference != null && candidates != null && candidates.size() > 1) {
+            spec.commandLine().getErr().println("aorta report: warning: AORTA's comparison block (overlap_ratio of"
+                    + " one candidate against the reference) is left out: it compares one --candidate, got "
+                    + candidates.size());
+        }
+        return section;
+    }
+
+    private void printAortaSection(OverlapReport report) {
+        AortaReportSection section = report.aortaSection();
+        PrintWriter out = spec.commandLine().getOut();
+        for (Map.Entry<String, TrainerRunSummary> e : section.datasets().entrySet()) {
+            TrainerRunSummary s = e.getValue();
+            if (s.count() == 0) {
+                out.printf(Locale.ROOT, "%s: no rank_*_metrics.jsonl steps%n", e.getKey());
+                continue;
+            }
+            Aggregate perStep = report.aggregates(report.run(e.getKey())).get(Metric.AORTA_OVERLAP_RATIO);
+            out.printf(Locale.ROOT, "%s: %d steps, mean loss %s, mean compute %.3f ms, mean overlap %.3f ms"
+                            + " (allreduce %.3f, reducescatter %.3f), overlap_ratio %.4f (AORTA's: mean overlap / mean"
+                            + " compute); aorta_overlap_ratio mean of per-step ratios %s%n",
+                    e.getKey(), s.count(), Double.isNaN(s.meanLoss()) ? "n/a" : String.format(Locale.ROOT, "%.6f",
+                            s.meanLoss()), s.meanComputeMs(), s.meanOverlapMs(), s.meanAllreduceOverlapMs(),
+                    s.meanReducescatterOverlapMs(), s.overlapRatio(),
+                    perStep.count() == 0 ? "n/a" : String.format(Locale.ROOT, "%.4f", perStep.mean()));
+        }
+        TrainerRunSummary.Comparison c = section.comparison();
+        if (c != null) {
+            out.printf(Locale.ROOT, "comparison: overlap_ratio %s %.4f, %s %.4f, ratio_delta %+.4f%n",
+                    section.reference(), c.referenceOverlapRatio(), section.candidate(), c.candidateOverlapRatio(),
+                    c.ratioDelta());
+        }
     }
 
     private WindowReport ganttWindow(LabelRun run) {

@@ -1,11 +1,14 @@
 package dev.aorta.cli;
 
+import dev.aorta.trainer.config.ConfigException;
 import dev.aorta.trainer.config.ConfigOptions;
 import dev.aorta.trainer.config.TrainerConfig;
+import dev.aorta.trainer.plan.ShardingPlan;
 import dev.aorta.trainer.run.SingleGpuTrainer;
 import dev.aorta.trainer.run.StopSignal;
 import dev.aorta.trainer.run.TrainOptions;
 import dev.aorta.trainer.run.TrainResult;
+import dev.aorta.workloads.dist.DistributedEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -17,14 +20,14 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code aorta train}: the ranking transformer trained on one GPU, writing {@code rank_00_metrics.jsonl} with
- * CUPTI device times. Multi-rank training is not built yet: a launch with WORLD_SIZE above 1 is refused before
- * the GPU is touched.
+ * CUPTI device times. Multi-rank training is not built yet: a launch of several ranks (aorta launch, torchrun,
+ * Slurm) is refused before the GPU is touched.
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
         description = {"Train AORTA's ranking transformer on one GPU and write per-step metrics (loss, lr, grad norm,"
                 + " step time, per-stream device time and overlap from CUPTI) to <training.output_dir>/"
                 + "rank_00_metrics.jsonl. SIGINT/SIGTERM stop after the current step.",
-                "Multi-rank training (WORLD_SIZE > 1) is not built yet."})
+                "Multi-rank training (several ranks under aorta launch, torchrun or Slurm) is not built yet."})
 final class TrainCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions config;
@@ -52,7 +55,7 @@ final class TrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         TrainerConfig cfg = config.load();
-        requireSingleRank(System.getenv());
+        requireSingleRank(cfg, System.getenv());
         int planned = SingleGpuTrainer.plannedSteps(cfg);
         System.out.printf(Locale.ROOT, "aorta train: %d steps, batch %d (%d micro-batches), %s, %d layers x %d,"
                         + " output %s%n", planned, cfg.training().batchSize(), cfg.training().gradientAccumulation(),
@@ -70,14 +73,24 @@ final class TrainCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Refuses a multi-rank launch (torchrun's or aorta launch's WORLD_SIZE), which this trainer cannot run yet. */
-    static void requireSingleRank(Map<String, String> env) {
-        String ws = env.get("WORLD_SIZE");
-        if (ws == null || ws.isBlank() || ws.strip().equals("1")) {
+    /**
+     * Refuses a multi-rank launch (aorta launch's, torchrun's or Slurm's variables, read as the GPU commands read
+     * them), which this trainer cannot run yet. A configuration that could not run on that world either (a hybrid
+     * group that does not divide it) is named first, so that it is not found only once multi-rank exists.
+     */
+    static void requireSingleRank(TrainerConfig cfg, Map<String, String> env) {
+        DistributedEnvironment world = DistributedEnvironment.from(env);
+        if (!world.distributed()) {
             return;
         }
-        throw new IllegalArgumentException("WORLD_SIZE is " + ws.strip() + ", but aorta train runs on one GPU only:"
-                + " multi-rank (sharded or DDP) training is not built yet; run it without a launcher, or with"
-                + " WORLD_SIZE=1.");
+        String who = "rank " + world.rank() + " of " + world.worldSize() + " (" + world.launcher().label() + ")";
+        try {
+            ShardingPlan.forRun(cfg, world.worldSize(), world.localWorldSize());
+        } catch (ConfigException e) {
+            throw new ConfigException(who + ": " + e.getMessage());
+        }
+        throw new IllegalArgumentException(who + ": aorta train runs on one GPU only: multi-rank (sharded or DDP)"
+                + " training is not built yet; run one rank (without a launcher, NPROC=1 scripts/launch_cuda.sh,"
+                + " torchrun --nproc-per-node 1 or srun -n 1).");
     }
 }

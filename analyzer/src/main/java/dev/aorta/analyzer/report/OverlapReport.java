@@ -26,10 +26,17 @@ import java.util.Map;
  *                  "stragglers": [{step, rank, lateness_ns}], "top_kernels": [{rank, class, name, count, total_ns,
  *                  share_of_class}], "warnings": [..]}},
  *  "comparisons": [{"reference", "candidate", "metrics": {name: {reference_mean, candidate_mean, delta, ratio,
- *                   welch_t_p, mann_whitney_p, significant}}}]}
+ *                   welch_t_p, mann_whitney_p, significant}}}],
+ *  "datasets": {..}, "comparison": {..}}        (AORTA's own report's blocks: {@link AortaReportSection})
  * </pre>
  */
-public record OverlapReport(List<LabelRun> runs, String reference, List<String> candidates) {
+public record OverlapReport(List<LabelRun> runs, String reference, List<String> candidates,
+                            AortaReportSection aortaSection) {
+
+    /** A report without AORTA's blocks (no directory of rank_*_metrics.jsonl). */
+    public OverlapReport(List<LabelRun> runs, String reference, List<String> candidates) {
+        this(runs, reference, candidates, AortaReportSection.NONE);
+    }
 
     public Map<Metric, Aggregate> aggregates(LabelRun run) {
         Map<Metric, Aggregate> out = new LinkedHashMap<>();
@@ -182,6 +189,7 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                 g.writeEndObject();
             }
             g.writeEndArray();
+            aortaSection.write(g);
             g.writeEndObject();
         }
     }

@@ -1,6 +1,7 @@
 package dev.aorta.trainer.plan;
 
 import dev.aorta.trainer.config.ConfigException;
+import dev.aorta.trainer.config.TrainerConfig;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,17 @@ public record ShardingPlan(ParallelMode mode, int worldSize, int shardGroupSize,
     public ShardingPlan {
         units = List.copyOf(units);
         buckets = List.copyOf(buckets);
+    }
+
+    /**
+     * The plan of a run of this configuration over {@code worldSize} ranks: the mode it implies
+     * ({@link ParallelMode#of}) and, for hybrid_shard, {@code fsdp.hybrid_shard_gpus_per_node}, or the launcher's
+     * ranks per node when that is 0. A world that the hybrid group does not divide is refused, naming both.
+     */
+    public static ShardingPlan forRun(TrainerConfig cfg, int worldSize, int localWorldSize) {
+        int hybrid = cfg.fsdp().hybridShardGpusPerNode();
+        return of(ModelParameters.of(cfg.model()), ParallelMode.of(cfg.distributed(), cfg.fsdp(), worldSize), worldSize,
+                hybrid == 0 ? localWorldSize : hybrid, cfg.distributed().bucketCapMb());
     }
 
     /**

@@ -28,8 +28,6 @@ import dev.aorta.trainer.metrics.StepOverlap;
 import dev.aorta.trainer.metrics.StepRecord;
 import dev.aorta.trainer.plan.MemoryEstimate;
 import dev.aorta.trainer.plan.MemoryFit;
-import dev.aorta.trainer.plan.ModelParameters;
-import dev.aorta.trainer.plan.ParallelMode;
 import dev.aorta.trainer.plan.ShardingPlan;
 import dev.aorta.trainer.schedule.StreamRole;
 
@@ -310,9 +308,7 @@ public final class SingleGpuTrainer {
 
     /** The memory refusal, before any model memory is allocated. */
     static void requireFits(TrainerConfig cfg, long freeBytes, String device) {
-        ShardingPlan plan = ShardingPlan.of(ModelParameters.of(cfg.model()),
-                ParallelMode.of(cfg.distributed(), cfg.fsdp(), 1), 1, 1, cfg.distributed().bucketCapMb());
-        MemoryFit.requireFits(MemoryEstimate.of(plan, cfg), freeBytes, device);
+        MemoryFit.requireFits(MemoryEstimate.of(ShardingPlan.forRun(cfg, 1, 1), cfg), freeBytes, device);
     }
 
     /**

@@ -228,6 +228,21 @@ class ShardingPlanTest {
     }
 
     @Test
+    void aRunsHybridGroupIsTheConfiguredOneOrElseTheLaunchersRanksPerNode() {
+        TrainerConfig fromLauncher = ConfigLoader.load(null, List.of("fsdp.sharding_strategy=hybrid_shard"));
+        assertThat(ShardingPlan.forRun(fromLauncher, 8, 4).shardGroupSize()).isEqualTo(4);
+        assertThatThrownBy(() -> ShardingPlan.forRun(fromLauncher, 6, 4))
+                .hasMessageContaining("is 4, expected a positive divisor of the world size 6");
+        TrainerConfig configured = ConfigLoader.load(null,
+                List.of("fsdp.sharding_strategy=hybrid_shard", "fsdp.hybrid_shard_gpus_per_node=3"));
+        assertThat(ShardingPlan.forRun(configured, 6, 4).shardGroupSize()).isEqualTo(3);
+        assertThatThrownBy(() -> ShardingPlan.forRun(configured, 8, 8))
+                .hasMessageContaining("fsdp.hybrid_shard_gpus_per_node (or LOCAL_WORLD_SIZE) is 3, expected a"
+                        + " positive divisor of the world size 8");
+        assertThat(ShardingPlan.forRun(configured, 1, 1).mode()).isEqualTo(ParallelMode.NO_SHARD);
+    }
+
+    @Test
     void ddpBucketsHoldEveryGradientOnceInTheOrderBackwardProducesThem() {
         List<ParameterSpec> params = ModelParameters.of(TrainerConfig.defaults().model());
         ShardingPlan plan = ShardingPlan.of(params, ParallelMode.DDP, 8, 0, 25);
