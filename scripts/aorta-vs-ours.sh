@@ -6,11 +6,15 @@
 # correctness check and the least busy stream (every stream must have device time).
 #
 # usage: scripts/aorta-vs-ours.sh [OUT_DIR]    (from the repository root, after ./build package; needs python3
-#        with torch and a GPU). ITERATIONS (default 20), WARMUP (default 3), WORKLOADS ("name:streams ...") override.
+#        with torch and a GPU). ITERATIONS (default 20), WARMUP (default 30), WORKLOADS ("name:streams ..." or
+#        "name:streams:p=v,q=w" for --param values of ours, e.g. async_dataload:6:precision=bf16) override.
+# Our warm-up is longer than the PyTorch side's 3: the JVM compiles the launch path only after a few thousand
+# calls, and a launch-bound workload (continuous_batch, rag_pipeline: hundreds of launches per iteration) measured
+# after 3 warm-up iterations is timing the interpreter and the first compiler tier, not the steady state.
 set -u
 OUT=${1:-aorta-vs-ours-out}
 ITERATIONS=${ITERATIONS:-20}
-WARMUP=${WARMUP:-3}
+WARMUP=${WARMUP:-30}
 WORKLOADS=${WORKLOADS:-"fsdp_tp:10 moe:16 speculative_decode:6 continuous_batch:8 activation_ckpt:6 grad_accum:6 rag_pipeline:8 async_dataload:6"}
 AORTA=${AORTA:-dist/bin/aorta}
 mkdir -p "$OUT"
@@ -27,23 +31,28 @@ PY
 rows=()
 failed=0
 for entry in $WORKLOADS; do
-    w=${entry%%:*}
-    n=${entry##*:}
-    echo "== $w, $n streams" >&2
-    timeout 300 "$AORTA" run "$w" --streams "$n" -i "$ITERATIONS" -w "$WARMUP" -o "$OUT/$w.json" > "$OUT/$w.ours.log" 2>&1
+    IFS=: read -r w n params <<< "$entry"
+    label=$w${params:+[$params]}
+    file=$w${params:+_${params//[=,]/_}}
+    pargs=()
+    IFS=, read -ra pv <<< "${params:-}"
+    for p in "${pv[@]}"; do pargs+=(-p "$p"); done
+    echo "== $label, $n streams" >&2
+    timeout 300 "$AORTA" run "$w" --streams "$n" "${pargs[@]}" -i "$ITERATIONS" -w "$WARMUP" -o "$OUT/$file.json" \
+        > "$OUT/$file.ours.log" 2>&1
     rc=$?
-    ours=$(field "$OUT/$w.json" "'%.4g' % r['throughput']")
-    unit=$(field "$OUT/$w.json" "r['throughput_unit']")
-    check=$(field "$OUT/$w.json" "'ok' if r['correctness']['checked'] and not r['correctness']['problem'] else 'FAILED: ' + str(r['correctness']['problem'])")
-    busy=$(field "$OUT/$w.json" "'%.3g' % min(r['per_stream_times_ms'])")
-    [ $rc -eq 0 ] || { check="exit $rc: $(tail -n 1 "$OUT/$w.ours.log")"; failed=1; }
-    timeout 300 python3 scripts/bench/aorta_workloads.py "$w" "$n" "$ITERATIONS" > "$OUT/$w.torch.log" 2>&1
-    theirs=$(awk -v w="$w" '$1 == w {print $3}' "$OUT/$w.torch.log")
+    ours=$(field "$OUT/$file.json" "'%.4g' % r['throughput']")
+    unit=$(field "$OUT/$file.json" "r['throughput_unit']")
+    check=$(field "$OUT/$file.json" "'ok' if r['correctness']['checked'] and not r['correctness']['problem'] else 'FAILED: ' + str(r['correctness']['problem'])")
+    busy=$(field "$OUT/$file.json" "'%.3g' % min(r['per_stream_times_ms'])")
+    [ $rc -eq 0 ] || { check="exit $rc: $(tail -n 1 "$OUT/$file.ours.log")"; failed=1; }
+    timeout 300 python3 scripts/bench/aorta_workloads.py "$w" "$n" "$ITERATIONS" > "$OUT/$file.torch.log" 2>&1
+    theirs=$(awk -v w="$w" '$1 == w {print $3}' "$OUT/$file.torch.log")
     [ -n "$theirs" ] || theirs="-"
     ratio=$(python3 -c "print('%.2f' % ($ours / $theirs))" 2>/dev/null || echo "-")
-    rows+=("$(printf '%-19s %3s %12s %12s %7s %-10s %9s  %s' "$w" "$n" "$ours" "$theirs" "$ratio" "$unit" "$busy" "$check")")
+    rows+=("$(printf '%-34s %3s %12s %12s %7s %-10s %9s  %s' "$label" "$n" "$ours" "$theirs" "$ratio" "$unit" "$busy" "$check")")
 done
-printf '%-19s %3s %12s %12s %7s %-10s %9s  %s\n' workload s ours aorta_torch ratio unit min_busy correctness
+printf '%-34s %3s %12s %12s %7s %-10s %9s  %s\n' workload s ours aorta_torch ratio unit min_busy correctness
 printf '%s\n' "${rows[@]}"
 echo "speculative_decode: ours counts the tokens each round really produced (accepted + 1); AORTA's formula assumes"
 echo "70% of K accepted (2 tokens per round). AORTA's activation_ckpt crashes; its counterpart here is fixed to run."

@@ -211,8 +211,8 @@ def check_conv2d(t, case):
     x, w, b = d(t["x"]), d(t["param.weight"]), d(t["param.bias"])
     y = F.conv2d(x, w, b, stride=case["stride"], padding=case["padding"])
     y.backward(t["dy"].double())
-    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad), ("dweight", t["grad.weight"], w.grad),
-            ("dbias", t["grad.bias"], b.grad)]
+    return [("y", t["out.y"], y), ("y relu", t["out.y_relu"], F.relu(y)), ("dx", t["grad.x"], x.grad),
+            ("dweight", t["grad.weight"], w.grad), ("dbias", t["grad.bias"], b.grad)]
 
 
 def check_max_pool(t, case):

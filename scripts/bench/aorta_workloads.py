@@ -239,6 +239,8 @@ def rag_pipeline(s):
 
 
 def async_dataload(s):
+    # AORTA's fp32 NCHW model; torch.backends.cudnn.allow_tf32 stays at torch's default (True), so cuDNN runs these
+    # fp32 convolutions on TF32 tensor cores, as AORTA's did (ours: --param precision=tf32, the default)
     b, prefetch = 32, 2
     t = max(1, len(s) // 3)
     st, sp, sc = s[0], s[t], s[2 * t]

@@ -1,118 +1,106 @@
-// 2-D convolution as an implicit GEMM, max pooling and global average pooling on NCHW fp32 tensors.
+// 2-D convolution on NCHW fp32 tensors as im2col + GEMM (the GEMMs are cuBLAS's, on the tensor cores under
+// autocast), max pooling and global average pooling.
 //
-// conv2d: y[img, co, oh, ow] = b[co] + sum_k A[m, k] W[co, k] with m = (img, oh, ow) and k = (ci, kh, kw): A is
-// the im2col matrix of x, never stored: each 16x16 tile of it is gathered from x into shared memory (zero
-// where the window hangs over the padding). The weight gradient is the same implicit GEMM with dy in place of
-// W (reduction over m); the input gradient gathers, for each x element, the outputs whose windows cover it.
-// Blocks of 256 threads as 16x16 (tx = threadIdx.x % 16, ty = threadIdx.x / 16).
+// The column matrix of nb images is col[img][k][p], k = (ci, kh, kw) and p = (oh, ow): row-major [K][P] per image,
+// which cuBLAS reads as the column-major P x K matrix A, so that y_img (P x co column-major, i.e. NCHW's
+// [co][P]) = A * W^T. col_source() is the index mapping; dev.aorta.model.ops.Im2col is its host twin, tested
+// against the float64 reference.
 
-#define T16 16
-
-struct ConvShape {
-    int n, ci, h, w, co, kh, kw, stride, pad, oh, ow;
-};
+#include "round16.cuh"
 
 // the shape travels as eleven int parameters (the launcher passes scalars and pointers only)
 #define SHAPE_PARAMS int n_, int ci_, int h_, int w_, int co_, int kh_, int kw_, int stride_, int pad_, int oh_, int ow_
-#define SHAPE ConvShape s = {n_, ci_, h_, w_, co_, kh_, kw_, stride_, pad_, oh_, ow_}
 
-// im2col element A[m, k], or 0 outside the matrix or over the padding
-__device__ __forceinline__ float im2col(const float* x, const ConvShape& s, long long m, int k, long long M, int K) {
-    if (m >= M || k >= K) {
-        return 0.0f;
+// the offset in one image [ci][h][w] that column element (k, p) reads, or -1 where the window hangs over the padding
+__device__ __forceinline__ long long col_source(int k, int p, int ci_, int h_, int w_, int kh_, int kw_, int stride_,
+                                                int pad_, int ow_) {
+    int q = k % kw_;
+    int r = k / kw_ % kh_;
+    int c = k / (kw_ * kh_);
+    int ih = p / ow_ * stride_ - pad_ + r;
+    int iw = p % ow_ * stride_ - pad_ + q;
+    if (ih < 0 || ih >= h_ || iw < 0 || iw >= w_) {
+        return -1;
     }
-    int ow = (int) (m % s.ow);
-    int oh = (int) (m / s.ow % s.oh);
-    int img = (int) (m / ((long long) s.ow * s.oh));
-    int q = k % s.kw;
-    int p = k / s.kw % s.kh;
-    int ci = k / (s.kw * s.kh);
-    int ih = oh * s.stride - s.pad + p;
-    int iw = ow * s.stride - s.pad + q;
-    if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) {
-        return 0.0f;
-    }
-    return x[(((long long) img * s.ci + ci) * s.h + ih) * s.w + iw];
+    return ((long long) c * h_ + ih) * w_ + iw;
 }
 
-// grid (ceil(co / 16), ceil(M / 16)); thread (ty, tx) computes y for m = 16*by + ty, co = 16*bx + tx
-extern "C" __global__ void conv2d_forward(const float* x, const float* wt, const float* b, float* y, SHAPE_PARAMS) {
-    SHAPE;
-    __shared__ float As[T16][T16 + 1];
-    __shared__ float Bs[T16][T16 + 1];
-    int tx = threadIdx.x % T16;
-    int ty = threadIdx.x / T16;
-    long long M = (long long) s.n * s.oh * s.ow;
-    int K = s.ci * s.kh * s.kw;
-    long long m = (long long) blockIdx.y * T16 + ty;
-    int co = blockIdx.x * T16 + tx;
-    float acc = 0.0f;
-    for (int k0 = 0; k0 < K; k0 += T16) {
-        As[ty][tx] = im2col(x, s, m, k0 + tx, M, K);
-        // Bs[kk][c] = W[16*bx + c, k0 + kk]: thread (ty, tx) loads kk = tx for output channel 16*bx + ty
-        int wc = blockIdx.x * T16 + ty;
-        Bs[tx][ty] = wc < s.co && k0 + tx < K ? wt[(long long) wc * K + k0 + tx] : 0.0f;
-        __syncthreads();
-#pragma unroll
-        for (int kk = 0; kk < T16; kk++) {
-            acc += As[ty][kk] * Bs[kk][tx];
-        }
-        __syncthreads();
-    }
-    if (m < M && co < s.co) {
-        int ow = (int) (m % s.ow);
-        int oh = (int) (m / s.ow % s.oh);
-        long long img = m / ((long long) s.ow * s.oh);
-        y[((img * s.co + co) * s.oh + oh) * s.ow + ow] = acc + (b != nullptr ? b[co] : 0.0f);
+// col[img][k][p] of images 0 .. n_ - 1 of x (x and n_ already offset and sized to the chunk). fp32 col.
+extern "C" __global__ void conv_im2col_f32(const float* x, float* col, SHAPE_PARAMS) {
+    int K = ci_ * kh_ * kw_;
+    int P = oh_ * ow_;
+    long long total = (long long) n_ * K * P;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < total; i += (long long) gridDim.x * blockDim.x) {
+        int p = (int) (i % P);
+        int k = (int) (i / P % K);
+        long long img = i / ((long long) P * K);
+        long long src = col_source(k, p, ci_, h_, w_, kh_, kw_, stride_, pad_, ow_);
+        col[i] = src < 0 ? 0.0f : x[img * ci_ * h_ * w_ + src];
     }
 }
 
-// dW[co, k] += sum_m dy[m, co] A[m, k]; grid (ceil(K / 16), ceil(co / 16)); thread (ty, tx): co = 16*by + ty,
-// k = 16*bx + tx. Deterministic (each dW element is one thread's sum in a fixed order).
-extern "C" __global__ void conv2d_backward_weight(const float* x, const float* dy, float* dw, SHAPE_PARAMS) {
-    SHAPE;
-    __shared__ float Ds[T16][T16 + 1]; // [co][m]
-    __shared__ float As[T16][T16 + 1]; // [m][k]
-    int tx = threadIdx.x % T16;
-    int ty = threadIdx.x / T16;
-    long long M = (long long) s.n * s.oh * s.ow;
-    int K = s.ci * s.kh * s.kw;
-    int co = blockIdx.y * T16 + ty;
-    int k = blockIdx.x * T16 + tx;
-    float acc = 0.0f;
-    for (long long m0 = 0; m0 < M; m0 += T16) {
-        long long m = m0 + tx;
-        float g = 0.0f;
-        if (co < s.co && m < M) {
-            int ow = (int) (m % s.ow);
-            int oh = (int) (m / s.ow % s.oh);
-            long long img = m / ((long long) s.ow * s.oh);
-            g = dy[((img * s.co + co) * s.oh + oh) * s.ow + ow];
-        }
-        Ds[ty][tx] = g;
-        As[ty][tx] = im2col(x, s, m0 + ty, blockIdx.x * T16 + tx, M, K);
-        __syncthreads();
-#pragma unroll
-        for (int mm = 0; mm < T16; mm++) {
-            acc += Ds[ty][mm] * As[mm][tx];
-        }
-        __syncthreads();
+// As conv_im2col_f32, col rounded to 16 bits (half = 1: fp16, else bf16) for the autocast GEMMs: the cast costs no pass.
+extern "C" __global__ void conv_im2col_16(const float* x, unsigned short* col, int half, SHAPE_PARAMS) {
+    int K = ci_ * kh_ * kw_;
+    int P = oh_ * ow_;
+    long long total = (long long) n_ * K * P;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < total; i += (long long) gridDim.x * blockDim.x) {
+        int p = (int) (i % P);
+        int k = (int) (i / P % K);
+        long long img = i / ((long long) P * K);
+        long long src = col_source(k, p, ci_, h_, w_, kh_, kw_, stride_, pad_, ow_);
+        col[i] = round16(src < 0 ? 0.0f : x[img * ci_ * h_ * w_ + src], half);
     }
-    if (co < s.co && k < K) {
-        dw[(long long) co * K + k] += acc;
+}
+
+// dx[img, c, ih, iw] = sum of dcol[img][k][p] over the (k, p) whose col_source is this element (col2im); overwrites.
+// A gather, one thread per dx element: the taps (r, q) with (ih + pad - r) / stride and (iw + pad - q) / stride
+// whole and inside the output. Deterministic (no atomics).
+extern "C" __global__ void conv_col2im(const float* dcol, float* dx, SHAPE_PARAMS) {
+    int K = ci_ * kh_ * kw_;
+    int P = oh_ * ow_;
+    long long total = (long long) n_ * ci_ * h_ * w_;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < total; i += (long long) gridDim.x * blockDim.x) {
+        int iw = (int) (i % w_);
+        int ih = (int) (i / w_ % h_);
+        int c = (int) (i / ((long long) w_ * h_) % ci_);
+        long long img = i / ((long long) w_ * h_ * ci_);
+        const float* d = dcol + img * K * P;
+        float acc = 0.0f;
+        for (int r = 0; r < kh_; r++) {
+            int th = ih + pad_ - r;
+            if (th < 0 || th % stride_ != 0 || th / stride_ >= oh_) {
+                continue;
+            }
+            for (int q = 0; q < kw_; q++) {
+                int tw = iw + pad_ - q;
+                if (tw < 0 || tw % stride_ != 0 || tw / stride_ >= ow_) {
+                    continue;
+                }
+                acc += d[(long long) ((c * kh_ + r) * kw_ + q) * P + th / stride_ * ow_ + tw / stride_];
+            }
+        }
+        dx[i] = acc;
+    }
+}
+
+// y[img, c, p] = act(y + b[c]) over the GEMM's NCHW output (b may be null; relu = 1: max(0, .)); one pass.
+extern "C" __global__ void conv_bias_act(float* y, const float* b, long long n, int channels, int plane, int relu) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        float v = y[i] + (b != nullptr ? b[i / plane % channels] : 0.0f);
+        y[i] = relu && v < 0.0f ? 0.0f : v;
     }
 }
 
 // db[co] += sum over images and positions of dy; one block of 256 threads per output channel.
 extern "C" __global__ void conv2d_backward_bias(const float* dy, float* db, SHAPE_PARAMS) {
-    SHAPE;
     __shared__ float part[256];
     int co = blockIdx.x;
-    int hw = s.oh * s.ow;
+    int hw = oh_ * ow_;
     float acc = 0.0f;
-    for (long long i = threadIdx.x; i < (long long) s.n * hw; i += blockDim.x) {
+    for (long long i = threadIdx.x; i < (long long) n_ * hw; i += blockDim.x) {
         long long img = i / hw;
-        acc += dy[(img * s.co + co) * hw + i % hw];
+        acc += dy[(img * co_ + co) * hw + i % hw];
     }
     part[threadIdx.x] = acc;
     __syncthreads();
@@ -124,40 +112,6 @@ extern "C" __global__ void conv2d_backward_bias(const float* dy, float* db, SHAP
     }
     if (threadIdx.x == 0) {
         db[co] += part[0];
-    }
-}
-
-// dx[img, ci, ih, iw] = sum over co and the kernel taps (p, q) whose output position (ih + pad - p) / stride,
-// (iw + pad - q) / stride is whole and inside the output, of dy[img, co, oh, ow] W[co, ci, p, q]. Overwrites.
-extern "C" __global__ void conv2d_backward_input(const float* dy, const float* wt, float* dx, SHAPE_PARAMS) {
-    SHAPE;
-    long long n = (long long) s.n * s.ci * s.h * s.w;
-    int K = s.ci * s.kh * s.kw;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        int iw = (int) (i % s.w);
-        int ih = (int) (i / s.w % s.h);
-        int ci = (int) (i / ((long long) s.w * s.h) % s.ci);
-        long long img = i / ((long long) s.w * s.h * s.ci);
-        float acc = 0.0f;
-        for (int p = 0; p < s.kh; p++) {
-            int th = ih + s.pad - p;
-            if (th < 0 || th % s.stride != 0 || th / s.stride >= s.oh) {
-                continue;
-            }
-            int oh = th / s.stride;
-            for (int q = 0; q < s.kw; q++) {
-                int tw = iw + s.pad - q;
-                if (tw < 0 || tw % s.stride != 0 || tw / s.stride >= s.ow) {
-                    continue;
-                }
-                int ow = tw / s.stride;
-                for (int co = 0; co < s.co; co++) {
-                    acc += dy[((img * s.co + co) * s.oh + oh) * s.ow + ow]
-                           * wt[(long long) co * K + (ci * s.kh + p) * s.kw + q];
-                }
-            }
-        }
-        dx[i] = acc;
     }
 }
 

@@ -68,16 +68,20 @@ extern "C" __global__ void columns_from(const float* src, float* dst, long long 
     }
 }
 
-// KV cache append: src rows [B, t, rowStride] (head h's D values at offset + h*D) into dst [B, H, maxT, D] at
-// positions pos .. pos + t - 1.
-extern "C" __global__ void rows_to_cache(const float* src, float* dst, int B, int t, int H, int D, int rowStride,
-                                         int offset, int maxT, int pos) {
-    long long n = (long long) B * H * t * D;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        int d = (int) (i % D);
-        int tt = (int) (i / D % t);
-        int h = (int) (i / ((long long) D * t) % H);
-        int b = (int) (i / ((long long) D * t * H));
-        dst[(((long long) b * H + h) * maxT + pos + tt) * D + d] = src[((long long) b * t + tt) * rowStride + offset + h * D + d];
+// KV cache append, keys and values in one launch: src rows [B, t, rowStride] (the fused projection's rows: head h's
+// key at e + h*D, its value at 2e + h*D, e = H*D) into kdst and vdst [B, H, maxT, D] at positions pos .. pos + t - 1.
+extern "C" __global__ void rows_to_cache(const float* src, float* kdst, float* vdst, int B, int t, int H, int D,
+                                         int rowStride, int maxT, int pos) {
+    long long part = (long long) B * H * t * D;
+    int e = H * D;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < 2 * part; i += (long long) gridDim.x * blockDim.x) {
+        int value = i >= part;
+        long long j = value ? i - part : i;
+        int d = (int) (j % D);
+        int tt = (int) (j / D % t);
+        int h = (int) (j / ((long long) D * t) % H);
+        int b = (int) (j / ((long long) D * t * H));
+        (value ? vdst : kdst)[(((long long) b * H + h) * maxT + pos + tt) * D + d] =
+            src[((long long) b * t + tt) * rowStride + (1 + value) * e + h * D + d];
     }
 }

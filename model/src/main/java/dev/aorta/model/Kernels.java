@@ -16,6 +16,11 @@ import java.util.regex.Pattern;
 /**
  * The model's CUDA C kernels ({@code /kernels/*.cu} on the class path), compiled by NVRTC for this device on
  * first use (NVRTC caches the cubins on disk) and loaded once per device.
+ *
+ * <p>Launches are prepared once per kernel, grid, block, stream and parameter count and then reused, only their
+ * parameter slots rewritten: a {@link KernelLaunch} holds its parameter array in native memory, and preparing
+ * one per launch cost two native allocations (freed later by the garbage collector) on every op of every step.
+ * Like the ops, not for concurrent use by several threads (one {@link OpContext} per thread).
  */
 public final class Kernels implements AutoCloseable {
     /** Every kernel source of the module; a test compiles each one. */
@@ -25,6 +30,11 @@ public final class Kernels implements AutoCloseable {
     private final CudaDevice device;
     private final Map<String, CudaModule> modules = new HashMap<>();
     private final Map<String, Kernel> kernels = new HashMap<>();
+    private final Map<LaunchKey, KernelLaunch> launches = new HashMap<>();
+
+    /** What fixes a prepared launch; the parameters' values are rewritten per launch. */
+    private record LaunchKey(Kernel kernel, int gridX, int gridY, int block, long stream, int parameters) {
+    }
 
     public Kernels(CudaDevice device) {
         this.device = device;
@@ -57,9 +67,11 @@ public final class Kernels implements AutoCloseable {
     }
 
     /** As {@link #launch}, on a two-dimensional grid. */
-    public void launch2d(String file, String name, int gridX, int gridY, int block, Stream stream, Object... args) {
+    public synchronized void launch2d(String file, String name, int gridX, int gridY, int block, Stream stream, Object... args) {
         device.makeCurrent();
-        KernelLaunch l = kernel(file, name).prepare(gridX, gridY, 1, block, 1, 1, 0, stream, args.length);
+        Kernel k = kernel(file, name);
+        KernelLaunch l = launches.computeIfAbsent(new LaunchKey(k, gridX, gridY, block, stream.address(), args.length),
+                key -> k.prepare(gridX, gridY, 1, block, 1, 1, 0, stream, args.length));
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case null -> l.pointer(i, 0L);
@@ -86,5 +98,6 @@ public final class Kernels implements AutoCloseable {
         modules.values().forEach(CudaModule::close);
         modules.clear();
         kernels.clear();
+        launches.clear();
     }
 }

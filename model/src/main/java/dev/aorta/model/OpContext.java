@@ -14,6 +14,11 @@ import dev.aorta.gpu.cuda.Stream;
  * <p>Autocast, like torch.autocast: with {@link #autocast(DType)} set to bf16 or fp16, the ops that torch
  * autocasts to lower precision (linear layers) run their GEMMs on 16-bit copies of their operands with fp32
  * accumulation; every tensor the caller sees, and all other ops, stay fp32.
+ *
+ * <p>{@link #convTf32(boolean)}, like torch.backends.cudnn.allow_tf32, lets fp32 convolutions (outside autocast)
+ * round their GEMM operands to TF32 on the tensor cores. torch allows it by default, so PyTorch's fp32
+ * convolutions run in TF32 unless told otherwise; here it is off by default, so that fp32 results stay within
+ * fp32 rounding of the float64 references.
  */
 public final class OpContext implements AutoCloseable {
     private final CudaDevice device;
@@ -21,6 +26,7 @@ public final class OpContext implements AutoCloseable {
     private final Cublas cublas;
     private CublasLt cublasLt;
     private DType autocast;
+    private boolean convTf32;
 
     public OpContext(CudaDevice device, Stream initialStream) {
         this.device = device;
@@ -63,6 +69,15 @@ public final class OpContext implements AutoCloseable {
     /** The autocast dtype, or null. */
     public DType autocast() {
         return autocast;
+    }
+
+    /** Whether fp32 convolutions may use TF32 tensor cores (false by default). */
+    public void convTf32(boolean allowed) {
+        this.convTf32 = allowed;
+    }
+
+    public boolean convTf32() {
+        return convTf32;
     }
 
     /** A new tensor for op {@code op}; see {@link Tensor#empty}. */

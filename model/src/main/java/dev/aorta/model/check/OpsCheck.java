@@ -66,6 +66,11 @@ public final class OpsCheck {
     public static final double FP32_TOLERANCE = 1e-5;
     /** Ops whose GEMMs run on bf16 or fp16 operands (fp32 accumulation), against the float64 reference. */
     public static final double BF16_TOLERANCE = 2e-2;
+    /**
+     * fp32 convolutions on TF32 tensor cores (10-bit mantissas, unit roundoff 2^-11 ≈ 4.9e-4 per operand, fp32
+     * accumulation): about 1e-3 relative L2 expected, 5e-3 leaves room.
+     */
+    public static final double TF32_TOLERANCE = 5e-3;
     /** Attention's bar (its reductions run over T and D). */
     public static final double ATTENTION_TOLERANCE = 1e-4;
 
@@ -155,10 +160,22 @@ public final class OpsCheck {
         for (int[] d : new int[][] {{1, 1, 1, 1}, {7, 3, 5, 1}, {64, 768, 768, 192}}) {
             concat(d[0], d[1], d[2], d[3]);
         }
+        // odd sizes, strides 1 to 3, padding 0 to 2, non-square kernels; large: SimpleConvNet's first layer and a
+        // batch whose columns take two passes of the scratch (10 x 576 x 12544 elements > 64 Mi)
         for (int[] d : large ? new int[][] {{1, 1, 1, 1, 1, 1, 1, 1, 0}, {2, 3, 5, 6, 4, 3, 2, 2, 1},
-                {4, 16, 17, 19, 33, 3, 3, 1, 1}, {8, 64, 32, 32, 128, 3, 3, 1, 1}}
-                : new int[][] {{1, 1, 1, 1, 1, 1, 1, 1, 0}, {2, 3, 5, 6, 4, 3, 2, 2, 1}}) {
-            conv2d(new RefConv.Shape(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8]));
+                {3, 5, 13, 11, 7, 3, 3, 1, 1}, {2, 4, 9, 7, 6, 5, 3, 3, 2}, {4, 16, 17, 19, 33, 3, 3, 1, 1},
+                {8, 64, 32, 32, 128, 3, 3, 1, 1}, {2, 3, 224, 224, 64, 3, 3, 1, 1}, {10, 64, 112, 112, 2, 3, 3, 1, 1}}
+                : new int[][] {{1, 1, 1, 1, 1, 1, 1, 1, 0}, {2, 3, 5, 6, 4, 3, 2, 2, 1}, {3, 5, 13, 11, 7, 3, 3, 1, 1},
+                {2, 4, 9, 7, 6, 5, 3, 3, 2}}) {
+            conv2d(new RefConv.Shape(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8]), null);
+        }
+        // the tensor-core paths: TF32 (torch's default for fp32 convolutions), bf16 and fp16 autocast
+        for (int[] d : large ? new int[][] {{2, 3, 5, 6, 4, 3, 2, 2, 1}, {3, 5, 13, 11, 7, 3, 3, 1, 1},
+                {8, 64, 32, 32, 128, 3, 3, 1, 1}}
+                : new int[][] {{2, 3, 5, 6, 4, 3, 2, 2, 1}, {3, 5, 13, 11, 7, 3, 3, 1, 1}}) {
+            for (String precision : new String[] {"tf32", "bf16", "fp16"}) {
+                conv2d(new RefConv.Shape(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8]), precision);
+            }
         }
         for (int[] d : new int[][] {{1, 1, 1, 1, 1, 1, 0}, {2, 3, 7, 9, 3, 2, 1}, {4, 16, 32, 32, 2, 2, 0}}) {
             maxPool(d[0], d[1], d[2], d[3], d[4], d[5], d[6]);
@@ -512,25 +529,42 @@ public final class OpsCheck {
         }
     }
 
-    void conv2d(RefConv.Shape sh) {
-        try (Case c = new Case("conv2d_" + sh.n() + "x" + sh.ci() + "x" + sh.h() + "x" + sh.w() + "_co" + sh.co() + "_k"
-                + sh.kh() + "x" + sh.kw() + "_s" + sh.stride() + "_p" + sh.pad(), "conv2d")) {
+    /**
+     * Forward (also with the fused ReLU) and backward; {@code precision} null for fp32, else "tf32", "bf16" or
+     * "fp16" (the tensor-core GEMMs, against the wider bars).
+     */
+    void conv2d(RefConv.Shape sh, String precision) {
+        try (Case c = new Case("conv2d" + (precision == null ? "" : "_" + precision) + "_" + sh.n() + "x" + sh.ci()
+                + "x" + sh.h() + "x" + sh.w() + "_co" + sh.co() + "_k" + sh.kh() + "x" + sh.kw() + "_s" + sh.stride()
+                + "_p" + sh.pad(), "conv2d")) {
             c.meta.put("stride", sh.stride()).put("padding", sh.pad());
+            if (precision != null) {
+                c.tolerance = precision.equals("tf32") ? TF32_TOLERANCE : BF16_TOLERANCE;
+                c.meta.put("tolerance", c.tolerance);
+            }
+            ctx.convTf32("tf32".equals(precision));
+            ctx.autocast(precision == null || precision.equals("tf32") ? null : precision.equals("bf16") ? DType.BF16 : DType.FP16);
             Conv2d conv = c.own(new Conv2d(ctx, "conv", sh.ci(), sh.co(), sh.kh(), sh.kw(), sh.stride(), sh.pad(), true,
                     rnd.nextLong()));
             Tensor x = c.input("x", sh.n(), sh.ci(), sh.h(), sh.w());
             Tensor y = c.output(sh.n(), sh.co(), sh.oh(), sh.ow());
+            Tensor yRelu = c.output(sh.n(), sh.co(), sh.oh(), sh.ow());
             Tensor dy = c.input("dy", sh.n(), sh.co(), sh.oh(), sh.ow());
             Tensor dx = c.output(sh.n(), sh.ci(), sh.h(), sh.w());
             conv.zeroGrad(s);
             conv.forward(x, y, s);
+            conv.forwardRelu(x, yRelu, s);
             conv.backward(x, dy, dx, s);
+            ctx.convTf32(false);
+            ctx.autocast(null);
             c.record("param.weight", conv.parameters().get(0).value());
             c.record("param.bias", conv.parameters().get(1).value());
             double[] xd = c.values("x");
             double[] w = c.values("param.weight");
             RefConv.ConvGrads g = RefConv.conv2dBackward(xd, w, c.values("dy"), sh);
-            c.compare("y", c.result("out.y", y), RefConv.conv2d(xd, w, c.values("param.bias"), sh));
+            double[] ref = RefConv.conv2d(xd, w, c.values("param.bias"), sh);
+            c.compare("y", c.result("out.y", y), ref);
+            c.compare("y relu", c.result("out.y_relu", yRelu), RefElementwise.relu(ref));
             c.compare("dx", c.result("grad.x", dx), g.dx());
             c.compare("dweight", c.result("grad.weight", conv.parameters().get(0).grad()), g.dw());
             c.compare("dbias", c.result("grad.bias", conv.parameters().get(1).grad()), g.db());

@@ -7,6 +7,7 @@ import dev.aorta.model.DType;
 import dev.aorta.model.OpContext;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.Attention;
+import dev.aorta.model.ops.Conv2d;
 import dev.aorta.model.ops.LayerNorm;
 import dev.aorta.model.ops.Linear;
 
@@ -70,6 +71,20 @@ public final class OpsTiming {
                 report("attention bwd " + shape, time(device, s, () -> att.backward(q, k, v, o, lse, dout, delta, dq, dk, dv,
                         false, s)), 2.5 * flops, "GFLOP/s");
             }
+            // SimpleConvNet's (async_dataload's) second convolution on a batch of 32: 64 -> 128 channels, 112 x 112
+            Tensor cx = random(ctx, s, keep, 32, 64, 112, 112);
+            Tensor cy = random(ctx, s, keep, 32, 128, 112, 112);
+            double convFlops = 2.0 * 32 * 128 * 112 * 112 * 64 * 9;
+            for (String precision : new String[] {"fp32", "tf32", "bf16"}) {
+                ctx.convTf32(precision.equals("tf32"));
+                ctx.autocast(precision.equals("bf16") ? DType.BF16 : null);
+                Conv2d conv = new Conv2d(ctx, "conv", 64, 128, 3, 3, 1, 1, true, 1);
+                keep.add(conv);
+                report("conv2d fwd+relu 32x64x112x112->128 3x3 " + precision, time(device, s,
+                        () -> conv.forwardRelu(cx, cy, s)), convFlops, "GFLOP/s");
+            }
+            ctx.convTf32(false);
+            ctx.autocast(null);
             lin.close();
             ln.close();
             for (AutoCloseable c : keep) {

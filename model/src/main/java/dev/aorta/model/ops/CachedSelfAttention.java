@@ -131,10 +131,8 @@ public final class CachedSelfAttention implements Layer {
         Tensor merged = first(cache.merged, b, t, e);
         inProj.forward(x, qkv, s);
         HeadLayout.toHeads(ctx, qkv, q, b, t, heads, d, 3 * e, 0, 1, s);
-        for (int part = 1; part <= 2; part++) {
-            ctx.kernels().launch("layout.cu", "rows_to_cache", ctx.kernels().gridFor(q.numel(), 256), 256, s, qkv,
-                    part == 1 ? cache.k : cache.v, b, t, heads, d, 3 * e, part * e, cache.maxT, pos);
-        }
+        ctx.kernels().launch("layout.cu", "rows_to_cache", ctx.kernels().gridFor(2 * q.numel(), 256), 256, s, qkv,
+                cache.k, cache.v, b, t, heads, d, 3 * e, cache.maxT, pos);
         long headStride = (long) cache.maxT * d;
         Cublas blas = ctx.blasOn(s);
         // S [bh, t, len] row-major = column-major len×t: K (d×len per head) transposed times Q (d×t)

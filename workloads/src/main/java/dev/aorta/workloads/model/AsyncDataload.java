@@ -10,7 +10,6 @@ import dev.aorta.model.DType;
 import dev.aorta.model.OpContext;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.Conv2d;
-import dev.aorta.model.ops.Elementwise;
 import dev.aorta.model.ops.GlobalAvgPool;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.model.ops.MaxPool2d;
@@ -35,17 +34,23 @@ import java.util.Optional;
  * AORTA's async_dataload: {@code num_prefetch} batches of images per iteration, each copied from pinned host memory
  * on a {@code transfer} stream, normalised with ImageNet's mean and std and flipped (every odd image) on a
  * {@code preprocess} stream, and classified on a {@code compute} stream by SimpleConvNet (three 3×3 convolutions
- * 3→64→128→256, each with ReLU and 2×2 max-pool, global average pool, Linear 256→1000; the model module's implicit
- * GEMM convolution, fp32 without tensor cores). Streams by thirds; batch j uses stream j mod k of each role, and each
- * stage waits only for the stages of its own batch, so batches pipeline across the roles.
+ * 3→64→128→256, each with ReLU and 2×2 max-pool, global average pool, Linear 256→1000), AORTA's model: fp32 NCHW
+ * tensors (not channels_last), 32 images of 224×224. The convolutions are the model module's im2col + cuBLAS GEMMs;
+ * {@code precision=tf32} (the default) runs them on TF32 tensor cores as PyTorch does AORTA's (cuDNN's fp32
+ * convolutions may use TF32 unless {@code torch.backends.cudnn.allow_tf32} is turned off, and it is on by default),
+ * {@code fp32} without, {@code bf16} and {@code fp16} under autocast (the classifier's Linear too). Streams by thirds;
+ * batch j uses stream j mod k of each role, and each stage waits only for the stages of its own batch, so batches
+ * pipeline across the roles.
  */
 public final class AsyncDataload extends ModelWorkload {
     public static final String NAME = "async_dataload";
     private static final int[] CHANNELS = {3, 64, 128, 256};
     private static final int CLASSES = 1000;
     private static final int BLOCK = 256;
-    private static final int CONV_TILE = 16;
-    private static final int CONV_GRID_Y_LIMIT = 65535;
+    /** TF32 rounds every convolution operand to 10 mantissa bits: about 1e-3 relative L2 through three layers. */
+    private static final double TF32_TOLERANCE = 5e-3;
+    /** bf16 operands (8 mantissa bits): a few 1e-3 through three layers and the classifier. */
+    private static final double LOW_TOLERANCE = 2e-2;
     private static final double[] MEAN = {0.485, 0.456, 0.406};
     private static final double[] STD = {0.229, 0.224, 0.225};
 
@@ -60,6 +65,7 @@ public final class AsyncDataload extends ModelWorkload {
     private int batch;
     private int size;
     private int prefetch;
+    private String precision;
 
     @Override
     public String name() {
@@ -96,7 +102,10 @@ public final class AsyncDataload extends ModelWorkload {
     public List<WorkloadParameter> parameters() {
         return List.of(WorkloadParameter.positive("batch_size", "32", "images per batch"),
                 WorkloadParameter.positive("image_size", "224", "height and width"),
-                WorkloadParameter.positive("num_prefetch", "2", "batches per iteration (pinned host buffers)"));
+                WorkloadParameter.positive("num_prefetch", "2", "batches per iteration (pinned host buffers)"),
+                WorkloadParameter.choice("precision", "tf32", "the convolutions' GEMMs: tf32 (PyTorch's default for "
+                        + "fp32 convolutions), fp32 (no tensor cores), bf16 or fp16 (autocast, with the classifier)",
+                        "tf32", "fp32", "bf16", "fp16"));
     }
 
     @Override
@@ -125,6 +134,7 @@ public final class AsyncDataload extends ModelWorkload {
         batch = ctx.intParameter("batch_size");
         size = ctx.intParameter("image_size");
         prefetch = ctx.intParameter("num_prefetch");
+        precision = ctx.choiceParameter("precision");
         List<Integer> transfer = ctx.streamsWithRole("transfer");
         List<Integer> preprocess = ctx.streamsWithRole("preprocess");
         List<Integer> compute = ctx.streamsWithRole("compute");
@@ -172,14 +182,18 @@ public final class AsyncDataload extends ModelWorkload {
                 firstNet = nets.get(c);
             }
             iteration.add(forward);
-            launches(3 * 2 + 1 + 2); // ReLU and pool per layer, pool, Linear; convolutions counted as prepared
             recordOn(c, classified);
         }
     }
 
-    /** conv, ReLU, max-pool three times, global average pool, Linear, on compute stream {@code c}. */
+    /**
+     * conv with ReLU, max-pool three times, global average pool, Linear, on compute stream {@code c} (whose op
+     * context takes the precision).
+     */
     private Runnable forward(int c, Tensor images, Tensor logits) {
         OpContext ops = rt.ops(c);
+        ops.convTf32(precision.equals("tf32"));
+        ops.autocast(precision.equals("bf16") ? DType.BF16 : precision.equals("fp16") ? DType.FP16 : null);
         ConvNet net = nets.computeIfAbsent(c, key -> {
             Conv2d[] convs = new Conv2d[3];
             for (int l = 0; l < 3; l++) {
@@ -187,7 +201,6 @@ public final class AsyncDataload extends ModelWorkload {
             }
             return new ConvNet(convs, keep(new Linear(ops, "fc", CHANNELS[3], CLASSES, true, 101)));
         });
-        Elementwise ew = new Elementwise(ops);
         MaxPool2d pool = new MaxPool2d(ops, 2, 2, 0);
         GlobalAvgPool gap = new GlobalAvgPool(ops);
         Stream s = cs(c);
@@ -199,20 +212,12 @@ public final class AsyncDataload extends ModelWorkload {
             Tensor pooled = tensor("pooled", batch, CHANNELS[l + 1], hw / 2, hw / 2);
             Tensor argmax = keep(ops.empty(NAME, "pool argmax", DType.I32, batch, CHANNELS[l + 1], hw / 2, hw / 2));
             Conv2d layer = net.convs()[l];
-            // the model module's convolution puts output pixels / 16 on grid y (at most 65535 blocks): a batch of
-            // 32 images of 224 x 224 is convolved in chunks of images that fit
-            int chunk = Math.max(1, Math.min(batch, CONV_GRID_Y_LIMIT * CONV_TILE / (hw * hw)));
-            for (int from = 0; from < batch; from += chunk) {
-                int n = Math.min(chunk, batch - from);
-                Tensor in = x.slice(0, from, n);
-                Tensor out = conv.slice(0, from, n);
-                steps.add(() -> layer.forward(in, out, s));
-                launches(1);
-            }
+            Tensor in = x;
             steps.add(() -> {
-                ew.relu(conv, conv, s);
+                layer.forwardRelu(in, conv, s);
                 pool.forward(conv, pooled, argmax, s);
             });
+            launches(layer.forwardLaunches(batch, hw, hw, true) + 1);
             x = pooled;
             hw /= 2;
         }
@@ -222,6 +227,7 @@ public final class AsyncDataload extends ModelWorkload {
             gap.forward(last, features, s);
             net.fc().forward(features, logits, s);
         });
+        launches(1 + 2); // the pool; the classifier's GEMM and bias (under autocast: x's cast and the GEMM)
         return () -> steps.forEach(Runnable::run);
     }
 
@@ -240,7 +246,13 @@ public final class AsyncDataload extends ModelWorkload {
         for (int i = 0; i < images; i++) {
             System.arraycopy(reference(hostBatches.getFirst(), i), 0, want, i * CLASSES, CLASSES);
         }
-        return Reference.compare(NAME + " logits of images 0 and 1 of the first batch", gotRows, want);
+        double tolerance = switch (precision) {
+            case "fp32" -> Reference.TOLERANCE;
+            case "tf32" -> TF32_TOLERANCE;
+            default -> LOW_TOLERANCE;
+        };
+        return Reference.compare(NAME + " logits of images 0 and 1 of the first batch (" + precision + ")", gotRows,
+                want, tolerance);
     }
 
     private double[] reference(float[] pixels, int image) {

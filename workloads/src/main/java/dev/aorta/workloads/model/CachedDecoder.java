@@ -54,9 +54,9 @@ final class CachedDecoder implements Layer {
         }
     }
 
-    /** Kernel launches and GEMMs of one forward: per layer norm, attention (11), residual; MLP: norm, 3, residual. */
+    /** Kernel launches and GEMMs of one forward: per layer norm, attention (10), residual; MLP: norm, 3, residual. */
     int launchesPerForward() {
-        return attention.size() * (13 + (mlp ? 5 : 0));
+        return attention.size() * (12 + (mlp ? 5 : 0));
     }
 
     /** The KV caches of every layer for {@code batch} sequences of up to {@code maxT} positions, and the scratch. */

@@ -37,14 +37,19 @@ final class Reference {
         return norm < 1e-20 ? Math.sqrt(diff) : Math.sqrt(diff / norm);
     }
 
-    /** Empty when within tolerance; else one sentence naming the tensor and the error. */
+    /** Empty when within {@link #TOLERANCE}; else one sentence naming the tensor and the error. */
     static java.util.Optional<String> compare(String what, float[] got, double[] want) {
+        return compare(what, got, want, TOLERANCE);
+    }
+
+    /** As {@link #compare(String, float[], double[])} with another tolerance (tensor-core GEMMs). */
+    static java.util.Optional<String> compare(String what, float[] got, double[] want, double tolerance) {
         if (got.length != want.length) {
             return java.util.Optional.of(what + ": " + got.length + " values, expected " + want.length);
         }
         double e = relL2(got, want);
-        return e <= TOLERANCE && !Double.isNaN(e) ? java.util.Optional.empty()
+        return e <= tolerance && !Double.isNaN(e) ? java.util.Optional.empty()
                 : java.util.Optional.of(what + ": relative L2 error " + e + " against the float64 reference (tolerance "
-                + TOLERANCE + ")");
+                + tolerance + ")");
     }
 }

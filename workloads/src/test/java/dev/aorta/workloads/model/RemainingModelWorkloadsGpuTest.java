@@ -9,6 +9,8 @@ import dev.aorta.workloads.session.GpuUnavailableException;
 import dev.aorta.workloads.spi.Workload;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Map;
 
@@ -82,8 +84,10 @@ class RemainingModelWorkloadsGpuTest {
                 "retrieval_dim", "32", "num_docs", "23", "doc_len", "6", "num_layers", "2", "vocab_size", "101"));
     }
 
-    @Test
-    void asyncDataload() {
-        runsCorrectlyOnEveryStream(new AsyncDataload(), Map.of("batch_size", "3", "image_size", "24"));
+    @ParameterizedTest
+    @ValueSource(strings = {"tf32", "fp32", "bf16", "fp16"})
+    void asyncDataload(String precision) {
+        runsCorrectlyOnEveryStream(new AsyncDataload(), Map.of("batch_size", "3", "image_size", "24", "precision",
+                precision));
     }
 }
