@@ -198,23 +198,27 @@ public final class AgentInstaller {
     }
 
     private static void installBinder(AgentOptions options, Drainer drainer) {
-        try {
-            CollectiveBinder.install(new JCudaNatives(), options.join(), options.commStreamPriority(), new BinderListener() {
-                @Override
-                public void commStreamCreated(long stream, int device, int priority, int flags) {
-                    drainer.submit(new StreamInfo(stream, device, priority, flags, "comm"));
-                }
+        BinderListener listener = new BinderListener() {
+            @Override
+            public void commStreamCreated(long stream, int device, int priority, int flags) {
+                drainer.submit(new StreamInfo(stream, device, priority, flags, "comm"));
+            }
 
-                @Override
-                public void dependencyAdded(long event, long recordStream, long waitStream, long atNs) {
-                    drainer.submit(new Dependency(event, recordStream, atNs, waitStream, atNs, ClockDomain.HOST_MONOTONIC));
-                }
-            });
+            @Override
+            public void dependencyAdded(long event, long recordStream, long waitStream, long atNs) {
+                drainer.submit(new Dependency(event, recordStream, atNs, waitStream, atNs, ClockDomain.HOST_MONOTONIC));
+            }
+        };
+        try {
+            CollectiveBinder.install(new JCudaNatives(), options.join(), options.commStreamPriority(), listener);
             AgentLog.info("bind-collectives: collectives move to a comm stream per device (priority "
                     + options.commStreamPriority() + ", join " + options.join().option() + ")");
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            AgentLog.error("bind-collectives needs JCuda's driver API on the class path (" + e
-                    + "); collectives stay on the application's streams");
+            // JavaCPP's cudart can drive the streams instead: its first collective supplies them
+            CollectiveBinder.awaitOps(options.join(), options.commStreamPriority(), listener);
+            AgentLog.info("bind-collectives: JCuda's driver API is not on the class path (" + e + "); aorta-gpu and"
+                    + " JCuda collectives stay on the application's streams, JavaCPP NCCL collectives are bound through"
+                    + " JavaCPP's cudart (with the javacpp-cuda plugin)");
         }
     }
 

@@ -31,7 +31,16 @@ public final class CollectiveBinder {
 
     /** Read by advice: false unless the binder is installed and has not failed. */
     public static volatile boolean active;
+    /**
+     * Read by advice of libraries that can supply their own stream operations (JavaCPP's cudart): binding was asked
+     * for and has not failed, though it may still wait for them ({@link #awaitOps}).
+     */
+    public static volatile boolean wanted;
     private static volatile CollectiveBinder instance;
+    /** The binding asked for while no library has supplied stream operations yet. */
+    private static JoinMode pendingJoin;
+    private static int pendingPriority;
+    private static BinderListener pendingListener;
 
     private final StreamOps ops;
     private final JoinMode join;
@@ -48,15 +57,50 @@ public final class CollectiveBinder {
         this.listener = listener;
     }
 
-    public static void install(StreamOps ops, JoinMode join, int priority, BinderListener listener) {
+    public static synchronized void install(StreamOps ops, JoinMode join, int priority, BinderListener listener) {
         instance = new CollectiveBinder(ops, join, priority, listener);
+        wanted = true;
         active = true;
     }
 
-    /** For tests: back to the state before {@link #install}. */
-    static void uninstall() {
+    /**
+     * Binding is asked for but JCuda's driver API, which the agent drives the streams with, is not there: the first
+     * collective of a library that brings its own stream operations supplies them ({@link #supplyOps}).
+     */
+    public static synchronized void awaitOps(JoinMode join, int priority, BinderListener listener) {
+        pendingJoin = join;
+        pendingPriority = priority;
+        pendingListener = listener;
+        wanted = true;
+    }
+
+    /**
+     * Installs the binder with {@code ops} if it waits for them ({@link #awaitOps}); true when the binder is active
+     * (installed before, or now). {@code ops} is asked for only then; if it throws, binding stops with one line.
+     */
+    public static synchronized boolean supplyOps(java.util.function.Supplier<StreamOps> ops, String library) {
+        if (active || !wanted || pendingJoin == null) {
+            return active;
+        }
+        try {
+            install(ops.get(), pendingJoin, pendingPriority, pendingListener);
+            AgentLog.info("bind-collectives: " + library + " supplies the stream operations; collectives move to a comm"
+                    + " stream per device (priority " + pendingPriority + ", join " + pendingJoin.option() + ")");
+        } catch (RuntimeException | LinkageError e) {
+            wanted = false;
+            AgentLog.error("bind-collectives cannot use " + library + " (" + e + "); collectives stay on the"
+                    + " application's streams");
+        }
+        pendingJoin = null;
+        return active;
+    }
+
+    /** For tests: back to the state before {@link #install} or {@link #awaitOps}. */
+    public static synchronized void uninstall() {
         active = false;
+        wanted = false;
         instance = null;
+        pendingJoin = null;
     }
 
     /** Returns the stream the collective should run on (the comm stream), the comm stream having waited for {@code applicationStream}. */
@@ -155,6 +199,7 @@ public final class CollectiveBinder {
     /** A driver failure: stop rebinding (later collectives stay on the application's stream). */
     private void fail(String where, Throwable t) {
         active = false;
+        wanted = false;
         AgentLog.error("bind-collectives failed " + where + " (" + t + "); collectives are no longer rebound");
     }
 

@@ -6,19 +6,18 @@ import dev.aorta.agent.recorder.CallTable;
 import dev.aorta.agent.recorder.HostClock;
 import dev.aorta.agent.spi.CallKind;
 import dev.aorta.agent.spi.Interception;
-import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.StreamInfo;
 
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.Locale;
 import java.util.Set;
 import java.util.function.LongConsumer;
 
 /**
- * Turns raw records into the event model, on the drain thread: API calls with their arguments by name,
+ * Turns raw records into the event model, on the drain thread: API calls with their arguments by name (decoded
+ * into one reused {@link CallRecord}, with primitive maps for the state kept between rows, so that a row costs
+ * no allocation),
  * the stream registry (created streams with flags and priority), event dependencies (record on A, wait
  * on B) and cuBLAS handle to stream bindings. Iteration markers go to the {@link IterationTracker}.
  */
@@ -29,9 +28,9 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
     private static final int[] NCCL_DTYPE_BYTES = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
     private static final String[] NCCL_OPS = {"sum", "prod", "max", "min", "avg"};
 
-    /** Where decoded API calls go (through the correlation join). */
+    /** Where decoded API calls go (through the correlation join); the record is reused after the call returns. */
     public interface ApiSink {
-        void api(ApiCall call, CallKind kind);
+        void api(CallRecord call);
     }
 
     private final Fanout sink;
@@ -39,8 +38,16 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
     private final LongConsumer streamCreated;
     private final IterationTracker iterations;
     private final Set<Category> categories;
-    private final Map<Long, long[]> lastEventRecord = new HashMap<>();
-    private final Map<Long, Long> handleStreams = new HashMap<>();
+    /** The lowercase kind names the {@code kind} argument carries, made once. */
+    private static final String[] KIND_NAMES = kindNames();
+
+    /** The stream and time of each event's last record, for the dependency its stream-wait makes. */
+    private final LongLongMap eventStreams = new LongLongMap();
+    private final LongLongMap eventTimes = new LongLongMap();
+    /** cuBLAS handle -> the stream set on it. */
+    private final LongLongMap handleStreams = new LongLongMap();
+    /** The one record every row is decoded into. */
+    private final CallRecord call = new CallRecord();
     private long decoded;
 
     /**
@@ -74,35 +81,22 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
         }
         long stream = r[o + CallBuffer.STREAM];
         int a = o + CallBuffer.ARG0;
-        Map<String, Object> args = new LinkedHashMap<>();
-        args.put("kind", kind.name().toLowerCase(java.util.Locale.ROOT));
+        CallRecord c = call.reset(ic.method(), kind, buffer.threadId(), stream, start, end,
+                buffer.correlationId(sequence), (int) r[o + CallBuffer.RESULT]);
+        c.arg("kind", KIND_NAMES[kind.ordinal()]);
         switch (kind) {
-            case LAUNCH -> {
-                args.put("grid_x", r[a]);
-                args.put("grid_y", r[a + 1]);
-                args.put("grid_z", r[a + 2]);
-                args.put("block_x", r[a + 3]);
-                args.put("block_y", r[a + 4]);
-                args.put("block_z", r[a + 5]);
-                args.put("shared_mem", r[a + 6]);
-                args.put("function", r[a + 7]);
-            }
-            case GRAPH_LAUNCH -> args.put("graph_exec", r[a]);
-            case COPY -> {
-                args.put("bytes", r[a] * ic.unitBytes());
-                args.put("copy_kind", ic.copyKind() != null ? ic.copyKind() : runtimeCopyKind(r[a + 1]));
-                args.put("dst", r[a + 2]);
-                args.put("src", r[a + 3]);
-            }
-            case MEMSET -> {
-                args.put("bytes", r[a] * ic.unitBytes());
-                args.put("dst", r[a + 2]);
-            }
+            case LAUNCH -> c.arg("grid_x", r[a]).arg("grid_y", r[a + 1]).arg("grid_z", r[a + 2])
+                    .arg("block_x", r[a + 3]).arg("block_y", r[a + 4]).arg("block_z", r[a + 5])
+                    .arg("shared_mem", r[a + 6]).arg("function", r[a + 7]);
+            case GRAPH_LAUNCH -> c.arg("graph_exec", r[a]);
+            case COPY -> c.arg("bytes", r[a] * ic.unitBytes())
+                    .arg("copy_kind", ic.copyKind() != null ? ic.copyKind() : runtimeCopyKind(r[a + 1]))
+                    .arg("dst", r[a + 2]).arg("src", r[a + 3]);
+            case MEMSET -> c.arg("bytes", r[a] * ic.unitBytes()).arg("dst", r[a + 2]);
             case STREAM_CREATE -> {
                 int flags = (int) r[a];
                 int priority = (int) r[a + 1];
-                args.put("flags", flags);
-                args.put("priority", priority);
+                c.arg("flags", flags).arg("priority", priority);
                 streamCreated(new StreamInfo(stream, 0, priority, flags, null));
                 streamCreated.accept(stream);
             }
@@ -110,66 +104,56 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
                 // the stream is the whole story
             }
             case SET_STREAM -> {
-                args.put("handle", r[a]);
+                c.arg("handle", r[a]);
                 handleStreams.put(r[a], stream);
             }
             case EVENT_RECORD -> {
-                args.put("event", r[a]);
-                lastEventRecord.put(r[a], new long[] {stream, start});
+                c.arg("event", r[a]);
+                eventStreams.put(r[a], stream);
+                eventTimes.put(r[a], start);
             }
-            case EVENT_SYNC, EVENT_QUERY -> args.put("event", r[a]);
+            case EVENT_SYNC, EVENT_QUERY -> c.arg("event", r[a]);
             case STREAM_WAIT -> {
-                args.put("event", r[a]);
-                args.put("flags", r[a + 1]);
-                long[] rec = lastEventRecord.get(r[a]);
-                if (rec != null) {
-                    dependency(new Dependency(r[a], rec[0], rec[1], stream, start, ClockDomain.HOST_MONOTONIC));
+                c.arg("event", r[a]).arg("flags", r[a + 1]);
+                if (eventStreams.containsKey(r[a])) {
+                    dependency(new Dependency(r[a], eventStreams.get(r[a], 0), eventTimes.get(r[a], 0), stream, start,
+                            ClockDomain.HOST_MONOTONIC));
                 }
             }
             case COLLECTIVE -> {
                 int dtype = (int) r[a + 1];
                 int op = (int) r[a + 2];
-                args.put("collective", ic.method());
-                args.put("count", r[a]);
-                args.put("dtype", dtype >= 0 && dtype < NCCL_DTYPES.length ? NCCL_DTYPES[dtype] : String.valueOf(dtype));
+                c.arg("collective", ic.method()).arg("count", r[a])
+                        .arg("dtype", dtype >= 0 && dtype < NCCL_DTYPES.length ? NCCL_DTYPES[dtype] : String.valueOf(dtype));
                 if (op >= 0) {
-                    args.put("op", op < NCCL_OPS.length ? NCCL_OPS[op] : String.valueOf(op));
+                    c.arg("op", op < NCCL_OPS.length ? NCCL_OPS[op] : String.valueOf(op));
                 }
                 if (dtype >= 0 && dtype < NCCL_DTYPE_BYTES.length) {
-                    args.put("bytes", r[a] * NCCL_DTYPE_BYTES[dtype]);
+                    c.arg("bytes", r[a] * NCCL_DTYPE_BYTES[dtype]);
                 }
-                args.put("communicator", r[a + 3]);
-                args.put("send", r[a + 4]);
-                args.put("recv", r[a + 5]);
+                c.arg("communicator", r[a + 3]).arg("send", r[a + 4]).arg("recv", r[a + 5]);
                 if (r[a + 6] != stream) {
-                    args.put("application_stream", r[a + 6]);
+                    c.arg("application_stream", r[a + 6]);
                 }
             }
-            case ALLOC -> {
-                args.put("bytes", r[a]);
-                args.put("address", r[a + 1]);
-            }
-            case FREE -> args.put("address", r[a]);
+            case ALLOC -> c.arg("bytes", r[a]).arg("address", r[a + 1]);
+            case FREE -> c.arg("address", r[a]);
             case GEMM -> {
                 long handle = r[a];
                 if (handle != 0) {
-                    args.put("handle", handle);
+                    c.arg("handle", handle);
                     if (stream == 0) {
-                        stream = handleStreams.getOrDefault(handle, 0L);
+                        c.stream(handleStreams.get(handle, 0L));
                     }
                 }
                 if (r[a + 1] != 0 || r[a + 2] != 0 || r[a + 3] != 0) {
-                    args.put("m", r[a + 1]);
-                    args.put("n", r[a + 2]);
-                    args.put("k", r[a + 3]);
+                    c.arg("m", r[a + 1]).arg("n", r[a + 2]).arg("k", r[a + 3]);
                 }
             }
             default -> throw new IllegalStateException("no decoding for " + kind);
         }
         decoded++;
-        ApiCall call = new ApiCall(ic.method(), buffer.threadId(), stream, start, end,
-                buffer.correlationId(sequence), (int) r[o + CallBuffer.RESULT], args, ClockDomain.HOST_MONOTONIC);
-        apis.api(call, kind);
+        apis.api(c);
     }
 
     /** A stream someone else (the binder) created: registered like the application's. */
@@ -183,6 +167,15 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
 
     public long decodedCalls() {
         return decoded;
+    }
+
+    private static String[] kindNames() {
+        CallKind[] kinds = CallKind.values();
+        String[] names = new String[kinds.length];
+        for (CallKind k : kinds) {
+            names[k.ordinal()] = k.name().toLowerCase(Locale.ROOT);
+        }
+        return names;
     }
 
     private static String runtimeCopyKind(long kind) {

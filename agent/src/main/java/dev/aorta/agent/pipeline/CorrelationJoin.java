@@ -36,12 +36,16 @@ final class CorrelationJoin {
     static final int MAX_HELD = 200_000;
 
     private final Fanout out;
-    private final Deque<Held> held = new ArrayDeque<>();
+    /** Copies of the records waiting for CUPTI, oldest first; taken from and given back to {@link #spare}. */
+    private final Deque<CallRecord> held = new ArrayDeque<>();
+    /** Records no longer held, reused for the next ones, so that holding allocates nothing once warm. */
+    private final Deque<CallRecord> spare = new ArrayDeque<>();
     private final List<long[]> driverCalls = new ArrayList<>();
     /** The few distinct driver call names; a kept driver call refers to its name by index. */
     private final List<String> driverNames = new ArrayList<>();
     private final Map<String, Integer> driverNameIds = new HashMap<>();
-    private final Map<Long, Long> threadPairs = new HashMap<>();
+    /** Host thread -> the CUPTI (OS) thread its records matched unambiguously. */
+    private final LongLongMap threadPairs = new LongLongMap();
     private Long cuptiToHost;
     private long watermark = Long.MIN_VALUE;
     private long newestHost = Long.MIN_VALUE;
@@ -52,9 +56,6 @@ final class CorrelationJoin {
     private long examined;
     /** Held records written early, usually unjoined, because {@link #MAX_HELD} were waiting for CUPTI. */
     private long writtenBeforeCuptiCaughtUp;
-
-    private record Held(ApiCall call, CallKind kind) {
-    }
 
     CorrelationJoin(Fanout out) {
         this.out = out;
@@ -71,13 +72,16 @@ final class CorrelationJoin {
         return cuptiToHost != null;
     }
 
-    void api(ApiCall call, CallKind kind) {
+    /** A decoded call; {@code call} is the decoder's reused record, so one that must wait is copied. */
+    void api(CallRecord call) {
         newestHost = Math.max(newestHost, call.endNs());
-        if (!active() || prefix(kind) == null) {
-            out.api(call, kind);
+        if (!active() || prefix(call.kind()) == null) {
+            out.call(call);
             return;
         }
-        held.add(new Held(call, kind));
+        CallRecord copy = spare.isEmpty() ? new CallRecord() : spare.poll();
+        copy.copyFrom(call);
+        held.add(copy);
         if (held.size() > MAX_HELD) {
             writtenBeforeCuptiCaughtUp++;
             write(held.poll());
@@ -108,15 +112,15 @@ final class CorrelationJoin {
     /** Writes what can be written: everything when {@code all}, else records CUPTI has caught up with. */
     void release(boolean all) {
         while (!held.isEmpty()) {
-            Held h = held.peek();
-            boolean caughtUp = watermark >= h.call.endNs() + TOLERANCE_NS;
-            boolean stale = newestHost - h.call.endNs() > PATIENCE_NS;
+            CallRecord h = held.peek();
+            boolean caughtUp = watermark >= h.endNs() + TOLERANCE_NS;
+            boolean stale = newestHost - h.endNs() > PATIENCE_NS;
             if (!all && !caughtUp && !stale) {
                 break;
             }
             write(held.poll());
         }
-        long keepFrom = held.isEmpty() ? watermark - PATIENCE_NS : held.peek().call.startNs() - TOLERANCE_NS;
+        long keepFrom = held.isEmpty() ? watermark - PATIENCE_NS : held.peek().startNs() - TOLERANCE_NS;
         driverCalls.removeIf(d -> d[1] < keepFrom || d[2] < 0);
     }
 
@@ -147,16 +151,18 @@ final class CorrelationJoin {
         return lo;
     }
 
-    private void write(Held h) {
+    /** Writes a held record, joined when a driver call matches, and makes it spare. */
+    private void write(CallRecord c) {
         if (unsorted) {   // here, not in release(): a record beyond MAX_HELD is written between releases
             driverCalls.sort(Comparator.comparingLong(d -> d[0]));
             unsorted = false;
         }
-        ApiCall c = h.call;
-        String prefix = prefix(h.kind);
+        CallKind kind = c.kind();
+        String prefix = prefix(kind);
         long lo = c.startNs() - TOLERANCE_NS;
         long hi = c.endNs() + TOLERANCE_NS;
-        Long pairedThread = threadPairs.get(c.thread());
+        boolean paired = threadPairs.containsKey(c.thread());
+        long pairedThread = threadPairs.get(c.thread(), 0);
         long[] best = null;
         long bestOverlap = -1;
         int inside = 0;
@@ -167,46 +173,30 @@ final class CorrelationJoin {
             }
             examined++;
             if (d[2] < 0 || d[1] > hi || !driverNames.get((int) d[4]).startsWith(prefix)
-                    || (pairedThread != null && pairedThread != d[3])) {
+                    || (paired && pairedThread != d[3])) {
                 continue;
             }
             inside++;
             long overlap = Math.min(d[1], c.endNs()) - Math.max(d[0], c.startNs());
-            if (best == null || (h.kind == CallKind.LAUNCH || h.kind == CallKind.COPY || h.kind == CallKind.MEMSET
-                    || h.kind == CallKind.GRAPH_LAUNCH ? overlap > bestOverlap : d[0] < best[0])) {
+            if (best == null || (kind == CallKind.LAUNCH || kind == CallKind.COPY || kind == CallKind.MEMSET
+                    || kind == CallKind.GRAPH_LAUNCH ? overlap > bestOverlap : d[0] < best[0])) {
                 best = d;
                 bestOverlap = overlap;
             }
         }
         if (best == null) {
-            out.api(c, h.kind);
+            out.call(c);
+            spare.add(c);
             return;
         }
-        if (inside == 1 && pairedThread == null) {
+        if (inside == 1 && !paired) {
             threadPairs.put(c.thread(), best[3]);
         }
         long correlation = best[2];
         best[2] = -1; // used
         joined++;
-        out.api(new ApiCall(c.name(), c.thread(), c.stream(), c.startNs(), c.endNs(), c.correlationId(), c.result(),
-                joinedArgs(c.args(), correlation, inside), c.clock()), h.kind);
-    }
-
-    /**
-     * The call's arguments plus the join's two, built straight into the immutable map {@link ApiCall} keeps (which
-     * it then takes as it is): this runs for every joined call, and copying through a mutable map first was the
-     * largest cost of the drain thread with CUPTI on.
-     */
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> joinedArgs(Map<String, Object> args, long correlation, int calls) {
-        Map.Entry<String, Object>[] entries = new Map.Entry[args.size() + 2];
-        int i = 0;
-        for (Map.Entry<String, Object> e : args.entrySet()) {
-            entries[i++] = e;
-        }
-        entries[i++] = Map.entry("cupti_correlation", correlation);
-        entries[i] = Map.entry("cupti_calls", (long) calls);
-        return Map.ofEntries(entries);
+        out.call(c.arg("cupti_correlation", correlation).arg("cupti_calls", inside));
+        spare.add(c);
     }
 
     private static boolean doesDeviceWork(String driverCall) {

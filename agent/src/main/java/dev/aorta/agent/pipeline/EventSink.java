@@ -13,6 +13,14 @@ public interface EventSink extends AutoCloseable {
     default void api(ApiCall call, CallKind kind) throws Exception {
     }
 
+    /**
+     * A decoded call, as the drain thread hands it over: a reused record, valid during this call only. Sinks that
+     * can write it as it is (JSONL) override this and allocate nothing; the others get it as an {@link ApiCall}.
+     */
+    default void call(CallRecord call) throws Exception {
+        api(call.toApiCall(), call.kind());
+    }
+
     default void stream(StreamInfo stream) throws Exception {
     }
 

@@ -38,13 +38,30 @@ public final class GuardedSink implements EventSink {
         try {
             a.run();
         } catch (Throwable t) {
-            failed = true;
-            AgentLog.error("sink '" + name + "' failed (" + t + "); it is switched off, the application and other sinks go on");
-            try {
-                delegate.close();
-            } catch (Throwable ignored) {
-                // already reported the cause; a second failure while closing adds nothing
-            }
+            fail(t);
+        }
+    }
+
+    private void fail(Throwable t) {
+        failed = true;
+        AgentLog.error("sink '" + name + "' failed (" + t + "); it is switched off, the application and other sinks go on");
+        try {
+            delegate.close();
+        } catch (Throwable ignored) {
+            // already reported the cause; a second failure while closing adds nothing
+        }
+    }
+
+    /** Per record: guarded inline, as a capturing lambda would cost an allocation each time. */
+    @Override
+    public void call(CallRecord call) {
+        if (failed) {
+            return;
+        }
+        try {
+            delegate.call(call);
+        } catch (Throwable t) {
+            fail(t);
         }
     }
 

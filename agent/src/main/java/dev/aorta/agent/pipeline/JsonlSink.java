@@ -10,23 +10,37 @@ import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
 import dev.aorta.core.jsonl.EventJsonlWriter;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** {@code rank_<r>_activity.jsonl}: every record, one line each (schema: {@code dev.aorta.core.jsonl.EventJsonl}). */
 public final class JsonlSink implements EventSink {
     private final EventJsonlWriter out;
 
-    /** Opens (truncates) the file; the writer buffers, so the file stream needs no buffer of its own. */
+    /**
+     * Opens (truncates) the file; the writer buffers, so the file stream needs no buffer of its own. A
+     * {@link FileOutputStream}, as it writes a byte array without wrapping it (a channel's stream allocates a
+     * ByteBuffer per write).
+     */
     public JsonlSink(Path path) throws IOException {
-        this.out = new EventJsonlWriter(Files.newOutputStream(path));
+        this.out = new EventJsonlWriter(new FileOutputStream(path.toFile()));
     }
 
     @Override
     public void api(ApiCall call, CallKind kind) throws IOException {
+        out.write(call, window(call.startNs()));
+    }
+
+    /** Written straight from the reused record: no object per line. */
+    @Override
+    public void call(CallRecord call) throws IOException {
+        call.writeTo(out, window(call.startNs()));
+    }
+
+    private static long window(long startNs) {
         CaptureWindows windows = CaptureWindows.current;
-        out.write(call, windows == null ? -1 : windows.windowAt(call.startNs()));
+        return windows == null ? -1 : windows.windowAt(startNs);
     }
 
     @Override

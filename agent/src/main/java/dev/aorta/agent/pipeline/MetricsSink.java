@@ -93,6 +93,11 @@ public final class MetricsSink implements EventSink {
         toHost.put(ClockDomain.HOST_MONOTONIC, 0L);
     }
 
+    /** API calls do not enter the metrics (built from device activity and markers): none is made into an object. */
+    @Override
+    public void call(CallRecord call) {
+    }
+
     @Override
     public void stream(StreamInfo s) {
         if (s.role() != null) {

@@ -9,6 +9,11 @@ import java.lang.ref.WeakReference;
  * and read only by the drain thread. No locks: the writer publishes {@code head} with release
  * semantics after filling a row, the reader publishes {@code tail} after consuming rows. When the ring
  * is full the record is dropped and counted; the writer never waits.
+ *
+ * <p>The two threads share as few cache lines as possible: {@code head} (with the drop count) and {@code tail}
+ * lie 128 bytes apart (a line and its adjacent-line prefetch), the writer reads {@code tail} only when its last
+ * look says the ring may be full, and the reader takes published rows in batches of up to {@link #BATCH}, read
+ * {@code head} once per batch and frees each batch with one store.
  */
 public final class CallBuffer {
     /** Longs per record: id, start, end, stream, result, a0..a7, padding to a power of two. */
@@ -16,18 +21,17 @@ public final class CallBuffer {
     static final int SHIFT = 4;
     public static final int ID = 0, START = 1, END = 2, STREAM = 3, RESULT = 4, ARG0 = 5;
 
-    private static final VarHandle HEAD;
-    private static final VarHandle DROPPED;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(CallBuffer.class, "head", long.class);
-            DROPPED = l.findVarHandle(CallBuffer.class, "dropped", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** Rows the drain thread takes before freeing them with one store. */
+    static final int BATCH = 1024;
+    /** Longs between the shared counters: 128 bytes. */
+    private static final int PAD = 16;
+    /** {@code counters[HEAD]}: next row the writer fills; written by the owner only (release), read by the drain thread (acquire). */
+    private static final int HEAD = PAD;
+    /** {@code counters[DROPPED]}: records lost because the ring was full; written by the owner only. */
+    private static final int DROPPED = PAD + 1;
+    /** {@code counters[TAIL]}: next row the drain thread reads; written by the drain thread only (release). */
+    private static final int TAIL = 3 * PAD;
+    private static final VarHandle COUNTER = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final long[] rows;
     private final int mask;
@@ -36,14 +40,10 @@ public final class CallBuffer {
     private final WeakReference<Thread> owner;
     private final int index;
 
-    /** Next row the writer fills; written by the owner only (release), read by the drain thread (acquire). */
-    @SuppressWarnings("unused")
-    private long head;
-    /** Next row the drain thread reads; written by the drain thread only. */
-    private volatile long tail;
-    /** Records lost because the ring was full; written by the owner only. */
-    @SuppressWarnings("unused")
-    private long dropped;
+    /** {@link #HEAD}, {@link #DROPPED} and {@link #TAIL}, each pair of sides on its own cache lines. */
+    private final long[] counters = new long[4 * PAD];
+    /** The tail the writer last read: the ring has at least this much room, so it need not look again until full. */
+    private long tailSeen;
 
     CallBuffer(int capacity, Thread owner, int index) {
         this.rows = new long[capacity * WIDTH];
@@ -57,10 +57,14 @@ public final class CallBuffer {
     /** Appends one record, or counts it as dropped when the ring is full. Owner thread only. */
     void put(long id, long start, long end, long stream, long result,
              long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
-        long h = head;
-        if (h - tail >= capacity) {
-            DROPPED.setRelease(this, dropped + 1);
-            return;
+        long[] c = counters;
+        long h = c[HEAD];
+        if (h - tailSeen >= capacity) {
+            tailSeen = (long) COUNTER.getAcquire(c, TAIL);
+            if (h - tailSeen >= capacity) {
+                COUNTER.setRelease(c, DROPPED, c[DROPPED] + 1);
+                return;
+            }
         }
         long[] r = rows;
         int b = (int) (h & mask) << SHIFT;
@@ -77,7 +81,7 @@ public final class CallBuffer {
         r[b + 10] = a5;
         r[b + 11] = a6;
         r[b + 12] = a7;
-        HEAD.setRelease(this, h + 1);
+        COUNTER.setRelease(c, HEAD, h + 1);
     }
 
     /** Receives drained records; {@code row} is valid only during the call. */
@@ -85,19 +89,28 @@ public final class CallBuffer {
         void accept(CallBuffer buffer, long sequence, long[] rows, int offset);
     }
 
-    /** Hands every published record to {@code consumer} and frees their rows. Drain thread only. */
+    /**
+     * Hands every record published when it starts to {@code consumer}, in batches of up to {@link #BATCH} freed
+     * one store each (so that a long drain gives the writer room early). Drain thread only.
+     */
     public int drain(RowConsumer consumer) {
-        long h = (long) HEAD.getAcquire(this);
-        long t = tail;
-        for (long s = t; s < h; s++) {
-            consumer.accept(this, s, rows, (int) (s & mask) << SHIFT);
+        long[] c = counters;
+        long h = (long) COUNTER.getAcquire(c, HEAD);
+        long first = c[TAIL];
+        long t = first;
+        while (t < h) {
+            long until = Math.min(h, t + BATCH);
+            for (long s = t; s < until; s++) {
+                consumer.accept(this, s, rows, (int) (s & mask) << SHIFT);
+            }
+            COUNTER.setRelease(c, TAIL, until);
+            t = until;
         }
-        tail = h;
-        return (int) (h - t);
+        return (int) (h - first);
     }
 
     public long dropped() {
-        return (long) DROPPED.getAcquire(this);
+        return (long) COUNTER.getAcquire(counters, DROPPED);
     }
 
     public long threadId() {
@@ -106,7 +119,7 @@ public final class CallBuffer {
 
     /** The sequence number the owner's next record will get. Owner thread only. */
     long nextSequence() {
-        return head;
+        return counters[HEAD];
     }
 
     /** Correlation id of the record with this per-thread sequence number: unique in the process. */
@@ -115,7 +128,7 @@ public final class CallBuffer {
     }
 
     public boolean isEmpty() {
-        return (long) HEAD.getAcquire(this) == tail;
+        return (long) COUNTER.getAcquire(counters, HEAD) == counters[TAIL];
     }
 
     /** True when the owning thread has ended: once drained, the buffer can be let go. */

@@ -33,8 +33,8 @@ class CorrelationJoinTest {
         List<ApiCall> cuptiBatch = new ArrayList<>();
         long t = HOST0;
         for (long seq = 1; seq <= launches; seq++, t += LAUNCH_EVERY_NS) {
-            join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
-                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+            join.api(CallRecords.of(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
+                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
             cuptiBatch.add(driverCall("cuLaunchKernel", t + 1_000, seq));
             cuptiBatch.add(driverCall("cuStreamSynchronize", t + 6_500, launches + seq));
         }
@@ -59,8 +59,8 @@ class CorrelationJoinTest {
         int launches = CorrelationJoin.MAX_HELD + 5;
         for (long seq = 1; seq <= launches; seq++) {
             long t = HOST0 + seq * LAUNCH_EVERY_NS;
-            join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
-                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+            join.api(CallRecords.of(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
+                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
         }
 
         assertThat(written).extracting(ApiCall::correlationId).containsExactly(1L, 2L, 3L, 4L, 5L);
@@ -76,8 +76,8 @@ class CorrelationJoinTest {
         List<ApiCall> cuptiBatch = new ArrayList<>();
         for (long seq = 1; seq <= launches; seq++) {
             long t = HOST0 + seq * LAUNCH_EVERY_NS;
-            join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
-                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+            join.api(CallRecords.of(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, Map.of("kind", "launch"),
+                    ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
             cuptiBatch.add(driverCall("cuLaunchKernel", t + 1_000, seq));
         }
         Collections.shuffle(cuptiBatch, new Random(7));   // several threads' buffers, interleaved

@@ -75,11 +75,11 @@ public final class CuptiJoinBench {
                 pendingDriver.add(new ApiCall(driverName, 123_456, 0, t + 1_000 + OFFSET, t + 5_000 + OFFSET, seq, 0,
                         Map.of(), ClockDomain.CUPTI));
                 if (sync) {
-                    join.api(new ApiCall("cuStreamSynchronize", 1, 0, t, t + 6_000, seq, 0, syncArgs,
-                            ClockDomain.HOST_MONOTONIC), CallKind.SYNC);
+                    join.api(CallRecords.of(new ApiCall("cuStreamSynchronize", 1, 0, t, t + 6_000, seq, 0, syncArgs,
+                            ClockDomain.HOST_MONOTONIC), CallKind.SYNC));
                 } else {
-                    join.api(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, launchArgs,
-                            ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+                    join.api(CallRecords.of(new ApiCall("cuLaunchKernel", 1, 0, t, t + 6_000, seq, 0, launchArgs,
+                            ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
                     pendingKernels.add(new DeviceActivity(ActivityKind.KERNEL, "k", 0, 0, 0, t + 8_000 + OFFSET,
                             t + 9_000 + OFFSET, seq, t + 5_000 + OFFSET, t + 5_200 + OFFSET, new Dim3(1, 1, 1),
                             new Dim3(32, 1, 1), 0, ClockDomain.CUPTI));

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.SerializedString;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
+import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
@@ -76,6 +77,8 @@ public final class EventJsonlWriter implements Closeable, Flushable {
     private final OutputStream out;
     private final JsonGenerator json;
     private final Map<String, SerializableString> values = new HashMap<>();
+    /** Between {@link #beginApi} and {@link #endApi}: the {@code "args"} object has been opened. */
+    private boolean argsOpen;
 
     public EventJsonlWriter(OutputStream out) throws IOException {
         this.out = out;
@@ -115,27 +118,75 @@ public final class EventJsonlWriter implements Closeable, Flushable {
 
     /** An API call made inside capture window {@code window} (-1: outside any, and no field is written). */
     public void write(ApiCall c, long window) throws IOException {
-        begin(TYPE_API);
-        string(NAME, c.name());
-        number(THREAD, c.thread());
-        number(STREAM, c.stream());
-        number(START, c.startNs());
-        number(END, c.endNs());
-        number(CORRELATION, c.correlationId());
-        number(RESULT, c.result());
-        if (!c.args().isEmpty()) {
-            json.writeFieldName(ARGS);
-            json.writeStartObject();
-            for (Map.Entry<String, Object> e : c.args().entrySet()) {
-                writeScalar(e.getKey(), e.getValue());
+        beginApi(c.name(), c.thread(), c.stream(), c.startNs(), c.endNs(), c.correlationId(), c.result());
+        for (Map.Entry<String, Object> e : c.args().entrySet()) {
+            Object v = e.getValue();
+            if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+                arg(e.getKey(), ((Number) v).longValue());
+            } else if (v instanceof Number n) {
+                openArgs();
+                json.writeNumberField(e.getKey(), n.doubleValue());
+            } else if (v instanceof Boolean b) {
+                openArgs();
+                json.writeBooleanField(e.getKey(), b);
+            } else {
+                arg(e.getKey(), String.valueOf(v));
             }
+        }
+        endApi(window, c.clock());
+    }
+
+    /**
+     * An API line written field by field, for a writer that keeps no {@link ApiCall} (the agent's drain thread, which
+     * must not allocate per record): {@code beginApi}, then {@code arg} per argument in the order they should appear,
+     * then {@link #endApi}. The bytes are those {@link #write(ApiCall, long)} writes for the same call and arguments.
+     */
+    public void beginApi(String name, long thread, long stream, long startNs, long endNs, long correlationId, int result)
+            throws IOException {
+        begin(TYPE_API);
+        string(NAME, name);
+        number(THREAD, thread);
+        number(STREAM, stream);
+        number(START, startNs);
+        number(END, endNs);
+        number(CORRELATION, correlationId);
+        number(RESULT, result);
+        argsOpen = false;
+    }
+
+    /** A numeric argument of the API line begun by {@link #beginApi}. */
+    public void arg(String key, long value) throws IOException {
+        openArgs();
+        json.writeFieldName(encoded(key));
+        json.writeNumber(value);
+    }
+
+    /** A string argument of the API line begun by {@link #beginApi}. */
+    public void arg(String key, String value) throws IOException {
+        openArgs();
+        string(encoded(key), value);
+    }
+
+    /** Ends the API line begun by {@link #beginApi}; {@code window} as in {@link #write(ApiCall, long)}. */
+    public void endApi(long window, ClockDomain clock) throws IOException {
+        if (argsOpen) {
             json.writeEndObject();
+            argsOpen = false;
         }
         if (window >= 0) {
             number(WINDOW, window);
         }
-        string(CLOCK, c.clock().tag());
+        string(CLOCK, clock.tag());
         end();
+    }
+
+    /** Arguments go into one {@code "args"} object, opened by the first of them (none: no object at all). */
+    private void openArgs() throws IOException {
+        if (!argsOpen) {
+            json.writeFieldName(ARGS);
+            json.writeStartObject();
+            argsOpen = true;
+        }
     }
 
     public void write(StreamInfo s) throws IOException {
@@ -204,6 +255,11 @@ public final class EventJsonlWriter implements Closeable, Flushable {
             json.writeNull();
             return;
         }
+        json.writeString(encoded(value));
+    }
+
+    /** The value's UTF-8 encoding, made once per distinct value (names, kinds and tags are few). */
+    private SerializableString encoded(String value) {
         SerializableString encoded = values.get(value);
         if (encoded == null) {
             if (values.size() >= MAX_CACHED_VALUES) {
@@ -212,7 +268,7 @@ public final class EventJsonlWriter implements Closeable, Flushable {
             encoded = new SerializedString(value);
             values.put(value, encoded);
         }
-        json.writeString(encoded);
+        return encoded;
     }
 
     private void dim(SerializableString field, Dim3 d) throws IOException {
@@ -225,18 +281,6 @@ public final class EventJsonlWriter implements Closeable, Flushable {
         json.writeNumber(d.y());
         json.writeNumber(d.z());
         json.writeEndArray();
-    }
-
-    private void writeScalar(String key, Object v) throws IOException {
-        if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
-            json.writeNumberField(key, ((Number) v).longValue());
-        } else if (v instanceof Number n) {
-            json.writeNumberField(key, n.doubleValue());
-        } else if (v instanceof Boolean b) {
-            json.writeBooleanField(key, b);
-        } else {
-            json.writeStringField(key, String.valueOf(v));
-        }
     }
 
     /** Everything written so far reaches the stream and is flushed there. */

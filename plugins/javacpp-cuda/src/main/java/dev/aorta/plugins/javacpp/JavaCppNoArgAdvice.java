@@ -2,6 +2,7 @@ package dev.aorta.plugins.javacpp;
 
 import dev.aorta.agent.advice.CallId;
 import dev.aorta.agent.advice.Results;
+import dev.aorta.agent.bind.CollectiveBinder;
 import dev.aorta.agent.recorder.Recorder;
 import net.bytebuddy.asm.Advice;
 
@@ -12,6 +13,9 @@ public final class JavaCppNoArgAdvice {
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static long enter() {
+        if (CollectiveBinder.active) {
+            CollectiveBinder.beforeSync(CollectiveBinder.ALL_STREAMS);  // a join point of bind-collectives' next-sync
+        }
         return Recorder.now();
     }
 

@@ -2,6 +2,7 @@ package dev.aorta.plugins.javacpp;
 
 import dev.aorta.agent.advice.CallId;
 import dev.aorta.agent.advice.Results;
+import dev.aorta.agent.bind.CollectiveBinder;
 import dev.aorta.agent.recorder.Recorder;
 import net.bytebuddy.asm.Advice;
 import org.bytedeco.javacpp.Pointer;
@@ -12,7 +13,10 @@ public final class JavaCppStreamAdvice {
     }
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static long enter() {
+    static long enter(@Advice.Argument(0) Pointer stream) {
+        if (CollectiveBinder.active) {
+            CollectiveBinder.beforeSync(JavaCppAddress.of(stream));  // a join point of bind-collectives' next-sync
+        }
         return Recorder.now();
     }
 

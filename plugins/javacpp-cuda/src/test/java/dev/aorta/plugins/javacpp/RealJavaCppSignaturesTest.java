@@ -52,4 +52,32 @@ class RealJavaCppSignaturesTest {
             assertThat(builder.make(pool).getBytes()).as(typeName).isNotEmpty();
         }
     }
+
+    /** What the collective binder calls through JavaCPP's cudart when there is no JCuda ({@link JavaCppStreamOps}). */
+    @Test
+    void theStreamOperationsOfTheBinderExistInTheRealCudart() throws Exception {
+        Path dir = Path.of(System.getProperty("aorta.real.javacpp", "target/real-javacpp"));
+        TypePool pool = TypePool.Default.of(new ClassFileLocator.Compound(
+                ClassFileLocator.ForJarFile.of(dir.resolve("cuda.jar").toFile()),
+                ClassFileLocator.ForJarFile.of(dir.resolve("javacpp.jar").toFile()),
+                ClassFileLocator.ForClassLoader.ofBootLoader()));
+        TypeDescription cudart = pool.describe(JavaCppCudaPlugin.CUDART).resolve();
+        String stream = "org.bytedeco.cuda.cudart.CUstream_st";
+        String event = "org.bytedeco.cuda.cudart.CUevent_st";
+        String[][] needed = {
+            {"cudaGetDevice", "int[]"},
+            {"cudaStreamCreateWithPriority", stream, "int", "int"},
+            {"cudaEventCreateWithFlags", event, "int"},
+            {"cudaEventRecord", event, stream},
+            {"cudaStreamWaitEvent", stream, event, "int"},
+            {"cudaEventDestroy", event},
+        };
+        for (String[] m : needed) {
+            assertThat(cudart.getDeclaredMethods().filter(named(m[0]).and(takesArguments(m.length - 1))
+                    .and(d -> d.isStatic() && d.getReturnType().represents(int.class)
+                            && java.util.stream.IntStream.range(1, m.length).allMatch(
+                                    k -> d.getParameters().get(k - 1).getType().asErasure().getActualName().equals(m[k])))))
+                    .as(String.join(" ", m)).isNotEmpty();
+        }
+    }
 }

@@ -33,5 +33,11 @@ public final class cudart {
 
     public static native int cudaStreamWaitEvent(CUstream_st stream, CUevent_st event, int flags);
 
+    public static native int cudaGetDevice(int[] device);
+
+    public static native int cudaEventCreateWithFlags(CUevent_st event, int flags);
+
+    public static native int cudaEventDestroy(CUevent_st event);
+
     public static native int cudaGraphLaunch(CUgraphExec_st graphExec, CUstream_st stream);
 }
