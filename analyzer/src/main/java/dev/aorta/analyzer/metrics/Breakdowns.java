@@ -5,7 +5,9 @@ import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.ApiStatistics;
+import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.GemmThroughput;
 import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
 
@@ -16,15 +18,18 @@ import java.util.Map;
 
 /**
  * The breakdowns users of HTA and TraceLens expect, of one window (docs/metrics.md): idle time per stream by cause,
- * the CUDA/HIP API calls by name (top N by total time), kernel launch statistics and memory-copy bandwidth per
- * direction. Each is a {@code dev.aorta.core.metric} class; this one only selects a window's part of a timeline: the
+ * the CUDA/HIP API calls by name (top N by total time), kernel launch statistics, memory-copy bandwidth per
+ * direction, collective bandwidth per collective kind and size, and GEMM throughput per shape. Each is a {@code dev.aorta.core.metric} class; this one only selects a window's part of a timeline: the
  * idle gaps clipped to it, the API calls starting in it (all of them for the whole trace, whose window is the span of
  * device activity) and the device activities starting in it.
  *
  * @param apiCallNames how many API call names there were in all (the list holds the top N)
+ * @param collectives  the communication activities starting in the window, by collective kind, size and group
+ * @param gemms        the GEMM ops whose kernels start in the window, by shape (top N by device time)
  */
 public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCalls, int apiCallNames,
-                         KernelLaunchStatistics launches, List<CopyBandwidth> copies) {
+                         KernelLaunchStatistics launches, List<CopyBandwidth> copies,
+                         List<CollectiveBandwidth> collectives, List<GemmThroughput> gemms) {
 
     /** A stream's idle-time breakdown with the stream's label (its role when the trace names one, else its id). */
     public record StreamIdle(String label, IdleTimeBreakdown breakdown) {
@@ -81,15 +86,24 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
         List<DeviceActivity> activities = WindowActivities.startingIn(t, unions, w);
         KernelLaunchStatistics.Builder launches = new KernelLaunchStatistics.Builder(
                 KernelLaunchStatistics.DEFAULT_RUNTIME_CUTOFF_NS, KernelLaunchStatistics.DEFAULT_LAUNCH_DELAY_CUTOFF_NS);
-        if (!in.callsByCorrelation.isEmpty()) {
-            for (DeviceActivity a : activities) {
-                ApiCall c = a.correlationId() == 0 ? null : in.callsByCorrelation.get(a.correlationId());
-                if (c != null) {
-                    launches.add(a, c);
-                }
+        List<CollectiveBandwidth.Call> collectives = new ArrayList<>();
+        List<DeviceActivity> all = t.activities();
+        for (int i = WindowActivities.first(t, unions, w); i < all.size() && all.get(i).startNs() < w.endNs(); i++) {
+            DeviceActivity a = all.get(i);
+            if (!WindowActivities.startsIn(a, w)) {
+                continue;
+            }
+            ApiCall c = a.correlationId() == 0 ? null : in.callsByCorrelation.get(a.correlationId());
+            if (c != null) {
+                launches.add(a, c);
+            }
+            if (t.classOf(i) == ActivityClass.COMMUNICATION) {
+                collectives.add(LaunchedOps.collective(t, a, c));
             }
         }
         return new Breakdowns(idle, calls.stream().limit(topNames).toList(), calls.size(), launches.build(),
-                CopyBandwidth.byDirection(activities));
+                CopyBandwidth.byDirection(activities), CollectiveBandwidth.of(collectives),
+                GemmThroughput.byShape(LaunchedOps.gemms(activities, in.callsByCorrelation)).stream()
+                        .limit(topNames).toList());
     }
 }
