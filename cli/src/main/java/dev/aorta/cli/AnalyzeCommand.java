@@ -7,6 +7,7 @@ import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
+import dev.aorta.core.metric.CollectiveSkew;
 import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.core.metric.QueueSwitchOverhead;
 import dev.aorta.analyzer.metrics.StepCoverage;
@@ -227,6 +228,16 @@ public final class AnalyzeCommand implements Callable<Integer> {
         for (Stragglers st : analysis.stragglers()) {
             out.printf(Locale.ROOT, "step %d: straggler rank %d (others waited %.3f ms in total)%n", st.step(),
                     st.stragglerRank(), st.latenessNs() / 1e6);
+        }
+        if (!analysis.collectiveSkew().isEmpty()) {
+            out.println("collective skew across ranks (latest − earliest, on the aligned clocks):");
+            for (CollectiveSkew sk : analysis.collectiveSkew()) {
+                out.printf(Locale.ROOT, "  %-14s %s  %d matched  start skew mean %.3f ms max %.3f ms  end skew max"
+                                + " %.3f ms  last to start: rank %d (%d x)%n", sk.kind().label(), sk.messageBytes() < 0
+                                ? "size n/a" : String.format(Locale.ROOT, "%.3f MB", sk.messageBytes() / 1e6),
+                        sk.collectives(), sk.startSkewNs().mean() / 1e6, sk.startSkewNs().max() / 1e6,
+                        sk.endSkewNs().max() / 1e6, sk.lastToStartRank(), sk.timesLastToStart());
+            }
         }
         out.flush();
         return s.toString();

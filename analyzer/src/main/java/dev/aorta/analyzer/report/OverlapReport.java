@@ -7,6 +7,7 @@ import dev.aorta.analyzer.metrics.Analysis;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.Stragglers;
+import dev.aorta.core.metric.CollectiveSkew;
 import dev.aorta.analyzer.metrics.WindowReport;
 
 import java.io.IOException;
@@ -128,6 +129,26 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                     g.writeNumberField("step", st.step());
                     g.writeNumberField("rank", st.stragglerRank());
                     g.writeNumberField("lateness_ns", st.latenessNs());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeArrayFieldStart("collective_skew");
+                for (CollectiveSkew sk : run.analysis().collectiveSkew()) {
+                    g.writeStartObject();
+                    g.writeStringField("collective", sk.kind().label());
+                    if (sk.messageBytes() < 0) {
+                        g.writeNullField("message_bytes");
+                    } else {
+                        g.writeNumberField("message_bytes", sk.messageBytes());
+                    }
+                    g.writeNumberField("matched", sk.collectives());
+                    g.writeNumberField("start_skew_mean_ns", sk.startSkewNs().mean());
+                    g.writeNumberField("start_skew_p95_ns", sk.startSkewNs().p95());
+                    g.writeNumberField("start_skew_max_ns", sk.startSkewNs().max());
+                    g.writeNumberField("end_skew_mean_ns", sk.endSkewNs().mean());
+                    g.writeNumberField("end_skew_max_ns", sk.endSkewNs().max());
+                    g.writeNumberField("last_to_start_rank", sk.lastToStartRank());
+                    g.writeNumberField("times_last_to_start", sk.timesLastToStart());
                     g.writeEndObject();
                 }
                 g.writeEndArray();

@@ -15,7 +15,8 @@ import java.util.Map;
  *   so on aligned clocks this is small; a large one means the clocks or the matching are off.</li>
  * </ul>
  * Per collective kind and message size: the number of collectives matched, the statistics of both skews in ns, and
- * the rank that started last most often (the one the others waited for; the lowest such rank on a tie).
+ * the rank that started last most often (the one the others waited for; the lowest such rank on a tie; a collective
+ * all ranks started at the same instant has no last rank; -1 when none had one).
  */
 public record CollectiveSkew(CollectiveBandwidth.Kind kind, long messageBytes, int collectives, SampleStats startSkewNs,
                              SampleStats endSkewNs, int lastToStartRank, int timesLastToStart) {
@@ -52,7 +53,10 @@ public record CollectiveSkew(CollectiveBandwidth.Kind kind, long messageBytes, i
             }
             starts.computeIfAbsent(k, x -> new SampleStats.Samples()).add(startNs[last] - minStart);
             ends.computeIfAbsent(k, x -> new SampleStats.Samples()).add(maxEnd - minEnd);
-            lastToStart.computeIfAbsent(k, x -> new java.util.TreeMap<>()).merge(ranks[last], 1, Integer::sum);
+            Map<Integer, Integer> counts = lastToStart.computeIfAbsent(k, x -> new java.util.TreeMap<>());
+            if (startNs[last] > minStart) {
+                counts.merge(ranks[last], 1, Integer::sum);
+            }
         }
 
         /** One entry per (kind, size), in the order first matched. */
@@ -66,7 +70,7 @@ public record CollectiveSkew(CollectiveBandwidth.Kind kind, long messageBytes, i
                     }
                 }
                 out.add(new CollectiveSkew(k.kind(), k.bytes(), s.count(), s.stats(), ends.get(k).stats(),
-                        most.getKey(), most.getValue()));
+                        most == null ? -1 : most.getKey(), most == null ? 0 : most.getValue()));
             });
             return out;
         }
