@@ -229,6 +229,18 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "step %d: straggler rank %d (others waited %.3f ms in total)%n", st.step(),
                     st.stragglerRank(), st.latenessNs() / 1e6);
         }
+        if (analysis.timelines().size() > 1 && !analysis.kernelsAcrossRanks().isEmpty()) {
+            out.println("kernels across ranks (whole trace, most time over all ranks first; slowest: largest mean):");
+            for (KernelBreakdown.AcrossRanks k : analysis.kernelsAcrossRanks()) {
+                StringBuilder perRank = new StringBuilder();
+                for (KernelBreakdown.RankEntry e : k.ranks()) {
+                    perRank.append(String.format(Locale.ROOT, "  r%d %d x %s %.1f%%", e.rank(), e.count(),
+                            ms(e.totalNs()), 100 * e.shareOfClass()));
+                }
+                out.printf(Locale.ROOT, "  %-13s slowest rank %d%s  %s%n", k.activityClass().name().toLowerCase(Locale.ROOT),
+                        k.slowestRank(), perRank, abbreviate(k.name()));
+            }
+        }
         if (!analysis.collectiveSkew().isEmpty()) {
             out.println("collective skew across ranks (latest − earliest, on the aligned clocks):");
             for (CollectiveSkew sk : analysis.collectiveSkew()) {

@@ -132,6 +132,32 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                     g.writeEndObject();
                 }
                 g.writeEndArray();
+                g.writeArrayFieldStart("kernels_across_ranks");
+                for (KernelBreakdown.AcrossRanks k : run.analysis().kernelsAcrossRanks()) {
+                    g.writeStartObject();
+                    g.writeStringField("class", k.activityClass().name().toLowerCase(java.util.Locale.ROOT));
+                    g.writeStringField("name", k.name());
+                    g.writeNumberField("total_ns", k.totalNs());
+                    g.writeNumberField("slowest_rank", k.slowestRank());
+                    g.writeArrayFieldStart("ranks");
+                    for (KernelBreakdown.RankEntry e : k.ranks()) {
+                        g.writeStartObject();
+                        g.writeNumberField("rank", e.rank());
+                        g.writeNumberField("count", e.count());
+                        g.writeNumberField("total_ns", e.totalNs());
+                        g.writeNumberField("mean_ns", e.meanNs());
+                        g.writeNumberField("share_of_class", e.shareOfClass());
+                        g.writeObjectFieldStart("window_ns");
+                        for (Map.Entry<String, Long> w : e.windowNs().entrySet()) {
+                            g.writeNumberField(w.getKey(), w.getValue());
+                        }
+                        g.writeEndObject();
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
                 g.writeArrayFieldStart("collective_skew");
                 for (CollectiveSkew sk : run.analysis().collectiveSkew()) {
                     g.writeStartObject();

@@ -68,6 +68,25 @@ class CollectiveAlignmentTest {
         assertThat(skew.timesLastToStart()).isEqualTo(1);
     }
 
+    /**
+     * The gemm ran 3 × 5 ms on rank 0 and 5 + 5 + 5.2 ms on rank 1 (30.2 ms over both, the top name): rank 1 is the
+     * slowest (mean 5.067 ms), and its step 2 holds the 5.2 ms one; the all-reduce follows (9 + 8.8 ms).
+     */
+    @Test
+    void kernelsAcrossRanksNameTheSlowestRankPerKernelAndStep() {
+        TraceAnalysis a = TraceAnalysis.of(twoRanks(), AnalysisOptions.defaults());
+        var gemm = a.kernelsAcrossRanks().get(0);
+        assertThat(gemm.name()).isEqualTo("gemm");
+        assertThat(gemm.totalNs()).isEqualTo(30_200_000);
+        assertThat(gemm.slowestRank()).isEqualTo(1);
+        assertThat(gemm.ranks()).extracting(e -> e.totalNs()).containsExactly(15_000_000L, 15_200_000L);
+        assertThat(gemm.ranks().get(0).shareOfClass()).isEqualTo(1.0);
+        assertThat(gemm.ranks().get(1).windowNs().values()).containsExactly(5_000_000L, 5_000_000L, 5_200_000L);
+        var allReduce = a.kernelsAcrossRanks().get(1);
+        assertThat(allReduce.totalNs()).isEqualTo(17_800_000);
+        assertThat(allReduce.slowestRank()).isEqualTo(0);
+    }
+
     @Test
     void matchingCollectiveEndsRecoversTheClockOffset() {
         List<RankTimeline> ranks = twoRanks().ranks().stream()
