@@ -201,6 +201,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  launch latency: %s%n", latency(r.launch().latency()));
             out.printf(Locale.ROOT, "  queue length (%s): max %d, mean %.2f%n", r.queueLength().basis(),
                     r.queueLength().max(), r.queueLength().timeWeightedMean());
+            for (dev.aorta.analyzer.metrics.QueueLength.StreamQueue q : r.queueLength().streams().stream()
+                    .sorted(java.util.Comparator.comparingLong(q -> -q.max())).limit(streamCap).toList()) {
+                out.printf(Locale.ROOT, "    stream %-10s max %d, mean %.2f%s%n", q.label(), q.max(), q.timeWeightedMean(),
+                        q.blockedCalls() == 0 ? "" : String.format(Locale.ROOT, ", %d launches made while %d were"
+                                        + " pending: %s in those calls", q.blockedCalls(),
+                                dev.aorta.analyzer.metrics.QueueLength.PENDING_LAUNCH_LIMIT, ms(q.blockedNs())));
+            }
             if (r.jvm() != null) {
                 out.printf(Locale.ROOT, "  JVM: %d idle gaps; %d GC pauses, %d gaps coincide with GC (%s idle);"
                                 + " %d safepoints, %d gaps coincide with safepoints (%s idle)%n", r.jvm().idleGaps(),
