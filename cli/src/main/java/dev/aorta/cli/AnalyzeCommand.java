@@ -244,8 +244,9 @@ public final class AnalyzeCommand implements Callable<Integer> {
                     perRank.append(String.format(Locale.ROOT, "  r%d %d x %s %.1f%%", e.rank(), e.count(),
                             ms(e.totalNs()), 100 * e.shareOfClass()));
                 }
-                out.printf(Locale.ROOT, "  %-13s slowest rank %d%s  %s%n", k.activityClass().name().toLowerCase(Locale.ROOT),
-                        k.slowestRank(), perRank, abbreviate(k.name()));
+                out.printf(Locale.ROOT, "  %-13s %s%s  %s%n", k.activityClass().name().toLowerCase(Locale.ROOT),
+                        k.slowestRank() < 0 ? "no slowest rank" : "slowest rank " + k.slowestRank(), perRank,
+                        abbreviate(k.name()));
             }
         }
         if (!analysis.collectiveSkew().isEmpty()) {
@@ -253,7 +254,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             for (CollectiveSkew sk : analysis.collectiveSkew()) {
                 out.printf(Locale.ROOT, "  %-14s %s  %d matched  start skew mean %.3f ms max %.3f ms  end skew max"
                                 + " %.3f ms  last to start: rank %d (%d x)%n", sk.kind().label(), sk.messageBytes() < 0
-                                ? "size n/a" : String.format(Locale.ROOT, "%.3f MB", sk.messageBytes() / 1e6),
+                                ? "size n/a" : BreakdownsText.bytes(sk.messageBytes()),
                         sk.collectives(), sk.startSkewNs().mean() / 1e6, sk.startSkewNs().max() / 1e6,
                         sk.endSkewNs().max() / 1e6, sk.lastToStartRank(), sk.timesLastToStart());
             }

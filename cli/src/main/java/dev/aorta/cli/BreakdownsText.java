@@ -4,6 +4,7 @@ import dev.aorta.analyzer.metrics.Breakdowns;
 import dev.aorta.core.metric.ApiStatistics;
 import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.CriticalPath;
 import dev.aorta.core.metric.GemmThroughput;
 import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
@@ -68,9 +69,15 @@ final class BreakdownsText {
         }
         for (CollectiveBandwidth c : b.collectives()) {
             out.printf(Locale.ROOT, "  collective %-14s %s  %s  %d x  total %s  mean %.1f us  algbw %s  busbw %s%n",
-                    c.kind().label(), c.messageBytes() < 0 ? "size n/a" : String.format(Locale.ROOT, "%.3f MB",
-                            c.messageBytes() / 1e6), c.groupSize() < 0 ? "ranks n/a" : c.groupSize() + " ranks",
+                    c.kind().label(), c.messageBytes() < 0 ? "size n/a" : bytes(c.messageBytes()), c.groupSize() < 0 ? "ranks n/a" : c.groupSize() + " ranks",
                     c.count(), ms(c.totalNs()), c.meanNs() / 1e3, gbps(c.algbwGbps()), gbps(c.busbwGbps()));
+        }
+        CriticalPath p = b.criticalPath();
+        if (p != null && p.lengthNs() > 0) {
+            out.printf(Locale.ROOT, "  critical path %s: host %s (%.1f%%, %d calls), device %s (%.1f%%, %d activities),"
+                            + " launch %s (%.1f%%)%n", ms(p.lengthNs()), ms(p.hostNs()), 100.0 * p.hostNs() / p.lengthNs(),
+                    p.hostCalls(), ms(p.deviceNs()), 100.0 * p.deviceNs() / p.lengthNs(), p.deviceActivities(),
+                    ms(p.launchNs()), 100.0 * p.launchNs() / p.lengthNs());
         }
         for (GemmThroughput g : b.gemms()) {
             out.printf(Locale.ROOT, "  gemm M=%d N=%d K=%d%s %s  %d x  %.3g GFLOP each  device %s  %s%n",
@@ -79,6 +86,12 @@ final class BreakdownsText {
                     ms(g.deviceNs()), g.tflops() == null ? "TFLOP/s n/a"
                             : String.format(Locale.ROOT, "%.4f TFLOP/s", g.tflops()));
         }
+    }
+
+    /** A message size readable from a few bytes to gigabytes (1 MB = 10⁶ B, as the bandwidths count). */
+    static String bytes(long b) {
+        return b < 1_000 ? b + " B" : b < 1_000_000 ? String.format(Locale.ROOT, "%.3f kB", b / 1e3)
+                : String.format(Locale.ROOT, "%.3f MB", b / 1e6);
     }
 
     private static String gbps(Double v) {

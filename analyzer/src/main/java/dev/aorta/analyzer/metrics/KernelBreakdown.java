@@ -23,7 +23,8 @@ public final class KernelBreakdown {
     /**
      * One kernel name across ranks: per rank its whole-trace count, time and share of that rank's time in the name's
      * class, and its time per window; {@code slowestRank} is the rank with the largest mean duration of the name (the
-     * same kernel taking longer per call there; with equal means the lowest rank).
+     * same kernel taking longer per call there; the lowest of the ranks sharing the largest mean), or -1 when every rank
+     * that ran it has the same mean (or one rank ran it): then no rank is slower.
      */
     public record AcrossRanks(ActivityClass activityClass, String name, long totalNs, List<RankEntry> ranks,
                               int slowestRank) {
@@ -102,7 +103,8 @@ public final class KernelBreakdown {
                     slowest = e.getKey();
                 }
             }
-            out.add(new AcrossRanks(k.cls(), k.name(), total, entries, slowest));
+            boolean allEqual = entries.stream().allMatch(e -> e.meanNs() == entries.get(0).meanNs());
+            out.add(new AcrossRanks(k.cls(), k.name(), total, entries, allEqual ? -1 : slowest));
         }
         return out;
     }

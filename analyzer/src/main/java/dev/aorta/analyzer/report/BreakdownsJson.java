@@ -5,6 +5,7 @@ import dev.aorta.analyzer.metrics.Breakdowns;
 import dev.aorta.core.metric.ApiStatistics;
 import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.CriticalPath;
 import dev.aorta.core.metric.GemmThroughput;
 import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
@@ -90,6 +91,21 @@ public final class BreakdownsJson {
             g.writeEndObject();
         }
         g.writeEndArray();
+        if (b.criticalPath() == null) {
+            g.writeNullField("critical_path");
+        } else {
+            CriticalPath p = b.criticalPath();
+            g.writeObjectFieldStart("critical_path");
+            g.writeNumberField("start_ns", p.startNs());
+            g.writeNumberField("end_ns", p.endNs());
+            g.writeNumberField("length_ns", p.lengthNs());
+            g.writeNumberField("host_ns", p.hostNs());
+            g.writeNumberField("device_ns", p.deviceNs());
+            g.writeNumberField("launch_ns", p.launchNs());
+            g.writeNumberField("host_calls", p.hostCalls());
+            g.writeNumberField("device_activities", p.deviceActivities());
+            g.writeEndObject();
+        }
         g.writeArrayFieldStart("gemms");
         for (GemmThroughput e : b.gemms()) {
             g.writeStartObject();
