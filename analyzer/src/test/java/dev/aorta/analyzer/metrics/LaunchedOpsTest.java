@@ -85,6 +85,48 @@ class LaunchedOpsTest {
                 .isEmpty();
     }
 
+    /**
+     * The agent's own records: an NCCL all-reduce call of 1 000 000 B (its {@code bytes} argument) whose kernel ran
+     * 1 ms gives algbw 1 GB/s; the trace says nothing of the group, so busbw is undefined. Its all-gather's
+     * {@code bytes} is what one rank sends: without the group size S is unknown. A cuBLAS call with m, n, k = 64, 32,
+     * 16 whose kernel ran 2 µs: 2·64·32·16 = 65 536 FLOP / 2 000 ns = 0.032768 TFLOP/s.
+     */
+    @Test
+    void agentCollectiveAndGemmCallsCarryTheirOwnSizes() {
+        TimelineBuilder b = new TimelineBuilder()
+                .activity(dev.aorta.core.event.ActivityKind.KERNEL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 9, 0,
+                        1_000_000, 1, dev.aorta.core.event.DeviceActivity.UNKNOWN)
+                .activity(dev.aorta.core.event.ActivityKind.KERNEL, "ncclDevKernel_AllGather_RING_LL", 9, 2_000_000,
+                        2_500_000, 2, dev.aorta.core.event.DeviceActivity.UNKNOWN)
+                .activity(dev.aorta.core.event.ActivityKind.KERNEL, "sm90_xmma_gemm", 7, 3_000_000, 3_002_000, 3,
+                        dev.aorta.core.event.DeviceActivity.UNKNOWN);
+        b.trace().apiCalls().add(agentCall("allReduce", 1, java.util.Map.of("collective", "allReduce", "count", 250_000L,
+                "dtype", "float32", "bytes", 1_000_000L)));
+        b.trace().apiCalls().add(agentCall("allGather", 2, java.util.Map.of("collective", "allGather", "count", 1000L,
+                "dtype", "float32", "bytes", 4000L)));
+        b.trace().apiCalls().add(agentCall("cublasSgemm_v2", 3, java.util.Map.of("m", 64L, "n", 32L, "k", 16L)));
+        Breakdowns w = Breakdowns.wholeTrace(b.timeline(), 10);
+
+        CollectiveBandwidth allReduce = w.collectives().stream()
+                .filter(c -> c.kind() == CollectiveBandwidth.Kind.ALL_REDUCE).findFirst().orElseThrow();
+        assertThat(allReduce.messageBytes()).isEqualTo(1_000_000);
+        assertThat(allReduce.algbwGbps()).isCloseTo(1.0, within(1e-12));
+        assertThat(allReduce.busbwGbps()).isNull();
+        CollectiveBandwidth allGather = w.collectives().stream()
+                .filter(c -> c.kind() == CollectiveBandwidth.Kind.ALL_GATHER).findFirst().orElseThrow();
+        assertThat(allGather.messageBytes()).isEqualTo(CollectiveBandwidth.UNKNOWN);
+        assertThat(allGather.algbwGbps()).isNull();
+        assertThat(w.gemms()).singleElement().satisfies(g -> {
+            assertThat(g.shape()).isEqualTo(new GemmThroughput.Shape(64, 32, 16, 1, ""));
+            assertThat(g.tflops()).isCloseTo(0.032768, within(1e-9));
+        });
+    }
+
+    private static dev.aorta.core.event.ApiCall agentCall(String name, long correlation, java.util.Map<String, Object> args) {
+        return new dev.aorta.core.event.ApiCall(name, 1, 0, 0, 10, correlation, 0, args,
+                dev.aorta.core.event.ClockDomain.CUPTI);
+    }
+
     static RankTimeline timeline(String sample) throws IOException {
         TraceSet set = TraceLoader.withInstalledReaders().load(List.of(SAMPLES.resolve(sample)));
         return new RankTimeline(set.ranks().iterator().next(), ActivityClassifier.defaults());
