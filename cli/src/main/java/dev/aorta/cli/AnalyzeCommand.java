@@ -7,6 +7,7 @@ import dev.aorta.analyzer.metrics.AnalysisOptions;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
+import dev.aorta.core.metric.CollectiveSkew;
 import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.core.metric.QueueSwitchOverhead;
 import dev.aorta.analyzer.metrics.StepCoverage;
@@ -200,6 +201,13 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  launch latency: %s%n", latency(r.launch().latency()));
             out.printf(Locale.ROOT, "  queue length (%s): max %d, mean %.2f%n", r.queueLength().basis(),
                     r.queueLength().max(), r.queueLength().timeWeightedMean());
+            for (dev.aorta.analyzer.metrics.QueueLength.StreamQueue q : r.queueLength().streams().stream()
+                    .sorted(java.util.Comparator.comparingLong(q -> -q.max())).limit(streamCap).toList()) {
+                out.printf(Locale.ROOT, "    stream %-10s max %d, mean %.2f%s%n", q.label(), q.max(), q.timeWeightedMean(),
+                        q.blockedCalls() == 0 ? "" : String.format(Locale.ROOT, ", %d launches made while %d were"
+                                        + " pending: %s in those calls", q.blockedCalls(),
+                                dev.aorta.analyzer.metrics.QueueLength.PENDING_LAUNCH_LIMIT, ms(q.blockedNs())));
+            }
             if (r.jvm() != null) {
                 out.printf(Locale.ROOT, "  JVM: %d idle gaps; %d GC pauses, %d gaps coincide with GC (%s idle);"
                                 + " %d safepoints, %d gaps coincide with safepoints (%s idle)%n", r.jvm().idleGaps(),
@@ -227,6 +235,29 @@ public final class AnalyzeCommand implements Callable<Integer> {
         for (Stragglers st : analysis.stragglers()) {
             out.printf(Locale.ROOT, "step %d: straggler rank %d (others waited %.3f ms in total)%n", st.step(),
                     st.stragglerRank(), st.latenessNs() / 1e6);
+        }
+        if (analysis.timelines().size() > 1 && !analysis.kernelsAcrossRanks().isEmpty()) {
+            out.println("kernels across ranks (whole trace, most time over all ranks first; slowest: largest mean):");
+            for (KernelBreakdown.AcrossRanks k : analysis.kernelsAcrossRanks()) {
+                StringBuilder perRank = new StringBuilder();
+                for (KernelBreakdown.RankEntry e : k.ranks()) {
+                    perRank.append(String.format(Locale.ROOT, "  r%d %d x %s %.1f%%", e.rank(), e.count(),
+                            ms(e.totalNs()), 100 * e.shareOfClass()));
+                }
+                out.printf(Locale.ROOT, "  %-13s %s%s  %s%n", k.activityClass().name().toLowerCase(Locale.ROOT),
+                        k.slowestRank() < 0 ? "no slowest rank" : "slowest rank " + k.slowestRank(), perRank,
+                        abbreviate(k.name()));
+            }
+        }
+        if (!analysis.collectiveSkew().isEmpty()) {
+            out.println("collective skew across ranks (latest − earliest, on the aligned clocks):");
+            for (CollectiveSkew sk : analysis.collectiveSkew()) {
+                out.printf(Locale.ROOT, "  %-14s %s  %d matched  start skew mean %.3f ms max %.3f ms  end skew max"
+                                + " %.3f ms  last to start: rank %d (%d x)%n", sk.kind().label(), sk.messageBytes() < 0
+                                ? "size n/a" : BreakdownsText.bytes(sk.messageBytes()),
+                        sk.collectives(), sk.startSkewNs().mean() / 1e6, sk.startSkewNs().max() / 1e6,
+                        sk.endSkewNs().max() / 1e6, sk.lastToStartRank(), sk.timesLastToStart());
+            }
         }
         out.flush();
         return s.toString();

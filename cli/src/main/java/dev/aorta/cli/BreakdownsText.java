@@ -2,7 +2,10 @@ package dev.aorta.cli;
 
 import dev.aorta.analyzer.metrics.Breakdowns;
 import dev.aorta.core.metric.ApiStatistics;
+import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.CriticalPath;
+import dev.aorta.core.metric.GemmThroughput;
 import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
 import dev.aorta.core.metric.SampleStats;
@@ -64,6 +67,35 @@ final class BreakdownsText {
                             + " max %.2f)", c.gbps(), c.perCopyGbps().p50(), c.perCopyGbps().max()),
                     c.unsized() == 0 ? "" : "  (" + c.unsized() + " without bytes or duration)");
         }
+        for (CollectiveBandwidth c : b.collectives()) {
+            out.printf(Locale.ROOT, "  collective %-14s %s  %s  %d x  total %s  mean %.1f us  algbw %s  busbw %s%n",
+                    c.kind().label(), c.messageBytes() < 0 ? "size n/a" : bytes(c.messageBytes()), c.groupSize() < 0 ? "ranks n/a" : c.groupSize() + " ranks",
+                    c.count(), ms(c.totalNs()), c.meanNs() / 1e3, gbps(c.algbwGbps()), gbps(c.busbwGbps()));
+        }
+        CriticalPath p = b.criticalPath();
+        if (p != null && p.lengthNs() > 0) {
+            out.printf(Locale.ROOT, "  critical path %s: host %s (%.1f%%, %d calls), device %s (%.1f%%, %d activities),"
+                            + " launch %s (%.1f%%)%n", ms(p.lengthNs()), ms(p.hostNs()), 100.0 * p.hostNs() / p.lengthNs(),
+                    p.hostCalls(), ms(p.deviceNs()), 100.0 * p.deviceNs() / p.lengthNs(), p.deviceActivities(),
+                    ms(p.launchNs()), 100.0 * p.launchNs() / p.lengthNs());
+        }
+        for (GemmThroughput g : b.gemms()) {
+            out.printf(Locale.ROOT, "  gemm M=%d N=%d K=%d%s %s  %d x  %.3g GFLOP each  device %s  %s%n",
+                    g.shape().m(), g.shape().n(), g.shape().k(), g.shape().batch() == 1 ? "" : " batch=" + g.shape().batch(),
+                    g.shape().dtype().isEmpty() ? "" : g.shape().dtype(), g.ops(), g.flopsPerOp() / 1e9,
+                    ms(g.deviceNs()), g.tflops() == null ? "TFLOP/s n/a"
+                            : String.format(Locale.ROOT, "%.4f TFLOP/s", g.tflops()));
+        }
+    }
+
+    /** A message size readable from a few bytes to gigabytes (1 MB = 10⁶ B, as the bandwidths count). */
+    static String bytes(long b) {
+        return b < 1_000 ? b + " B" : b < 1_000_000 ? String.format(Locale.ROOT, "%.3f kB", b / 1e3)
+                : String.format(Locale.ROOT, "%.3f MB", b / 1e6);
+    }
+
+    private static String gbps(Double v) {
+        return v == null ? "n/a" : String.format(Locale.ROOT, "%.2f GB/s", v);
     }
 
     private static String stats(SampleStats s) {

@@ -8,6 +8,7 @@ import dev.aorta.analyzer.report.BreakdownsJson;
 import dev.aorta.core.metric.SampleStats;
 import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
+import dev.aorta.analyzer.metrics.QueueLength;
 import dev.aorta.analyzer.metrics.StepCoverage;
 import dev.aorta.analyzer.metrics.Window;
 import dev.aorta.analyzer.metrics.WindowReport;
@@ -101,6 +102,19 @@ public final class WindowReportJson {
                 g.writeNumber(point[0]);
                 g.writeNumber(point[1]);
                 g.writeEndArray();
+            }
+            g.writeEndArray();
+            g.writeNumberField("pending_launch_limit", QueueLength.PENDING_LAUNCH_LIMIT);
+            g.writeArrayFieldStart("streams");
+            for (QueueLength.StreamQueue q : r.queueLength().streams()) {
+                g.writeStartObject();
+                g.writeNumberField("stream", q.stream());
+                g.writeStringField("label", q.label());
+                g.writeNumberField("max", q.max());
+                g.writeNumberField("time_weighted_mean", q.timeWeightedMean());
+                g.writeNumberField("blocked_launches", q.blockedCalls());
+                g.writeNumberField("blocked_launch_ns", q.blockedNs());
+                g.writeEndObject();
             }
             g.writeEndArray();
             g.writeEndObject();

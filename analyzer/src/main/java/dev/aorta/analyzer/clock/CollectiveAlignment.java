@@ -100,18 +100,34 @@ public final class CollectiveAlignment {
 
     /** End times of the rank's communication activities, one sorted array per communication stream in order of first use. */
     static List<long[]> collectiveEndsByStream(RankTimeline t) {
-        Map<Long, List<Long>> byStream = new java.util.LinkedHashMap<>();
+        List<long[]> out = new ArrayList<>();
+        for (int[] indices : collectivesByStream(t)) {
+            long[] ends = new long[indices.length];
+            for (int k = 0; k < ends.length; k++) {
+                ends[k] = t.activities().get(indices[k]).endNs();
+            }
+            out.add(ends);
+        }
+        return out;
+    }
+
+    /**
+     * The indices of the rank's communication activities, one array per communication stream in order of first use,
+     * each in order of end: the k-th entry of the j-th array is the collective matched with the k-th of the j-th on
+     * every other rank.
+     */
+    public static List<int[]> collectivesByStream(RankTimeline t) {
+        Map<Long, List<Integer>> byStream = new java.util.LinkedHashMap<>();
         List<DeviceActivity> acts = t.activities();
         for (int i = 0; i < acts.size(); i++) {
             if (t.classOf(i) == ActivityClass.COMMUNICATION) {
-                byStream.computeIfAbsent(acts.get(i).stream(), s -> new ArrayList<>()).add(acts.get(i).endNs());
+                byStream.computeIfAbsent(acts.get(i).stream(), s -> new ArrayList<>()).add(i);
             }
         }
-        List<long[]> out = new ArrayList<>();
-        for (List<Long> ends : byStream.values()) {
-            long[] a = ends.stream().mapToLong(Long::longValue).toArray();
-            Arrays.sort(a);
-            out.add(a);
+        List<int[]> out = new ArrayList<>();
+        for (List<Integer> indices : byStream.values()) {
+            out.add(indices.stream().sorted(java.util.Comparator.comparingLong((Integer i) -> acts.get(i).endNs()))
+                    .mapToInt(Integer::intValue).toArray());
         }
         return out;
     }

@@ -25,6 +25,7 @@ import java.util.Map;
  */
 public final class RankTimeline {
     private final int rank;
+    private final int worldSize;
     private final String source;
     private final ClockDomain clock;
     private final List<DeviceActivity> activities;
@@ -38,6 +39,7 @@ public final class RankTimeline {
 
     public RankTimeline(RankTrace trace, ActivityClassifier classifier) {
         this.rank = trace.rank();
+        this.worldSize = trace.worldSize();
         this.source = trace.source();
         this.clock = dominantClock(trace);
         ClockMapper mapper = new ClockMapper(clock, trace.anchors());
@@ -114,6 +116,11 @@ public final class RankTimeline {
 
     public int rank() {
         return rank;
+    }
+
+    /** The number of ranks the trace declares for its run, or 0 when it does not say. */
+    public int worldSize() {
+        return worldSize;
     }
 
     public String source() {

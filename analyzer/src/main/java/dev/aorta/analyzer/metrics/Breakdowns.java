@@ -5,7 +5,10 @@ import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.ApiStatistics;
+import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.CriticalPath;
+import dev.aorta.core.metric.GemmThroughput;
 import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
 
@@ -16,15 +19,22 @@ import java.util.Map;
 
 /**
  * The breakdowns users of HTA and TraceLens expect, of one window (docs/metrics.md): idle time per stream by cause,
- * the CUDA/HIP API calls by name (top N by total time), kernel launch statistics and memory-copy bandwidth per
- * direction. Each is a {@code dev.aorta.core.metric} class; this one only selects a window's part of a timeline: the
+ * the CUDA/HIP API calls by name (top N by total time), kernel launch statistics, memory-copy bandwidth per
+ * direction, collective bandwidth per collective kind and size, GEMM throughput per shape, and the critical path of
+ * the window's last device work. Each is a {@code dev.aorta.core.metric} class; this one only selects a window's part of a timeline: the
  * idle gaps clipped to it, the API calls starting in it (all of them for the whole trace, whose window is the span of
  * device activity) and the device activities starting in it.
  *
  * @param apiCallNames how many API call names there were in all (the list holds the top N)
+ * @param collectives  the communication activities starting in the window, by collective kind, size and group
+ * @param gemms        the GEMM ops whose kernels start in the window, by shape (top N by device time)
+ * @param criticalPath to the end of the last activity starting in the window, walked back to the window's start (a
+ *                     step's host start when earlier); null without activities
  */
 public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCalls, int apiCallNames,
-                         KernelLaunchStatistics launches, List<CopyBandwidth> copies) {
+                         KernelLaunchStatistics launches, List<CopyBandwidth> copies,
+                         List<CollectiveBandwidth> collectives, List<GemmThroughput> gemms,
+                         CriticalPath criticalPath) {
 
     /** A stream's idle-time breakdown with the stream's label (its role when the trace names one, else its id). */
     public record StreamIdle(String label, IdleTimeBreakdown breakdown) {
@@ -35,6 +45,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
         private final List<IdleTimeBreakdown.Gap> gaps;
         private final List<ApiCall> callsByStart;
         private final Map<Long, ApiCall> callsByCorrelation;
+        private final CriticalPath.Graph graph;
 
         Inputs(RankTimeline t, long[] enqueueNs, Map<Long, ApiCall> callsByCorrelation) {
             this.gaps = IdleTimeBreakdown.gaps(t.activities(), enqueueNs, i -> t.classOf(i) != ActivityClass.OTHER,
@@ -43,6 +54,13 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
             sorted.sort(Comparator.comparingLong(ApiCall::startNs));
             this.callsByStart = sorted;
             this.callsByCorrelation = callsByCorrelation;
+            ApiCall[] launchOf = new ApiCall[t.activities().size()];
+            for (int i = 0; i < launchOf.length; i++) {
+                long c = t.activities().get(i).correlationId();
+                launchOf[i] = c == 0 ? null : callsByCorrelation.get(c);
+            }
+            this.graph = new CriticalPath.Graph(t.activities(), i -> t.classOf(i) != ActivityClass.OTHER, launchOf,
+                    t.apiCalls(), t.dependencies());
         }
 
         /** The calls starting in [from, to), found by binary search. */
@@ -81,15 +99,29 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
         List<DeviceActivity> activities = WindowActivities.startingIn(t, unions, w);
         KernelLaunchStatistics.Builder launches = new KernelLaunchStatistics.Builder(
                 KernelLaunchStatistics.DEFAULT_RUNTIME_CUTOFF_NS, KernelLaunchStatistics.DEFAULT_LAUNCH_DELAY_CUTOFF_NS);
-        if (!in.callsByCorrelation.isEmpty()) {
-            for (DeviceActivity a : activities) {
-                ApiCall c = a.correlationId() == 0 ? null : in.callsByCorrelation.get(a.correlationId());
-                if (c != null) {
-                    launches.add(a, c);
-                }
+        List<CollectiveBandwidth.Call> collectives = new ArrayList<>();
+        int last = -1;
+        List<DeviceActivity> all = t.activities();
+        for (int i = WindowActivities.first(t, unions, w); i < all.size() && all.get(i).startNs() < w.endNs(); i++) {
+            DeviceActivity a = all.get(i);
+            if (!WindowActivities.startsIn(a, w)) {
+                continue;
+            }
+            ApiCall c = a.correlationId() == 0 ? null : in.callsByCorrelation.get(a.correlationId());
+            if (c != null) {
+                launches.add(a, c);
+            }
+            if (t.classOf(i) == ActivityClass.COMMUNICATION) {
+                collectives.add(LaunchedOps.collective(t, a, c));
+            }
+            if (t.classOf(i) != ActivityClass.OTHER && (last < 0 || a.endNs() > all.get(last).endNs())) {
+                last = i;
             }
         }
+        long lowerBound = w.kind() == Window.Kind.STEP ? Math.min(w.startNs(), w.hostStartNs()) : w.startNs();
         return new Breakdowns(idle, calls.stream().limit(topNames).toList(), calls.size(), launches.build(),
-                CopyBandwidth.byDirection(activities));
+                CopyBandwidth.byDirection(activities), CollectiveBandwidth.of(collectives),
+                GemmThroughput.byShape(LaunchedOps.gemms(activities, in.callsByCorrelation)).stream()
+                        .limit(topNames).toList(), last < 0 ? null : CriticalPath.of(in.graph, last, lowerBound));
     }
 }

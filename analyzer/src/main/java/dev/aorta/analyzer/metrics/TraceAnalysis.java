@@ -4,6 +4,7 @@ import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.analyzer.trace.TraceSet;
+import dev.aorta.core.metric.CollectiveSkew;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,11 +14,15 @@ import java.util.Map;
  * The analysis of a whole run: per rank and window reports, the clock offsets estimated from collectives (when
  * there are several ranks) and the straggler of each iteration.
  *
- * @param stepCoverage per rank measured by steps, how much of its device time lies in no step
+ * @param stepCoverage   per rank measured by steps, how much of its device time lies in no step
+ * @param collectiveSkew with several aligned ranks, the skew of each collective kind and size across them
+ * @param kernelsAcrossRanks the top kernel names over all ranks, per rank and window
  */
 public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> windows,
                             Map<Integer, CollectiveAlignment.Offset> offsets, List<Stragglers> stragglers,
-                            List<StepCoverage> stepCoverage, List<String> warnings) {
+                            List<CollectiveSkew> collectiveSkew, List<KernelBreakdown.AcrossRanks> kernelsAcrossRanks,
+                            List<StepCoverage> stepCoverage,
+                            List<String> warnings) {
 
     public static TraceAnalysis of(TraceSet set, AnalysisOptions options) {
         List<String> warnings = new ArrayList<>(set.warnings());
@@ -36,6 +41,8 @@ public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> win
         Map<Integer, CollectiveAlignment.Offset> offsets = CollectiveAlignment.align(timelines);
         warnings.addAll(CollectiveAlignment.implausible(offsets, timelines));
         List<Stragglers> stragglers = timelines.size() > 1 ? Stragglers.of(timelines, offsets) : List.of();
-        return new TraceAnalysis(timelines, windows, offsets, stragglers, coverage, warnings);
+        List<CollectiveSkew> skew = timelines.size() > 1 ? CollectiveSkews.of(timelines, offsets) : List.of();
+        return new TraceAnalysis(timelines, windows, offsets, stragglers, skew,
+                KernelBreakdown.acrossRanks(timelines, windows, options.topKernels()), coverage, warnings);
     }
 }

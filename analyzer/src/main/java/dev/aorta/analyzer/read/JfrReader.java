@@ -30,11 +30,17 @@ import java.util.Map;
  *   <li>{@code aorta.DeviceActivity} and any {@code aorta.*} event with a {@code kind} field naming an activity kind
  *       (KERNEL, MEMCPY, ...) → device activity;</li>
  *   <li>any other {@code aorta.*} event ({@code aorta.KernelLaunch}, {@code aorta.Collective},
- *       {@code aorta.StreamSync}, ...) → host API call named by its {@code name} field (else the event type).</li>
+ *       {@code aorta.StreamSync}, ...) → host API call named by its {@code api} (the agent's) or {@code name} field
+ *       (else the event type), on thread {@code threadId} (else the event's thread); a collective's {@code count}
+ *       and {@code dtype}, a copy's {@code bytes} and {@code copyKind} become the call's arguments.</li>
  * </ul>
- * Times: the {@code startNs}/{@code endNs} fields when present, in the clock named by a {@code clock} field
- * (default {@code host-monotonic}); else the event's own start and duration (epoch). An event with both gives the
- * host-monotonic ↔ epoch anchor (the median offset of all of them). GC pauses come from {@code jdk.GCPhasePause}
+ * Times, by the fields the event has: the agent's {@code hostStartNanos} + {@code hostDuration} (host calls and
+ * iterations, {@code host-monotonic}) or {@code deviceStartNanos} + {@code deviceDuration} (device activities, in
+ * the clock its {@code clock} field names, e.g. {@code cupti}); else {@code startNs}/{@code endNs} in the clock named by
+ * a {@code clock} field (default {@code host-monotonic}); else the event's own start and duration (epoch). A
+ * host-monotonic event gives the host-monotonic ↔ epoch anchor (the median offset of all of them; the agent commits
+ * its events when it drains them, so this anchor is late by the drain delay, about a millisecond, which only
+ * places GC pauses and safepoints). GC pauses come from {@code jdk.GCPhasePause}
  * (or {@code jdk.GarbageCollection} for a collection without phase pauses), safepoints from
  * {@code jdk.SafepointBegin} up to the matching {@code jdk.SafepointEnd}.
  */
@@ -117,19 +123,35 @@ public final class JfrReader implements TraceReader {
 
     private static void readAorta(RecordedEvent e, String type, TraceSink sink, List<Long> monotonicToEpoch) {
         String simple = type.substring("aorta.".length());
-        boolean ownTimes = e.hasField("startNs") && e.hasField("endNs");
-        ClockDomain clock = ownTimes ? clock(e) : ClockDomain.EPOCH;
-        long start = ownTimes ? e.getLong("startNs") : epochNs(e.getStartTime());
-        long end = ownTimes ? e.getLong("endNs") : epochNs(e.getEndTime());
+        long start;
+        long end;
+        ClockDomain clock;
+        if (e.hasField("hostStartNanos") && e.hasField("hostDuration")) {
+            clock = ClockDomain.HOST_MONOTONIC;
+            start = e.getLong("hostStartNanos");
+            end = start + e.getLong("hostDuration");
+        } else if (e.hasField("deviceStartNanos") && e.hasField("deviceDuration")) {
+            clock = clock(e);
+            start = e.getLong("deviceStartNanos");
+            end = start + e.getLong("deviceDuration");
+        } else if (e.hasField("startNs") && e.hasField("endNs")) {
+            clock = clock(e);
+            start = e.getLong("startNs");
+            end = e.getLong("endNs");
+        } else {
+            clock = ClockDomain.EPOCH;
+            start = epochNs(e.getStartTime());
+            end = epochNs(e.getEndTime());
+        }
         if (end < start) {
             sink.warning("JFR event " + type + " ends before it starts; skipped");
             return;
         }
-        if (ownTimes && clock == ClockDomain.HOST_MONOTONIC) {
+        if (clock == ClockDomain.HOST_MONOTONIC) {
             monotonicToEpoch.add(epochNs(e.getStartTime()) - start);
         }
         int rank = e.hasField("rank") ? (int) e.getLong("rank") : TraceSink.UNKNOWN_RANK;
-        String name = string(e, "name", simple);
+        String name = string(e, "name", string(e, "api", simple));
         ActivityKind kind = activityKind(e, simple);
         if (simple.equals("Iteration")) {
             long step = e.hasField("step") ? e.getLong("step") : e.hasField("iteration") ? e.getLong("iteration") : -1;
@@ -140,12 +162,34 @@ public final class JfrReader implements TraceReader {
                     number(e, "submittedNs", DeviceActivity.UNKNOWN), Dim3.NONE, Dim3.NONE, number(e, "bytes", 0), clock));
         } else {
             RecordedThread thread = e.getThread();
-            sink.api(new ApiCall(name, thread == null ? 0 : thread.getJavaThreadId(), number(e, "stream", 0), start, end,
-                    number(e, "correlationId", 0), (int) number(e, "result", 0), Map.of("event", simple), clock));
+            long threadId = number(e, "threadId", thread == null ? 0 : thread.getJavaThreadId());
+            sink.api(new ApiCall(name, threadId, number(e, "stream", 0), start, end, number(e, "correlationId", 0),
+                    (int) number(e, "result", 0), callArgs(e, simple, name), clock));
         }
     }
 
+    /** The arguments the metrics read from a host call (names as in the agent's JSONL: {@link OpArguments}). */
+    private static Map<String, Object> callArgs(RecordedEvent e, String simple, String name) {
+        Map<String, Object> args = new HashMap<>();
+        args.put("event", simple);
+        if (simple.equals("Collective")) {
+            args.put(OpArguments.COLLECTIVE, name);
+            args.put("count", number(e, "count", 0));
+            args.put(OpArguments.DTYPE, string(e, "dtype", ""));
+        }
+        if (e.hasField("bytes")) {
+            args.put("bytes", number(e, "bytes", 0));
+        }
+        if (e.hasField("copyKind") && e.getValue("copyKind") != null) {
+            args.put("copy_kind", e.getValue("copyKind").toString());
+        }
+        return args;
+    }
+
     private static ActivityKind activityKind(RecordedEvent e, String simple) {
+        if (e.hasField("hostStartNanos") || e.hasField("api")) {
+            return null;  // a host call of the agent: its kind ("launch", "memset") names the call, not device work
+        }
         String kind = e.hasField("kind") ? String.valueOf((Object) e.getValue("kind")) : null;
         if (kind != null) {
             try {

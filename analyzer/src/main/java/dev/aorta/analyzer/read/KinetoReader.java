@@ -36,6 +36,14 @@ import java.util.regex.Pattern;
  * {@code gpu_user_annotation} ranges → RANGE markers. {@code ts}/{@code dur} are microseconds, integer or
  * decimal, converted exactly to nanoseconds in the {@code kineto-epoch-us} clock; {@code baseTimeNanoseconds}
  * (when present) gives the anchor onto the epoch clock. {@code distributedInfo.rank} is the rank.
+ *
+ * <p>What PyTorch records about the op that launched a kernel is attached to the launch call's arguments (the call
+ * and the op share {@code args."External id"}; the kernel is linked to its call by correlation id), under the names
+ * of {@link OpArguments}: the NCCL metadata of {@code record_param_comms} ({@code Collective name},
+ * {@code In msg nelems}, {@code Out msg nelems}, {@code Group size}, {@code dtype}, {@code Process Group Name}) and
+ * the GEMM shape of {@code aten::mm}, {@code addmm}, {@code bmm}, {@code baddbmm}, {@code matmul} and {@code linear}
+ * from {@code Input Dims} and {@code Input type} (recorded with {@code record_shapes=True}). Runtime calls are
+ * therefore emitted after the whole file is read, since an op may come after the calls it made.
  */
 public final class KinetoReader implements TraceReader {
     private static final JsonFactory JSON = JsonFactory.builder()
@@ -91,6 +99,7 @@ public final class KinetoReader implements TraceReader {
                 sink.warning(in.warning(source));
             }
         }
+        links.emitCalls(sink);
         links.emitDependencies(sink);
         if (skipped.warning() != null) {
             sink.warning(skipped.warning());
@@ -127,6 +136,20 @@ public final class KinetoReader implements TraceReader {
     private static final class Links {
         final Map<Long, Long> runtimeStartByCorrelation = new HashMap<>();
         final List<long[]> waits = new ArrayList<>(); // {event, recordStream, recordCorrelation, waitStream, waitCorrelation, ts}
+        /** The arguments of ops that launched collectives or GEMMs, by their External id. */
+        final Map<Long, Map<String, Object>> opArgs = new HashMap<>();
+        /** Runtime calls and the External id of the op they were made in (0: none), emitted once every op is known. */
+        final List<ApiCall> calls = new ArrayList<>();
+        final List<Long> callOps = new ArrayList<>();
+
+        void emitCalls(TraceSink sink) {
+            for (int i = 0; i < calls.size(); i++) {
+                ApiCall c = calls.get(i);
+                Map<String, Object> args = callOps.get(i) == 0 ? null : opArgs.get(callOps.get(i));
+                sink.api(args == null ? c : new ApiCall(c.name(), c.thread(), c.stream(), c.startNs(), c.endNs(),
+                        c.correlationId(), c.result(), args, c.clock()));
+            }
+        }
 
         void emitDependencies(TraceSink sink) {
             for (long[] w : waits) {
@@ -183,6 +206,15 @@ public final class KinetoReader implements TraceReader {
         long waitOnStream = -1;
         long waitOnRecordCorrelation = -1;
         long waitOnEvent = -1;
+        long externalId;
+        String collective;
+        long inElements = -1;
+        long outElements = -1;
+        int groupSize = -1;
+        String dtype;
+        String processGroup;
+        long[][] inputDims;
+        List<String> inputTypes;
         /** Why a time of this event could not be read ("\"ts\" not a number"), or null. */
         String damage;
         /** Where the event starts in the content, for the skip warning. */
@@ -206,6 +238,15 @@ public final class KinetoReader implements TraceReader {
             waitOnStream = -1;
             waitOnRecordCorrelation = -1;
             waitOnEvent = -1;
+            externalId = 0;
+            collective = null;
+            inElements = -1;
+            outElements = -1;
+            groupSize = -1;
+            dtype = null;
+            processGroup = null;
+            inputDims = null;
+            inputTypes = null;
             damage = null;
         }
     }
@@ -279,8 +320,63 @@ public final class KinetoReader implements TraceReader {
             case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
             case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
             case "block" -> e.block = dim(p, v);
+            case "External id" -> e.externalId = JsonNumbers.idValue(p, 0);
+            case "Collective name" -> e.collective = v == JsonToken.VALUE_STRING ? p.getText() : skip(p);
+            case "In msg nelems" -> e.inElements = JsonNumbers.idValue(p, -1);
+            case "Out msg nelems" -> e.outElements = JsonNumbers.idValue(p, -1);
+            case "Group size" -> e.groupSize = (int) Math.min(Integer.MAX_VALUE, JsonNumbers.idValue(p, -1));
+            case "dtype" -> e.dtype = v == JsonToken.VALUE_STRING ? p.getText() : skip(p);
+            case "Process Group Name" -> e.processGroup = v.isScalarValue() ? p.getText() : skip(p);
+            case "Input Dims" -> e.inputDims = dims(p, v);
+            case "Input type" -> e.inputTypes = strings(p, v);
             default -> p.skipChildren();  // does nothing unless on an object or array start
         }
+    }
+
+    /** Skips a value of a type the field should not have; the field stays unknown. */
+    private static String skip(JsonParser p) throws IOException {
+        p.skipChildren();
+        return null;
+    }
+
+    /** {@code Input Dims}: one array of sizes per input; an input that is not a tensor (a scalar, a list) is null. */
+    private static long[][] dims(JsonParser p, JsonToken v) throws IOException {
+        if (v != JsonToken.START_ARRAY) {
+            skip(p);
+            return null;
+        }
+        List<long[]> inputs = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                skip(p);
+                inputs.add(null);
+                continue;
+            }
+            List<Long> sizes = new ArrayList<>();
+            boolean tensor = true;
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                if (p.currentToken() == JsonToken.VALUE_NUMBER_INT) {
+                    sizes.add(p.getLongValue());
+                } else {
+                    tensor = false;
+                    skip(p);
+                }
+            }
+            inputs.add(tensor ? sizes.stream().mapToLong(Long::longValue).toArray() : null);
+        }
+        return inputs.toArray(long[][]::new);
+    }
+
+    private static List<String> strings(JsonParser p, JsonToken v) throws IOException {
+        if (v != JsonToken.START_ARRAY) {
+            skip(p);
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            out.add(p.currentToken() == JsonToken.VALUE_STRING ? p.getText() : skip(p));
+        }
+        return out;
     }
 
     private static Dim3 dim(JsonParser p, JsonToken v) throws IOException {
@@ -351,6 +447,13 @@ public final class KinetoReader implements TraceReader {
     }
 
     private static void emit(Event e, TraceSink sink, Links links, SkippedRecords skipped) {
+        if ("cpu_op".equals(e.cat) && e.externalId != 0 && e.damage == null) {
+            Map<String, Object> op = OpArguments.of(e.name, e.collective, e.inElements, e.outElements, e.groupSize,
+                    e.dtype, e.processGroup, e.inputDims, e.inputTypes, e.externalId);
+            if (op != null) {
+                links.opArgs.putIfAbsent(e.externalId, op);
+            }
+        }
         if (!measured(e) || !timed(e, skipped)) {
             return;
         }
@@ -361,7 +464,9 @@ public final class KinetoReader implements TraceReader {
             case "gpu_memcpy" -> sink.activity(device(ActivityKind.MEMCPY, e, start, end));
             case "gpu_memset" -> sink.activity(device(ActivityKind.MEMSET, e, start, end));
             case "cuda_runtime", "cuda_driver" -> {
-                sink.api(new ApiCall(e.name, e.tid, Math.max(e.stream, 0), start, end, e.correlation, 0, Map.of(), CLOCK));
+                links.calls.add(new ApiCall(e.name, e.tid, Math.max(e.stream, 0), start, end, e.correlation, 0, Map.of(),
+                        CLOCK));
+                links.callOps.add(e.externalId);
                 if (e.correlation != 0) {
                     links.runtimeStartByCorrelation.put(e.correlation, start);
                 }

@@ -2,7 +2,9 @@ package dev.aorta.analyzer.report;
 
 import dev.aorta.analyzer.metrics.Breakdowns;
 import dev.aorta.core.metric.ApiStatistics;
+import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.GemmThroughput;
 import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
 
@@ -58,7 +60,33 @@ final class BreakdownsHtml {
                         String.format(Locale.ROOT, "%.2f", c.perCopyGbps().p50())));
             }
         }
+        w.write("</table>\n<h3>Collectives (whole trace)</h3><table><tr><th>rank</th><th>collective</th>"
+                + "<th>MB</th><th>ranks</th><th>count</th><th>time (ms)</th><th>mean (us)</th><th>algbw (GB/s)</th>"
+                + "<th>busbw (GB/s)</th></tr>\n");
+        for (LabelRun.RankBreakdowns rb : ranks) {
+            for (CollectiveBandwidth c : rb.breakdowns().collectives()) {
+                w.write(row(rb.rank(), c.kind().label(), c.messageBytes() < 0 ? "&ndash;"
+                                : String.format(Locale.ROOT, "%.3f", c.messageBytes() / 1e6),
+                        c.groupSize() < 0 ? "&ndash;" : Integer.toString(c.groupSize()), Integer.toString(c.count()),
+                        ms(c.totalNs()), us(c.meanNs()), gbps(c.algbwGbps()), gbps(c.busbwGbps())));
+            }
+        }
+        w.write("</table>\n<h3>GEMMs (whole trace, top 10 shapes by device time)</h3><table><tr><th>rank</th>"
+                + "<th>M</th><th>N</th><th>K</th><th>batch</th><th>dtype</th><th>ops</th><th>time (ms)</th>"
+                + "<th>TFLOP/s</th></tr>\n");
+        for (LabelRun.RankBreakdowns rb : ranks) {
+            for (GemmThroughput g : rb.breakdowns().gemms()) {
+                w.write(row(rb.rank(), Long.toString(g.shape().m()), Long.toString(g.shape().n()),
+                        Long.toString(g.shape().k()), Long.toString(g.shape().batch()), esc(g.shape().dtype()),
+                        Integer.toString(g.ops()), ms(g.deviceNs()),
+                        g.tflops() == null ? "&ndash;" : String.format(Locale.ROOT, "%.3f", g.tflops())));
+            }
+        }
         w.write("</table>\n");
+    }
+
+    private static String gbps(Double v) {
+        return v == null ? "&ndash;" : String.format(Locale.ROOT, "%.2f", v);
     }
 
     private static String row(int rank, String... cells) {

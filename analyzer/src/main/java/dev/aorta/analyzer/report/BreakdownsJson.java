@@ -3,7 +3,10 @@ package dev.aorta.analyzer.report;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.aorta.analyzer.metrics.Breakdowns;
 import dev.aorta.core.metric.ApiStatistics;
+import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CopyBandwidth;
+import dev.aorta.core.metric.CriticalPath;
+import dev.aorta.core.metric.GemmThroughput;
 import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
 import dev.aorta.core.metric.SampleStats;
@@ -74,6 +77,69 @@ public final class BreakdownsJson {
             g.writeEndObject();
         }
         g.writeEndArray();
+        g.writeArrayFieldStart("collectives");
+        for (CollectiveBandwidth c : b.collectives()) {
+            g.writeStartObject();
+            g.writeStringField("collective", c.kind().label());
+            nullableLong(g, "message_bytes", c.messageBytes());
+            nullableLong(g, "group_size", c.groupSize());
+            g.writeNumberField("count", c.count());
+            g.writeNumberField("total_ns", c.totalNs());
+            stats(g, "duration", c.durationNs());
+            nullable(g, "algbw_gbps", c.algbwGbps());
+            nullable(g, "busbw_gbps", c.busbwGbps());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        if (b.criticalPath() == null) {
+            g.writeNullField("critical_path");
+        } else {
+            CriticalPath p = b.criticalPath();
+            g.writeObjectFieldStart("critical_path");
+            g.writeNumberField("start_ns", p.startNs());
+            g.writeNumberField("end_ns", p.endNs());
+            g.writeNumberField("length_ns", p.lengthNs());
+            g.writeNumberField("host_ns", p.hostNs());
+            g.writeNumberField("device_ns", p.deviceNs());
+            g.writeNumberField("launch_ns", p.launchNs());
+            g.writeNumberField("host_calls", p.hostCalls());
+            g.writeNumberField("device_activities", p.deviceActivities());
+            g.writeEndObject();
+        }
+        g.writeArrayFieldStart("gemms");
+        for (GemmThroughput e : b.gemms()) {
+            g.writeStartObject();
+            g.writeNumberField("m", e.shape().m());
+            g.writeNumberField("n", e.shape().n());
+            g.writeNumberField("k", e.shape().k());
+            g.writeNumberField("batch", e.shape().batch());
+            g.writeStringField("dtype", e.shape().dtype());
+            g.writeNumberField("ops", e.ops());
+            g.writeNumberField("flops_per_op", e.flopsPerOp());
+            g.writeNumberField("device_ns", e.deviceNs());
+            stats(g, "per_op", e.perOpNs());
+            nullable(g, "tflops", e.tflops());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    /** An undefined value is null (docs/metrics.md), never a number that could be read as measured. */
+    public static void nullable(JsonGenerator g, String field, Double v) throws IOException {
+        if (v == null) {
+            g.writeNullField(field);
+        } else {
+            g.writeNumberField(field, v);
+        }
+    }
+
+    /** A size the trace does not give ({@link CollectiveBandwidth#UNKNOWN}) is null. */
+    private static void nullableLong(JsonGenerator g, String field, long v) throws IOException {
+        if (v < 0) {
+            g.writeNullField(field);
+        } else {
+            g.writeNumberField(field, v);
+        }
     }
 
     /** {@code <prefix>_mean_ns}, {@code _p50_ns}, {@code _p95_ns}, {@code _max_ns}: 0 with a count of 0. */

@@ -3,6 +3,7 @@ package dev.aorta.analyzer.report;
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.Stragglers;
+import dev.aorta.core.metric.CollectiveSkew;
 import dev.aorta.analyzer.metrics.WindowReport;
 
 import java.io.IOException;
@@ -77,6 +78,17 @@ public final class HtmlReport {
                 for (Stragglers st : run.analysis().stragglers()) {
                     w.write("<tr><td>" + st.step() + "</td><td>" + st.stragglerRank() + "</td><td>"
                             + fmt(st.latenessNs() / 1e6, "%.3f") + "</td></tr>\n");
+                }
+                w.write("</table><table><tr><th>collective</th><th>MB</th><th>matched</th><th>start skew mean (ms)</th>"
+                        + "<th>start skew max (ms)</th><th>end skew max (ms)</th><th>last to start (rank, times)</th>"
+                        + "</tr>\n");
+                for (CollectiveSkew sk : run.analysis().collectiveSkew()) {
+                    w.write("<tr><td class=\"text\">" + sk.kind().label() + "</td><td>"
+                            + (sk.messageBytes() < 0 ? "&ndash;" : fmt(sk.messageBytes() / 1e6, "%.3f")) + "</td><td>"
+                            + sk.collectives() + "</td><td>" + fmt(sk.startSkewNs().mean() / 1e6, "%.3f") + "</td><td>"
+                            + fmt(sk.startSkewNs().max() / 1e6, "%.3f") + "</td><td>"
+                            + fmt(sk.endSkewNs().max() / 1e6, "%.3f") + "</td><td>" + sk.lastToStartRank() + ", "
+                            + sk.timesLastToStart() + "</td></tr>\n");
                 }
                 w.write("</table>\n");
             }

@@ -7,6 +7,7 @@ import dev.aorta.analyzer.metrics.Analysis;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
 import dev.aorta.analyzer.metrics.Stragglers;
+import dev.aorta.core.metric.CollectiveSkew;
 import dev.aorta.analyzer.metrics.WindowReport;
 
 import java.io.IOException;
@@ -135,6 +136,52 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                     g.writeNumberField("step", st.step());
                     g.writeNumberField("rank", st.stragglerRank());
                     g.writeNumberField("lateness_ns", st.latenessNs());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeArrayFieldStart("kernels_across_ranks");
+                for (KernelBreakdown.AcrossRanks k : run.analysis().kernelsAcrossRanks()) {
+                    g.writeStartObject();
+                    g.writeStringField("class", k.activityClass().name().toLowerCase(java.util.Locale.ROOT));
+                    g.writeStringField("name", k.name());
+                    g.writeNumberField("total_ns", k.totalNs());
+                    g.writeNumberField("slowest_rank", k.slowestRank());
+                    g.writeArrayFieldStart("ranks");
+                    for (KernelBreakdown.RankEntry e : k.ranks()) {
+                        g.writeStartObject();
+                        g.writeNumberField("rank", e.rank());
+                        g.writeNumberField("count", e.count());
+                        g.writeNumberField("total_ns", e.totalNs());
+                        g.writeNumberField("mean_ns", e.meanNs());
+                        g.writeNumberField("share_of_class", e.shareOfClass());
+                        g.writeObjectFieldStart("window_ns");
+                        for (Map.Entry<String, Long> w : e.windowNs().entrySet()) {
+                            g.writeNumberField(w.getKey(), w.getValue());
+                        }
+                        g.writeEndObject();
+                        g.writeEndObject();
+                    }
+                    g.writeEndArray();
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+                g.writeArrayFieldStart("collective_skew");
+                for (CollectiveSkew sk : run.analysis().collectiveSkew()) {
+                    g.writeStartObject();
+                    g.writeStringField("collective", sk.kind().label());
+                    if (sk.messageBytes() < 0) {
+                        g.writeNullField("message_bytes");
+                    } else {
+                        g.writeNumberField("message_bytes", sk.messageBytes());
+                    }
+                    g.writeNumberField("matched", sk.collectives());
+                    g.writeNumberField("start_skew_mean_ns", sk.startSkewNs().mean());
+                    g.writeNumberField("start_skew_p95_ns", sk.startSkewNs().p95());
+                    g.writeNumberField("start_skew_max_ns", sk.startSkewNs().max());
+                    g.writeNumberField("end_skew_mean_ns", sk.endSkewNs().mean());
+                    g.writeNumberField("end_skew_max_ns", sk.endSkewNs().max());
+                    g.writeNumberField("last_to_start_rank", sk.lastToStartRank());
+                    g.writeNumberField("times_last_to_start", sk.timesLastToStart());
                     g.writeEndObject();
                 }
                 g.writeEndArray();

@@ -48,6 +48,45 @@ class CollectiveAlignmentTest {
                 DeviceActivity.UNKNOWN, Dim3.NONE, Dim3.NONE, 0, ClockDomain.CUPTI);
     }
 
+    /**
+     * After alignment both ranks start the all-reduce of steps 0 and 1 at the same instant and rank 1 starts step 2's
+     * 200 µs late (its longer compute): start skews 0, 0, 200 µs (mean 66 666.7 ns), rank 1 last to start once; the
+     * ends agree (end skew 0). The size is unknown (the records carry none), the kind comes from the kernel name.
+     */
+    @Test
+    void collectiveSkewIsTheArrivalSpreadOnAlignedClocks() {
+        TraceAnalysis a = TraceAnalysis.of(twoRanks(), AnalysisOptions.defaults());
+        assertThat(a.collectiveSkew()).hasSize(1);
+        var skew = a.collectiveSkew().get(0);
+        assertThat(skew.kind()).isEqualTo(dev.aorta.core.metric.CollectiveBandwidth.Kind.ALL_REDUCE);
+        assertThat(skew.messageBytes()).isEqualTo(dev.aorta.core.metric.CollectiveBandwidth.UNKNOWN);
+        assertThat(skew.collectives()).isEqualTo(3);
+        assertThat(skew.startSkewNs().max()).isEqualTo(200_000);
+        assertThat(skew.startSkewNs().mean()).isCloseTo(66_666.67, org.assertj.core.api.Assertions.within(0.01));
+        assertThat(skew.endSkewNs().max()).isZero();
+        assertThat(skew.lastToStartRank()).isEqualTo(1);
+        assertThat(skew.timesLastToStart()).isEqualTo(1);
+    }
+
+    /**
+     * The gemm ran 3 × 5 ms on rank 0 and 5 + 5 + 5.2 ms on rank 1 (30.2 ms over both, the top name): rank 1 is the
+     * slowest (mean 5.067 ms), and its step 2 holds the 5.2 ms one; the all-reduce follows (9 + 8.8 ms).
+     */
+    @Test
+    void kernelsAcrossRanksNameTheSlowestRankPerKernelAndStep() {
+        TraceAnalysis a = TraceAnalysis.of(twoRanks(), AnalysisOptions.defaults());
+        var gemm = a.kernelsAcrossRanks().get(0);
+        assertThat(gemm.name()).isEqualTo("gemm");
+        assertThat(gemm.totalNs()).isEqualTo(30_200_000);
+        assertThat(gemm.slowestRank()).isEqualTo(1);
+        assertThat(gemm.ranks()).extracting(e -> e.totalNs()).containsExactly(15_000_000L, 15_200_000L);
+        assertThat(gemm.ranks().get(0).shareOfClass()).isEqualTo(1.0);
+        assertThat(gemm.ranks().get(1).windowNs().values()).containsExactly(5_000_000L, 5_000_000L, 5_200_000L);
+        var allReduce = a.kernelsAcrossRanks().get(1);
+        assertThat(allReduce.totalNs()).isEqualTo(17_800_000);
+        assertThat(allReduce.slowestRank()).isEqualTo(0);
+    }
+
     @Test
     void matchingCollectiveEndsRecoversTheClockOffset() {
         List<RankTimeline> ranks = twoRanks().ranks().stream()

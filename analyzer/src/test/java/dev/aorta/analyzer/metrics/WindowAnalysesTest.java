@@ -147,6 +147,33 @@ class WindowAnalysesTest {
         assertThat(q.timeWeightedMean()).isCloseTo(48.0 / 30, within(1e-12));
     }
 
+    /**
+     * With a pending-launch limit of 2: stream 1 gets k1 (enqueued 0, ends 20) and k2 (enqueued 2, ends 30); k3's
+     * launch call starts at 4 while both are pending (2 ≥ 2), so it counts as blocked with its host time clipped to
+     * the window: the call lasts 100 ns, [4, 40) is 36 ns. Stream 2's single kernel never sees a full queue. Per stream: stream 1 peaks at 3.
+     */
+    @Test
+    void queueLengthPerStreamCountsLaunchesMadeOnAFullQueue() {
+        RankTimeline t = new TimelineBuilder().launch(1, 0).launch(2, 2).launch(3, 4).launch(4, 4)
+                .activity(ActivityKind.KERNEL, "k1", 1, 5, 20, 1, DeviceActivity.UNKNOWN)
+                .activity(ActivityKind.KERNEL, "k2", 1, 21, 30, 2, DeviceActivity.UNKNOWN)
+                .activity(ActivityKind.KERNEL, "k3", 1, 31, 35, 3, DeviceActivity.UNKNOWN)
+                .activity(ActivityKind.KERNEL, "k4", 2, 6, 10, 4, DeviceActivity.UNKNOWN).timeline();
+        Window w = new Window("w", Window.Kind.RANGE, -1, 0, 40);
+        QueueLength q = QueueLength.of(t, new ClassIntervals(t), w, LaunchLatency.callsByCorrelation(t), 2);
+
+        assertThat(q.streams()).extracting(QueueLength.StreamQueue::stream).containsExactly(1L, 2L);
+        QueueLength.StreamQueue s1 = q.streams().get(0);
+        assertThat(s1.max()).isEqualTo(3);
+        assertThat(s1.blockedCalls()).isEqualTo(1);
+        assertThat(s1.blockedNs()).isEqualTo(36);
+        assertThat(q.streams().get(1).max()).isEqualTo(1);
+        assertThat(q.streams().get(1).blockedCalls()).isZero();
+        // CUDA's default depth is never reached here
+        assertThat(QueueLength.of(t, new ClassIntervals(t), w, LaunchLatency.callsByCorrelation(t)).streams())
+                .allSatisfy(s -> assertThat(s.blockedCalls()).isZero());
+    }
+
     @Test
     void stepsAreWindowsAndATraceWithoutThemFallsBackToTheWholeTraceWithAWarning() {
         RankTimeline withSteps = new TimelineBuilder().kernel("k", 1, 0, 10).step(1, 0, 5).step(2, 5, 10).step(2, 5, 10)

@@ -1,0 +1,279 @@
+package dev.aorta.core.metric;
+
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.DeviceActivity;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntPredicate;
+import java.util.regex.Pattern;
+
+/**
+ * The critical path of a window (docs/metrics.md#critical-path): the chain of dependencies that set when its last
+ * device work ended, split into host-bound and device-bound time.
+ *
+ * <p>The dependency graph: host calls in program order on each thread (a call can start when the previous call of
+ * its thread has ended); launch → the device work it launched (by correlation id: the work can start once the call
+ * has started); stream order (an activity can start when the previous activity of its stream has ended); event
+ * record → wait (an activity on the waiting stream, enqueued after the wait, can start when the work the recording
+ * stream had enqueued before the record has ended); and a synchronize call (a name containing
+ * {@code Synchronize}) ends once the device work it waited for has ended (the last activity, on the call's stream,
+ * or on any stream for a device-wide or stream-0 call, that ended while the call ran).
+ *
+ * <p>Every node starts when its last predecessor is ready (as soon as possible), so the longest path to the window's
+ * last-ending activity is found by walking back from it, at each node to its <b>binding predecessor</b>: the one
+ * ready last. The path's time, from where it starts (clipped to the window's lower bound) to its end, is split into:
+ * <ul>
+ *   <li><b>host</b>: time in host calls on the path and the gaps between consecutive calls of a thread (host work
+ *   between GPU calls): host-bound time, which a faster device would not shorten;</li>
+ *   <li><b>device</b>: time in device activities on the path and the gaps behind stream-order and event
+ *   dependencies: device-bound time;</li>
+ *   <li><b>launch</b>: from a launch call's start to the start of the work it launched, where the path goes from the
+ *   host to the device (launch overhead and queueing in the driver).</li>
+ * </ul>
+ * A path that reaches a node without predecessors starts there; the window time before it is on no path.
+ */
+public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs, long launchNs, int hostCalls,
+                           int deviceActivities) {
+    private static final Pattern SYNC = Pattern.compile("(?i)synchroni[sz]e");
+
+    public long lengthNs() {
+        return endNs - startNs;
+    }
+
+    /** The indexes of a timeline that every window's walk uses, built once. */
+    public static final class Graph {
+        private final List<DeviceActivity> activities;
+        private final ApiCall[] launchOf;
+        private final int[] previousOnStream;
+        private final Map<Long, List<Dependency>> waitsByStream = new HashMap<>();
+        private final Map<Long, int[]> streamByStart = new HashMap<>();
+        private final int[] byEnd;
+        private final long[] endsSorted;
+        private final Map<Long, List<ApiCall>> threadCalls = new HashMap<>();
+        private final Map<ApiCall, Integer> callIndex = new java.util.IdentityHashMap<>();
+
+        /**
+         * @param activities the timeline's activities, sorted by start
+         * @param included   which of them take part (OTHER records do not)
+         * @param launchOf   each activity's launch call, or null
+         */
+        public Graph(List<DeviceActivity> activities, IntPredicate included, ApiCall[] launchOf, List<ApiCall> calls,
+                     List<Dependency> dependencies) {
+            this.activities = activities;
+            this.launchOf = launchOf;
+            this.previousOnStream = new int[activities.size()];
+            Map<Long, Integer> last = new HashMap<>();
+            Map<Long, List<Integer>> perStream = new HashMap<>();
+            for (int i = 0; i < activities.size(); i++) {
+                if (!included.test(i)) {
+                    previousOnStream[i] = -1;
+                    continue;
+                }
+                long s = activities.get(i).stream();
+                previousOnStream[i] = last.getOrDefault(s, -1);
+                last.put(s, i);
+                perStream.computeIfAbsent(s, x -> new ArrayList<>()).add(i);
+            }
+            perStream.forEach((s, l) -> streamByStart.put(s, l.stream().mapToInt(Integer::intValue).toArray()));
+            byEnd = java.util.stream.IntStream.range(0, activities.size()).filter(included).boxed()
+                    .sorted(Comparator.comparingLong(i -> activities.get(i).endNs())).mapToInt(Integer::intValue)
+                    .toArray();
+            endsSorted = Arrays.stream(byEnd).mapToLong(i -> activities.get(i).endNs()).toArray();
+            for (Dependency d : dependencies) {
+                waitsByStream.computeIfAbsent(d.waitStream(), x -> new ArrayList<>()).add(d);
+            }
+            waitsByStream.values().forEach(l -> l.sort(Comparator.comparingLong(Dependency::waitNs)));
+            for (ApiCall c : calls) {
+                threadCalls.computeIfAbsent(c.thread(), x -> new ArrayList<>()).add(c);
+            }
+            threadCalls.values().forEach(l -> {
+                l.sort(Comparator.comparingLong(ApiCall::startNs));
+                for (int i = 0; i < l.size(); i++) {
+                    callIndex.put(l.get(i), i);
+                }
+            });
+        }
+    }
+
+    /**
+     * The critical path ending at activity {@code last} (the window's last-ending one), walked back no further than
+     * {@code lowerBoundNs} (the window's start, or its host step's start when earlier).
+     */
+    public static CriticalPath of(Graph g, int last, long lowerBoundNs) {
+        long end = g.activities.get(last).endNs();
+        long[] parts = new long[3]; // host, device, launch
+        int hostCalls = 0;
+        int deviceActivities = 0;
+        Object node = last;  // an Integer (activity index) or an ApiCall
+        long nodeEnd = end;   // where the path leaves the node (its end, or a sync call's blocked part's end)
+        long pathStart = lowerBoundNs;
+        for (int guard = 0; guard < 10_000_000; guard++) {
+            if (node instanceof Integer i) {
+                DeviceActivity a = g.activities.get(i);
+                deviceActivities++;
+                long start = Math.max(a.startNs(), lowerBoundNs);
+                parts[1] += Math.max(0, nodeEnd - start);
+                if (a.startNs() <= lowerBoundNs) {
+                    pathStart = lowerBoundNs;
+                    break;
+                }
+                // binding predecessor: the one ready last, no later than the activity's start
+                Object pred = null;
+                long ready = Long.MIN_VALUE;
+                int kind = -1; // 1 device, 2 launch
+                int prev = g.previousOnStream[i];
+                if (prev >= 0 && g.activities.get(prev).endNs() <= a.startNs()) {
+                    ready = g.activities.get(prev).endNs();
+                    pred = prev;
+                    kind = 1;
+                }
+                ApiCall launch = g.launchOf[i];
+                if (launch != null && launch.startNs() <= a.startNs() && launch.startNs() > ready) {
+                    ready = launch.startNs();
+                    pred = launch;
+                    kind = 2;
+                }
+                int cross = crossStream(g, a, launch == null ? a.startNs() : launch.startNs());
+                if (cross >= 0 && g.activities.get(cross).endNs() <= a.startNs()
+                        && g.activities.get(cross).endNs() > ready) {
+                    ready = g.activities.get(cross).endNs();
+                    pred = cross;
+                    kind = 1;
+                }
+                if (pred == null) {
+                    pathStart = start;
+                    break;
+                }
+                long gapFrom = Math.max(ready, lowerBoundNs);
+                parts[kind == 2 ? 2 : 1] += Math.max(0, start - gapFrom);
+                if (ready <= lowerBoundNs) {
+                    pathStart = lowerBoundNs;
+                    break;
+                }
+                // entering a launch call at its start puts none of the call's own time on the path
+                node = pred;
+                nodeEnd = ready;
+            } else {
+                ApiCall c = (ApiCall) node;
+                hostCalls++;
+                long start = Math.max(c.startNs(), lowerBoundNs);
+                int waitedFor = SYNC.matcher(c.name()).find() ? syncedActivity(g, c, nodeEnd) : -1;
+                if (waitedFor >= 0) {
+                    // the sync returned after the device work it waited for: the path goes through that work
+                    long workEnd = g.activities.get(waitedFor).endNs();
+                    parts[0] += Math.max(0, nodeEnd - Math.max(workEnd, lowerBoundNs));
+                    if (workEnd <= lowerBoundNs) {
+                        pathStart = lowerBoundNs;
+                        break;
+                    }
+                    node = waitedFor;
+                    nodeEnd = workEnd;
+                    continue;
+                }
+                parts[0] += Math.max(0, nodeEnd - start);
+                if (c.startNs() <= lowerBoundNs) {
+                    pathStart = lowerBoundNs;
+                    break;
+                }
+                ApiCall prev = previousOnThread(g, c);
+                if (prev == null) {
+                    pathStart = start;
+                    break;
+                }
+                long ready = Math.max(prev.endNs(), lowerBoundNs);
+                parts[0] += Math.max(0, start - ready);  // host work between the two calls
+                if (prev.endNs() <= lowerBoundNs) {
+                    pathStart = lowerBoundNs;
+                    break;
+                }
+                node = prev;
+                nodeEnd = prev.endNs();
+            }
+        }
+        return new CriticalPath(pathStart, end, parts[0], parts[1], parts[2], hostCalls, deviceActivities);
+    }
+
+    /** The last activity the recording stream had enqueued before the latest event wait on a's stream up to {@code enqueueNs}. */
+    private static int crossStream(Graph g, DeviceActivity a, long enqueueNs) {
+        List<Dependency> waits = g.waitsByStream.get(a.stream());
+        if (waits == null) {
+            return -1;
+        }
+        Dependency latest = null;
+        for (int lo = 0, hi = waits.size(); lo < hi; ) {
+            int mid = (lo + hi) >>> 1;
+            if (waits.get(mid).waitNs() <= enqueueNs) {
+                latest = waits.get(mid);
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (latest == null || latest.recordStream() == a.stream()) {
+            return -1;
+        }
+        int[] recording = g.streamByStart.get(latest.recordStream());
+        if (recording == null) {
+            return -1;
+        }
+        int found = -1;
+        for (int lo = 0, hi = recording.length; lo < hi; ) {
+            int mid = (lo + hi) >>> 1;
+            int idx = recording[mid];
+            ApiCall l = g.launchOf[idx];
+            long enqueued = l != null ? l.startNs() : g.activities.get(idx).startNs();
+            if (enqueued <= latest.recordNs()) {
+                found = idx;
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return found;
+    }
+
+    /** The activity a sync call waited for: the last one that ended while it ran, on its stream or (device-wide) any. */
+    private static int syncedActivity(Graph g, ApiCall c, long callEnd) {
+        // the first position whose end is after callEnd; everything before it ended by then
+        int from = 0;
+        for (int lo = 0, hi = g.endsSorted.length; lo < hi; ) {
+            int mid = (lo + hi) >>> 1;
+            if (g.endsSorted[mid] <= callEnd) {
+                from = mid + 1;
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        for (int k = from - 1; k >= 0; k--) {
+            DeviceActivity a = g.activities.get(g.byEnd[k]);
+            if (a.endNs() <= c.startNs()) {
+                return -1;
+            }
+            if (c.stream() == 0 || a.stream() == c.stream()) {
+                return g.byEnd[k];
+            }
+        }
+        return -1;
+    }
+
+    private static ApiCall previousOnThread(Graph g, ApiCall c) {
+        List<ApiCall> calls = g.threadCalls.get(c.thread());
+        Integer at = calls == null ? null : g.callIndex.get(c);
+        if (at == null) {
+            return null;
+        }
+        for (int k = at - 1; k >= 0; k--) {
+            if (calls.get(k).endNs() <= c.startNs()) {
+                return calls.get(k);
+            }
+        }
+        return null;
+    }
+}
