@@ -1,5 +1,6 @@
 package dev.aorta.workloads.comm;
 
+import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.workloads.session.CommDType;
 import dev.aorta.workloads.session.Communicator;
 import dev.aorta.workloads.session.GpuBuffer;
@@ -32,13 +33,9 @@ public enum Collective {
                 + Arrays.stream(values()).map(Collective::label).toList());
     }
 
-    /** busbw / algbw for {@code n} ranks: 2(n−1)/n for all-reduce, (n−1)/n for gather/scatter/all-to-all, 1 for broadcast. */
+    /** busbw / algbw for {@code n} ranks ≥ 1: the one definition, core's {@link CollectiveBandwidth.Kind#busFactor}. */
     public double busBandwidthFactor(int n) {
-        return switch (this) {
-            case ALL_REDUCE -> 2.0 * (n - 1) / n;
-            case ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL -> (double) (n - 1) / n;
-            case BROADCAST -> 1.0;
-        };
+        return CollectiveBandwidth.Kind.valueOf(name()).busFactor(n);
     }
 
     /** Whether each rank's part is S/n (so S must split evenly into n blocks of whole elements). */
