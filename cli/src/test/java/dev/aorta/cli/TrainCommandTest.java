@@ -1,13 +1,19 @@
 package dev.aorta.cli;
 
+import dev.aorta.trainer.config.ConfigLoader;
+import dev.aorta.trainer.config.TrainerConfig;
+import dev.aorta.trainer.plan.ParallelMode;
+import dev.aorta.trainer.plan.ShardingPlan;
+import dev.aorta.workloads.dist.DistributedEnvironment;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** What {@code aorta train} refuses before it touches a GPU (the training itself runs on a GPU host only). */
+/** What {@code aorta train} plans and refuses before it touches a GPU (the training itself runs on a GPU host only). */
 class TrainCommandTest {
     @Test
     void aBadOverrideIsOneSentenceNamingTheKeyAndNoStackTrace() {
@@ -26,13 +32,41 @@ class TrainCommandTest {
         assertThat(r.err()).contains("dataset.num_samples is 4, expected at least training.batch_size (8)");
     }
 
+    private static TrainerConfig config(String... overrides) {
+        return ConfigLoader.load(null, List.of(overrides));
+    }
+
+    private static DistributedEnvironment launched(int world, int perNode) {
+        return DistributedEnvironment.from(Map.of("AORTA_LAUNCHER", "aorta", "RANK", "0", "LOCAL_RANK", "0",
+                "WORLD_SIZE", Integer.toString(world), "LOCAL_WORLD_SIZE", Integer.toString(perNode),
+                "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "29500"));
+    }
+
     @Test
-    void aMultiRankLaunchIsRefusedSayingThatItIsNotBuiltYet() {
-        assertThatThrownBy(() -> TrainCommand.requireSingleRank(Map.of("WORLD_SIZE", "4")))
-                .hasMessage("WORLD_SIZE is 4, but aorta train runs on one GPU only: multi-rank (sharded or DDP)"
-                        + " training is not built yet; run it without a launcher, or with WORLD_SIZE=1.");
-        TrainCommand.requireSingleRank(Map.of("WORLD_SIZE", "1"));
-        TrainCommand.requireSingleRank(Map.of());
+    void aLaunchedRankPlansTheConfiguredModeForItsWorld() {
+        ShardingPlan plan = TrainCommand.checkedPlan(config("fsdp.sharding_strategy=hybrid_shard"), launched(8, 4));
+        assertThat(plan.mode()).isEqualTo(ParallelMode.HYBRID_SHARD);
+        assertThat(plan.shardGroupSize()).isEqualTo(4); // LOCAL_WORLD_SIZE, as hybrid_shard_gpus_per_node is 0
+        assertThat(TrainCommand.checkedPlan(config("distributed.mode=ddp"), launched(2, 2)).mode())
+                .isEqualTo(ParallelMode.DDP);
+        // one rank: every FSDP strategy is no_shard, as in FSDP
+        assertThat(TrainCommand.checkedPlan(config("fsdp.sharding_strategy=full_shard"), launched(1, 1)).mode())
+                .isEqualTo(ParallelMode.NO_SHARD);
+    }
+
+    @Test
+    void aWorldThatDoesNotSplitIntoHybridGroupsIsRefusedBeforeAnyGpuWork() {
+        assertThatThrownBy(() -> TrainCommand.checkedPlan(config("fsdp.sharding_strategy=hybrid_shard",
+                "fsdp.hybrid_shard_gpus_per_node=3"), launched(4, 4)))
+                .hasMessageContaining("fsdp.hybrid_shard_gpus_per_node").hasMessageContaining("world size 4");
+    }
+
+    @Test
+    void anEpochMustHoldOneWholeGlobalBatch() {
+        assertThatThrownBy(() -> TrainCommand.checkedPlan(config("dataset.num_samples=24", "training.batch_size=8",
+                "training.max_steps=0"), launched(4, 4)))
+                .hasMessage("dataset.num_samples is 24, expected at least training.batch_size × world size (32),"
+                        + " since an epoch is made of whole global batches.");
     }
 
     @Test
@@ -40,6 +74,6 @@ class TrainCommandTest {
         CliRunner.Outcome r = CliRunner.run(null, "train", "--help");
         assertThat(r.exitCode()).isZero();
         assertThat(r.out()).contains("--config", "--override", "--init-weights", "--save-weights",
-                "--save-final-weights", "--dump-batches", "not built yet");
+                "--save-final-weights", "--dump-batches", "aorta launch", "--comm-timeout");
     }
 }

@@ -91,6 +91,12 @@ public final class ShardedTrainer {
         return steps;
     }
 
+    /** Optimizer steps the run plans: {@code training.max_steps}, or {@code epochs} whole epochs when it is 0. */
+    public static int plannedSteps(TrainerConfig cfg, int worldSize) {
+        int max = cfg.training().maxSteps();
+        return max > 0 ? max : Math.multiplyExact(cfg.training().epochs(), stepsPerEpoch(cfg, worldSize));
+    }
+
     public static TrainResult run(TrainerConfig cfg, RankContext rc, TrainOptions opts, PrintStream out,
                                   StopSignal stop) throws IOException {
         if (opts.dumpBatches() != null) {
@@ -98,8 +104,7 @@ public final class ShardedTrainer {
                     + rc.rank() + " of a data-parallel run (aorta launch), whose batches are split over the ranks.");
         }
         int perEpoch = stepsPerEpoch(cfg, rc.worldSize());
-        int planned = cfg.training().maxSteps() > 0 ? cfg.training().maxSteps()
-                : Math.multiplyExact(cfg.training().epochs(), perEpoch);
+        int planned = plannedSteps(cfg, rc.worldSize());
         int k = cfg.training().gradientAccumulation();
         int micro = cfg.training().microBatchSize();
         long seed = cfg.dataset().seed();
