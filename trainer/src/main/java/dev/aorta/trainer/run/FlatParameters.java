@@ -58,6 +58,9 @@ final class FlatParameters implements ParameterStorage, AutoCloseable {
             }
             modelParameters.add(new ArrayList<>());
         }
+        // the layers initialise their parameters with synchronous copies, which are not ordered after work on a
+        // non-blocking stream: the zeroing must be done before they write
+        s.synchronize();
     }
 
     @Override
