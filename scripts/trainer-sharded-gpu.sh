@@ -46,7 +46,9 @@ for r in "${runs[@]}"; do
   args=("${base[@]}" training.mixed_precision=$precision training.gradient_accumulation=$acc
         training.output_dir="$w/$name" $extra --save-final-weights "$w/$name.safetensors")
   if [ "$how" = single ]; then
-    timeout 120 "$aorta" train "${args[@]}" > "$out/$name.txt" 2>&1
+    # no launcher variables: plain aorta train is the one-GPU trainer only without them
+    timeout 120 env -u RANK -u WORLD_SIZE -u AORTA_LAUNCHER -u SLURM_PROCID -u SLURM_NTASKS \
+      "$aorta" train "${args[@]}" > "$out/$name.txt" 2>&1
   else
     port=$((port + 1))
     timeout 150 "$aorta" launch --nproc-per-node 1 --master-port $port --timeout 120 -- train "${args[@]}" \

@@ -126,6 +126,7 @@ public final class ShardedTrainer {
         long loopStart = 0;
         long loopEnd = 0;
         boolean log = rc.rank() == 0;
+        Throwable failure = null;
         try (CudaDevice device = CudaDevice.open(rc.localRank());
              TrainStreams streams = new TrainStreams(device, cfg.distributed().streamPriorities())) {
             String deviceName = "GPU " + rc.localRank() + " (" + device.info().name() + ") of rank " + rc.rank();
@@ -259,24 +260,41 @@ public final class ShardedTrainer {
             } finally {
                 collectives.close(); // before the device's context goes; no-op after an abort
             }
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
         } finally {
-            if (tracer != null) {
-                tracer.stop();
-            }
-            for (int i = owned.size() - 1; i >= 0; i--) {
-                try {
-                    owned.get(i).close();
-                } catch (Exception e) {
-                    throw new IllegalStateException("rank " + rc.rank() + ": releasing " + owned.get(i) + " failed: "
-                            + e.getMessage(), e);
-                }
-            }
+            release(tracer, owned, rc.rank(), failure);
         }
         double[] done = Arrays.copyOf(stepMs, steps);
         Arrays.sort(done);
         double median = steps == 0 ? Double.NaN : done[steps / 2];
         return new TrainResult(steps, planned, firstLoss, lastLoss, median, (loopEnd - loopStart) / 1e9,
                 stop.received(), metricsFile);
+    }
+
+    /**
+     * Stops the tracer and closes what the run made, last made first. When the run failed, a release that fails
+     * too (the device may be unusable after an aborted collective) is attached to that failure rather than hiding it.
+     */
+    private static void release(CuptiTracer tracer, List<AutoCloseable> owned, int rank, Throwable failure) {
+        List<AutoCloseable> all = new ArrayList<>();
+        if (tracer != null) {
+            all.add(tracer::stop);
+        }
+        all.addAll(owned.reversed());
+        for (AutoCloseable c : all) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else {
+                    throw new IllegalStateException("rank " + rank + ": releasing " + c + " failed: " + e.getMessage(),
+                            e);
+                }
+            }
+        }
     }
 
     /**
