@@ -75,8 +75,8 @@ extern "C" __global__ void zero_grads(const long long* grads, const long long* l
     }
 }
 
-// norm[0] = sqrt(sum of the partials), from one block of 256 threads.
-extern "C" __global__ void grad_norm_finish(const float* partial, int blocks, float* norm) {
+// The sum of the partials, from one block of 256 threads (valid in thread 0).
+__device__ __forceinline__ float sum_partials(const float* partial, int blocks) {
     __shared__ float part[256];
     float s = 0.0f;
     for (int i = threadIdx.x; i < blocks; i += blockDim.x) {
@@ -90,9 +90,29 @@ extern "C" __global__ void grad_norm_finish(const float* partial, int blocks, fl
         }
         __syncthreads();
     }
+    return part[0];
+}
+
+// norm[0] = sqrt(sum of the partials), from one block of 256 threads.
+extern "C" __global__ void grad_norm_finish(const float* partial, int blocks, float* norm) {
+    float s = sum_partials(partial, blocks);
     if (threadIdx.x == 0) {
-        norm[0] = sqrtf(part[0]);
+        norm[0] = sqrtf(s);
     }
+}
+
+// sum[0] = sum of the partials, from one block of 256 threads: a shard's sum of squares, which the ranks
+// holding the other shards add to theirs (an all-reduce) before grad_norm_from_sum takes the root.
+extern "C" __global__ void grad_sum_finish(const float* partial, int blocks, float* sum) {
+    float s = sum_partials(partial, blocks);
+    if (threadIdx.x == 0) {
+        sum[0] = s;
+    }
+}
+
+// norm[0] = sqrt(norm[0]): the global norm from the all-reduced sum of squares. One thread.
+extern "C" __global__ void grad_norm_from_sum(float* norm) {
+    norm[0] = sqrtf(norm[0]);
 }
 
 struct AdamWArgs {

@@ -1,36 +1,46 @@
 package dev.aorta.cli;
 
-import dev.aorta.trainer.config.ConfigException;
+import dev.aorta.gpu.nccl.Nccl;
+import dev.aorta.gpu.nccl.NcclUniqueId;
 import dev.aorta.trainer.config.ConfigOptions;
 import dev.aorta.trainer.config.TrainerConfig;
 import dev.aorta.trainer.plan.ShardingPlan;
+import dev.aorta.trainer.run.RankContext;
+import dev.aorta.trainer.run.ShardedTrainer;
 import dev.aorta.trainer.run.SingleGpuTrainer;
 import dev.aorta.trainer.run.StopSignal;
 import dev.aorta.trainer.run.TrainOptions;
 import dev.aorta.trainer.run.TrainResult;
 import dev.aorta.workloads.dist.DistributedEnvironment;
+import dev.aorta.workloads.dist.Rendezvous;
+import dev.aorta.workloads.session.CommunicatorId;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code aorta train}: the ranking transformer trained on one GPU, writing {@code rank_00_metrics.jsonl} with
- * CUPTI device times. Multi-rank training is not built yet: a launch of several ranks (aorta launch, torchrun,
- * Slurm) is refused before the GPU is touched.
+ * {@code aorta train}: the ranking transformer trained on one GPU ({@link SingleGpuTrainer}), or, started by a
+ * launcher ({@code aorta launch}, torchrun, Slurm), as one rank of a data-parallel run over NCCL
+ * ({@link ShardedTrainer}), each rank writing {@code rank_<rr>_metrics.jsonl} with CUPTI device times. Rank 0 makes
+ * the NCCL id of the world communicator and serves it on MASTER_ADDR:MASTER_PORT; the other ranks fetch it there
+ * (the workloads' rendezvous).
  */
 @Command(name = "train", mixinStandardHelpOptions = true,
-        description = {"Train AORTA's ranking transformer on one GPU and write per-step metrics (loss, lr, grad norm,"
-                + " step time, per-stream device time and overlap from CUPTI) to <training.output_dir>/"
-                + "rank_00_metrics.jsonl. SIGINT/SIGTERM stop after the current step.",
-                "Multi-rank training (several ranks under aorta launch, torchrun or Slurm) is not built yet."})
+        description = {"Train AORTA's ranking transformer and write per-step metrics (loss, lr, grad norm, step time,"
+                + " per-stream device time and overlap from CUPTI) to <training.output_dir>/rank_<rr>_metrics.jsonl."
+                + " SIGINT/SIGTERM stop after the current step.",
+                "Alone it runs on one GPU; under a launcher (aorta launch -n N -- aorta train ...) each process is"
+                + " one rank of a sharded (fsdp.sharding_strategy) or DDP (distributed.mode) run over NCCL."})
 final class TrainCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions config;
+
+    @Mixin
+    CommunicationTimeouts timeouts = new CommunicationTimeouts();
 
     @Option(names = "--init-weights", paramLabel = "FILE",
             description = "Start from these weights (safetensors with the model's state_dict names) instead of the"
@@ -55,7 +65,15 @@ final class TrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         TrainerConfig cfg = config.load();
-        requireSingleRank(cfg, System.getenv());
+        timeouts.validate();
+        DistributedEnvironment env = DistributedEnvironment.current();
+        if (env.launcher() == DistributedEnvironment.Launcher.SINGLE) {
+            return single(cfg);
+        }
+        return rank(cfg, env);
+    }
+
+    private int single(TrainerConfig cfg) throws Exception {
         int planned = SingleGpuTrainer.plannedSteps(cfg);
         System.out.printf(Locale.ROOT, "aorta train: %d steps, batch %d (%d micro-batches), %s, %d layers x %d,"
                         + " output %s%n", planned, cfg.training().batchSize(), cfg.training().gradientAccumulation(),
@@ -63,34 +81,70 @@ final class TrainCommand implements Callable<Integer> {
                 cfg.model().modelDim(), cfg.training().outputDir());
         TrainResult r;
         try (StopSignal stop = StopSignal.install()) {
-            r = SingleGpuTrainer.run(cfg, new TrainOptions(initWeights, saveWeights, saveFinalWeights, dumpBatches),
-                    System.out, stop);
+            r = SingleGpuTrainer.run(cfg, options(), System.out, stop);
         }
-        System.out.printf(Locale.ROOT, "%s after %d of %d steps: loss %.6f -> %.6f, median step %.3f ms (host,"
-                        + " launch to completion), loop %.2f s; metrics %s%n",
-                r.stoppedBy() == null ? "done" : "stopped by " + r.stoppedBy(), r.steps(), r.plannedSteps(),
-                r.firstLoss(), r.lastLoss(), r.medianStepMs(), r.loopSeconds(), r.metricsFile());
+        printResult(r);
+        return 0;
+    }
+
+    /** One rank of a launched run: the plan is checked, then the NCCL id is exchanged, then the rank trains. */
+    private int rank(TrainerConfig cfg, DistributedEnvironment env) throws Exception {
+        ShardingPlan plan = checkedPlan(cfg, env);
+        if (env.rank() == 0) {
+            System.out.printf(Locale.ROOT, "aorta train: %s; %s, %d steps, batch %d per rank (%d micro-batches), %s,"
+                            + " %d layers x %d, output %s%n", env.describe(),
+                    plan.mode().name().toLowerCase(Locale.ROOT), ShardedTrainer.plannedSteps(cfg, env.worldSize()),
+                    cfg.training().batchSize(), cfg.training().gradientAccumulation(),
+                    cfg.training().mixedPrecision().name().toLowerCase(Locale.ROOT), cfg.model().numLayers(),
+                    cfg.model().modelDim(), cfg.training().outputDir());
+        }
+        TrainResult r;
+        try (StopSignal stop = StopSignal.install()) {
+            if (env.rank() == 0) {
+                NcclUniqueId id = Nccl.get().newUniqueId();
+                if (!env.distributed()) {
+                    r = ShardedTrainer.run(cfg, context(env, id), options(), System.out, stop);
+                } else {
+                    // the server hands the id to every other rank and stops by itself; open until NCCL's init is done
+                    try (Rendezvous.Server server = Rendezvous.serve(new CommunicatorId(id.bytes()), env.masterAddr(),
+                            env.rendezvousPort(), env.worldSize())) {
+                        r = ShardedTrainer.run(cfg, context(env, id), options(), System.out, stop);
+                    }
+                }
+            } else {
+                CommunicatorId id = Rendezvous.fetch(env.masterAddr(), env.rendezvousPort(), env.rank(),
+                        env.worldSize(), timeouts.rendezvous());
+                r = ShardedTrainer.run(cfg, context(env, new NcclUniqueId(id.bytes())), options(), System.out, stop);
+            }
+        }
+        if (env.rank() == 0) {
+            printResult(r);
+        }
         return 0;
     }
 
     /**
-     * Refuses a multi-rank launch (aorta launch's, torchrun's or Slurm's variables, read as the GPU commands read
-     * them), which this trainer cannot run yet. A configuration that could not run on that world either (a hybrid
-     * group that does not divide it) is named first, so that it is not found only once multi-rank exists.
+     * The run's sharding plan, checked before any GPU work: a world that does not split into hybrid groups, or an
+     * epoch without one whole global batch, is refused naming the key.
      */
-    static void requireSingleRank(TrainerConfig cfg, Map<String, String> env) {
-        DistributedEnvironment world = DistributedEnvironment.from(env);
-        if (!world.distributed()) {
-            return;
-        }
-        String who = "rank " + world.rank() + " of " + world.worldSize() + " (" + world.launcher().label() + ")";
-        try {
-            ShardingPlan.forRun(cfg, world.worldSize(), world.localWorldSize());
-        } catch (ConfigException e) {
-            throw new ConfigException(who + ": " + e.getMessage());
-        }
-        throw new IllegalArgumentException(who + ": aorta train runs on one GPU only: multi-rank (sharded or DDP)"
-                + " training is not built yet; run one rank (without a launcher, NPROC=1 scripts/launch_cuda.sh,"
-                + " torchrun --nproc-per-node 1 or srun -n 1).");
+    static ShardingPlan checkedPlan(TrainerConfig cfg, DistributedEnvironment env) {
+        ShardedTrainer.plannedSteps(cfg, env.worldSize());
+        return ShardedTrainer.plan(cfg, env.worldSize(), env.localWorldSize());
+    }
+
+    private RankContext context(DistributedEnvironment env, NcclUniqueId id) {
+        return new RankContext(env.rank(), env.worldSize(), env.localRank(), env.localWorldSize(), id,
+                timeouts.comm());
+    }
+
+    private TrainOptions options() {
+        return new TrainOptions(initWeights, saveWeights, saveFinalWeights, dumpBatches);
+    }
+
+    private static void printResult(TrainResult r) {
+        System.out.printf(Locale.ROOT, "%s after %d of %d steps: loss %.6f -> %.6f, median step %.3f ms (host,"
+                        + " launch to completion), loop %.2f s; metrics %s%n",
+                r.stoppedBy() == null ? "done" : "stopped by " + r.stoppedBy(), r.steps(), r.plannedSteps(),
+                r.firstLoss(), r.lastLoss(), r.medianStepMs(), r.loopSeconds(), r.metricsFile());
     }
 }

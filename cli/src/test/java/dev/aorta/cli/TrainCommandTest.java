@@ -1,8 +1,10 @@
 package dev.aorta.cli;
 
-import dev.aorta.trainer.config.ConfigException;
 import dev.aorta.trainer.config.ConfigLoader;
 import dev.aorta.trainer.config.TrainerConfig;
+import dev.aorta.trainer.plan.ParallelMode;
+import dev.aorta.trainer.plan.ShardingPlan;
+import dev.aorta.workloads.dist.DistributedEnvironment;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -11,7 +13,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** What {@code aorta train} refuses before it touches a GPU (the training itself runs on a GPU host only). */
+/** What {@code aorta train} plans and refuses before it touches a GPU (the training itself runs on a GPU host only). */
 class TrainCommandTest {
     @Test
     void aBadOverrideIsOneSentenceNamingTheKeyAndNoStackTrace() {
@@ -30,35 +32,49 @@ class TrainCommandTest {
         assertThat(r.err()).contains("dataset.num_samples is 4, expected at least training.batch_size (8)");
     }
 
-    @Test
-    void aMultiRankLaunchOfAnyLauncherIsRefusedNamingTheRank() {
-        TrainerConfig cfg = TrainerConfig.defaults();
-        Map<String, String> torchrun = Map.of("RANK", "2", "WORLD_SIZE", "4", "LOCAL_WORLD_SIZE", "4",
-                "MASTER_ADDR", "10.0.0.1", "MASTER_PORT", "29500");
-        assertThatThrownBy(() -> TrainCommand.requireSingleRank(cfg, torchrun))
-                .hasMessage("rank 2 of 4 (torchrun (RANK/WORLD_SIZE)): aorta train runs on one GPU only: multi-rank"
-                        + " (sharded or DDP) training is not built yet; run one rank (without a launcher, NPROC=1"
-                        + " scripts/launch_cuda.sh, torchrun --nproc-per-node 1 or srun -n 1).");
-        Map<String, String> slurm = Map.of("SLURM_PROCID", "5", "SLURM_NTASKS", "8", "SLURM_LOCALID", "1",
-                "SLURM_NTASKS_PER_NODE", "4", "SLURM_JOB_NODELIST", "gpu[01-02]");
-        assertThatThrownBy(() -> TrainCommand.requireSingleRank(cfg, slurm))
-                .hasMessageStartingWith("rank 5 of 8 (Slurm): aorta train runs on one GPU only");
-        TrainCommand.requireSingleRank(cfg, Map.of("WORLD_SIZE", "1", "RANK", "0"));
-        TrainCommand.requireSingleRank(cfg, Map.of("SLURM_PROCID", "0", "SLURM_NTASKS", "1"));
-        TrainCommand.requireSingleRank(cfg, Map.of());
+    private static TrainerConfig config(String... overrides) {
+        return ConfigLoader.load(null, List.of(overrides));
+    }
+
+    private static DistributedEnvironment launched(int world, int perNode) {
+        return DistributedEnvironment.from(Map.of("AORTA_LAUNCHER", "aorta", "RANK", "0", "LOCAL_RANK", "0",
+                "WORLD_SIZE", Integer.toString(world), "LOCAL_WORLD_SIZE", Integer.toString(perNode),
+                "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "29500"));
     }
 
     @Test
-    void aWorldThatTheHybridGroupDoesNotDivideIsNamedBeforeTheMultiRankRefusal() {
-        TrainerConfig hybrid = ConfigLoader.load(null,
-                List.of("fsdp.sharding_strategy=hybrid_shard", "fsdp.hybrid_shard_gpus_per_node=4"));
-        Map<String, String> six = Map.of("RANK", "0", "WORLD_SIZE", "6", "LOCAL_WORLD_SIZE", "6",
-                "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "29500");
-        assertThatThrownBy(() -> TrainCommand.requireSingleRank(hybrid, six))
-                .isInstanceOf(ConfigException.class)
-                .hasMessage("rank 0 of 6 (torchrun (RANK/WORLD_SIZE)): fsdp.hybrid_shard_gpus_per_node (or"
-                        + " LOCAL_WORLD_SIZE) is 4, expected a positive divisor of the world size 6, since hybrid_shard"
-                        + " splits the ranks into equal node groups.");
+    void aLaunchedRankPlansTheConfiguredModeForItsWorld() {
+        ShardingPlan plan = TrainCommand.checkedPlan(config("fsdp.sharding_strategy=hybrid_shard"), launched(8, 4));
+        assertThat(plan.mode()).isEqualTo(ParallelMode.HYBRID_SHARD);
+        assertThat(plan.shardGroupSize()).isEqualTo(4); // LOCAL_WORLD_SIZE, as hybrid_shard_gpus_per_node is 0
+        assertThat(TrainCommand.checkedPlan(config("distributed.mode=ddp"), launched(2, 2)).mode())
+                .isEqualTo(ParallelMode.DDP);
+        // one rank: every FSDP strategy is no_shard, as in FSDP
+        assertThat(TrainCommand.checkedPlan(config("fsdp.sharding_strategy=full_shard"), launched(1, 1)).mode())
+                .isEqualTo(ParallelMode.NO_SHARD);
+    }
+
+    @Test
+    void aWorldThatDoesNotSplitIntoHybridGroupsIsRefusedBeforeAnyGpuWork() {
+        assertThatThrownBy(() -> TrainCommand.checkedPlan(config("fsdp.sharding_strategy=hybrid_shard",
+                "fsdp.hybrid_shard_gpus_per_node=3"), launched(4, 4)))
+                .hasMessageContaining("fsdp.hybrid_shard_gpus_per_node").hasMessageContaining("world size 4");
+    }
+
+    @Test
+    void anEpochMustHoldOneWholeGlobalBatch() {
+        assertThatThrownBy(() -> TrainCommand.checkedPlan(config("dataset.num_samples=24", "training.batch_size=8",
+                "training.max_steps=0"), launched(4, 4)))
+                .hasMessage("dataset.num_samples is 24, expected at least training.batch_size × world size (32),"
+                        + " since an epoch is made of whole global batches.");
+    }
+
+    @Test
+    void helpNamesTheWeightAndBatchFiles() {
+        CliRunner.Outcome r = CliRunner.run(null, "train", "--help");
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.out()).contains("--config", "--override", "--init-weights", "--save-weights",
+                "--save-final-weights", "--dump-batches", "aorta launch", "--comm-timeout");
     }
 
     @Test
@@ -69,13 +85,5 @@ class TrainCommandTest {
         assertThat(r.err().strip()).contains("training.batch_size is 10", "training.gradient_accumulation (4)")
                 .doesNotContain("\tat ");
         assertThat(r.out()).isEmpty();
-    }
-
-    @Test
-    void helpNamesTheWeightAndBatchFiles() {
-        CliRunner.Outcome r = CliRunner.run(null, "train", "--help");
-        assertThat(r.exitCode()).isZero();
-        assertThat(r.out()).contains("--config", "--override", "--init-weights", "--save-weights",
-                "--save-final-weights", "--dump-batches", "not built yet");
     }
 }

@@ -27,6 +27,7 @@ public final class OpContext implements AutoCloseable {
     private CublasLt cublasLt;
     private DType autocast;
     private boolean convTf32;
+    private ParameterStorage parameterStorage = ParameterStorage.OWN;
 
     public OpContext(CudaDevice device, Stream initialStream) {
         this.device = device;
@@ -78,6 +79,14 @@ public final class OpContext implements AutoCloseable {
 
     public boolean convTf32() {
         return convTf32;
+    /** Where layers made from now on put their parameters ({@link ParameterStorage#OWN} by default). */
+    public void parameterStorage(ParameterStorage storage) {
+        this.parameterStorage = storage;
+    }
+
+    /** A new fp32 parameter for op {@code op}, placed by the current {@link ParameterStorage}. */
+    public dev.aorta.model.ops.Parameter newParameter(String op, String name, int... shape) {
+        return parameterStorage.create(this, op, name, shape);
     }
 
     /** A new tensor for op {@code op}; see {@link Tensor#empty}. */

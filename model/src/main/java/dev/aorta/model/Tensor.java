@@ -195,7 +195,7 @@ public final class Tensor implements AutoCloseable {
             throw new IllegalArgumentException("copyFrom: int values into a " + dtype + " tensor");
         }
         device.makeCurrent();
-        slicedBuffer().copyFrom(values);
+        buffer.copyFrom(byteOffset(), values);
     }
 
     public void copyFrom(HostTensor h) {
@@ -237,11 +237,11 @@ public final class Tensor implements AutoCloseable {
         byte[] raw = new byte[(int) bytes()];
         if (dtype.bytes() == 2) {
             short[] halves = new short[(int) numel()];
-            slicedBuffer().copyTo(halves);
+            buffer.copyTo(byteOffset(), halves);
             java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer().put(halves);
         } else {
             int[] words = new int[(int) numel()];
-            slicedBuffer().copyTo(words);
+            buffer.copyTo(byteOffset(), words);
             java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().put(words);
         }
         return new HostTensor(dtype, shape, raw);
@@ -271,19 +271,24 @@ public final class Tensor implements AutoCloseable {
         if (dtype.bytes() == 2) {
             short[] halves = new short[raw.length / 2];
             java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer().get(halves);
-            slicedBuffer().copyFrom(halves);
+            buffer.copyFrom(byteOffset(), halves);
         } else {
             int[] words = new int[raw.length / 4];
             java.nio.ByteBuffer.wrap(raw).order(java.nio.ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(words);
-            slicedBuffer().copyFrom(words);
+            buffer.copyFrom(byteOffset(), words);
         }
     }
 
-    /** DeviceBuffer copies start at the buffer's base; an offset view is reached through a sub-buffer address. */
+    /** Where this tensor's first element is in its buffer (synchronous host transfers reach views there). */
+    private long byteOffset() {
+        return offset * dtype.bytes();
+    }
+
+    /** Asynchronous DeviceBuffer operations start at the buffer's base; they need a view that starts there too. */
     private DeviceBuffer slicedBuffer() {
         if (offset != 0) {
-            throw new UnsupportedOperationException("host transfer of a view that does not start at its buffer's"
-                    + " first element; copy it to a fresh tensor first");
+            throw new UnsupportedOperationException("asynchronous transfer or fill of a view that does not start at"
+                    + " its buffer's first element; use a kernel or a fresh tensor");
         }
         return buffer;
     }

@@ -69,6 +69,34 @@ public final class DeviceBuffer implements AutoCloseable {
         Cu.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(host), pointer, 4L * host.length));
     }
 
+    /**
+     * Synchronous copy of {@code host} into the buffer from byte {@code byteOffset} on (a tensor viewing part of a
+     * larger buffer, such as one parameter in a flat parameter buffer).
+     */
+    public void copyFrom(long byteOffset, int[] host) {
+        requireFits(byteOffset, 4L * host.length);
+        Cu.check("cuMemcpyHtoD", JCudaDriver.cuMemcpyHtoD(pointer.withByteOffset(byteOffset), Pointer.to(host),
+                4L * host.length));
+    }
+
+    public void copyTo(long byteOffset, int[] host) {
+        requireFits(byteOffset, 4L * host.length);
+        Cu.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(host), pointer.withByteOffset(byteOffset),
+                4L * host.length));
+    }
+
+    public void copyFrom(long byteOffset, short[] host) {
+        requireFits(byteOffset, 2L * host.length);
+        Cu.check("cuMemcpyHtoD", JCudaDriver.cuMemcpyHtoD(pointer.withByteOffset(byteOffset), Pointer.to(host),
+                2L * host.length));
+    }
+
+    public void copyTo(long byteOffset, short[] host) {
+        requireFits(byteOffset, 2L * host.length);
+        Cu.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(host), pointer.withByteOffset(byteOffset),
+                2L * host.length));
+    }
+
     /** Asynchronous copy from pinned host memory. */
     public void copyFromAsync(PinnedHostBuffer host, long bytes, Stream stream) {
         requireFits(bytes);
@@ -98,6 +126,13 @@ public final class DeviceBuffer implements AutoCloseable {
     public void fill8Async(byte value, long count, Stream stream) {
         requireFits(count);
         Cu.check("cuMemsetD8Async", JCudaDriver.cuMemsetD8Async(pointer, value, count, stream.handle()));
+    }
+
+    private void requireFits(long byteOffset, long n) {
+        if (byteOffset < 0) {
+            throw new IllegalArgumentException("negative byte offset " + byteOffset + " into a device buffer");
+        }
+        requireFits(byteOffset + n);
     }
 
     private void requireFits(long n) {

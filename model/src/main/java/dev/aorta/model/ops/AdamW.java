@@ -132,6 +132,22 @@ public final class AdamW implements AutoCloseable {
         ctx.kernels().launch("adamw.cu", "grad_norm_finish", 1, BLOCK, s, partial, grid, norm);
     }
 
+    /**
+     * Queues the sum of squares of this optimizer's gradients into {@link #gradNorm()}'s tensor, not yet its
+     * root: when the optimizer holds one shard of the gradients, the ranks holding the others add their sums
+     * there (an all-reduce) before {@link #finishGradNorm} takes the root of the global sum.
+     */
+    public void computeGradSumSquares(Stream s) {
+        ctx.kernels().launch("adamw.cu", "grad_sum_squares", grid, BLOCK, s, grads.address(), lengths.address(),
+                chunkTensor.address(), chunkStart.address(), partial);
+        ctx.kernels().launch("adamw.cu", "grad_sum_finish", 1, BLOCK, s, partial, grid, norm);
+    }
+
+    /** {@link #gradNorm()} becomes the square root of the (all-reduced) sum of squares it holds. */
+    public void finishGradNorm(Stream s) {
+        ctx.kernels().launch("adamw.cu", "grad_norm_from_sum", 1, 1, s, norm);
+    }
+
     /** The [1] tensor holding the last computed gradient norm. */
     public Tensor gradNorm() {
         return norm;
@@ -151,10 +167,19 @@ public final class AdamW implements AutoCloseable {
      * uses the norm divided by it.
      */
     public void step(double lr, double maxNorm, float gradScale, Stream s) {
-        t++;
         if (maxNorm > 0) {
             computeGradNorm(s);
         }
+        stepWithComputedNorm(lr, maxNorm, gradScale, s);
+    }
+
+    /**
+     * As {@link #step(double, double, float, Stream)}, but clipping with the norm already in {@link #gradNorm()}
+     * ({@link #computeGradNorm}, or a sharded optimizer's {@link #computeGradSumSquares}, all-reduce and
+     * {@link #finishGradNorm}).
+     */
+    public void stepWithComputedNorm(double lr, double maxNorm, float gradScale, Stream s) {
+        t++;
         refreshLowCopies();
         double bc1 = 1 - Math.pow(beta1, t);
         double bc2 = 1 - Math.pow(beta2, t);

@@ -67,12 +67,10 @@ public final class Conv2d implements Layer {
         this.stride = stride;
         this.pad = pad;
         float bound = Init.linearBound(ci * kh * kw);
-        this.weight = new Parameter(name + ".weight", ctx.empty(OP, name + ".weight", DType.FP32, co, ci, kh, kw),
-                ctx.empty(OP, name + ".weight grad", DType.FP32, co, ci, kh, kw));
+        this.weight = ctx.newParameter(OP, name + ".weight", co, ci, kh, kw);
         weight.load(Init.uniform(seed, weight.name(), bound, co, ci, kh, kw));
         if (withBias) {
-            this.bias = new Parameter(name + ".bias", ctx.empty(OP, name + ".bias", DType.FP32, co),
-                    ctx.empty(OP, name + ".bias grad", DType.FP32, co));
+            this.bias = ctx.newParameter(OP, name + ".bias", co);
             bias.load(Init.uniform(seed, bias.name(), bound, co));
         } else {
             this.bias = null;

@@ -26,8 +26,7 @@ public final class EmbeddingMeanPool implements Layer {
         this.ctx = ctx;
         this.vocab = vocab;
         this.dim = dim;
-        this.table = new Parameter(name + ".weight", ctx.empty(OP, name + ".weight", DType.FP32, vocab, dim),
-                ctx.empty(OP, name + ".weight grad", DType.FP32, vocab, dim));
+        this.table = ctx.newParameter(OP, name + ".weight", vocab, dim);
         table.load(Init.normal(seed, table.name(), 1f, vocab, dim));
     }
 

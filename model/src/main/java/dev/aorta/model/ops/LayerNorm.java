@@ -37,10 +37,8 @@ public final class LayerNorm implements Layer {
         this.ctx = ctx;
         this.dim = dim;
         this.eps = eps;
-        this.gamma = new Parameter(name + ".weight", ctx.empty(OP, name + ".weight", DType.FP32, dim),
-                ctx.empty(OP, name + ".weight grad", DType.FP32, dim));
-        this.beta = new Parameter(name + ".bias", ctx.empty(OP, name + ".bias", DType.FP32, dim),
-                ctx.empty(OP, name + ".bias grad", DType.FP32, dim));
+        this.gamma = ctx.newParameter(OP, name + ".weight", dim);
+        this.beta = ctx.newParameter(OP, name + ".bias", dim);
         gamma.load(Init.constant(1f, dim));
         beta.load(Init.constant(0f, dim));
     }

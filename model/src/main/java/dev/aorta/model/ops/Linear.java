@@ -55,12 +55,10 @@ public final class Linear implements Layer {
         this.ew = new Elementwise(ctx);
         this.in = in;
         this.out = out;
-        this.weight = new Parameter(weightName, ctx.empty(OP, weightName, DType.FP32, out, in),
-                ctx.empty(OP, weightName + " grad", DType.FP32, out, in));
+        this.weight = ctx.newParameter(OP, weightName, out, in);
         weight.load(Init.uniform(seed, weightName, Init.linearBound(in), out, in));
         if (biasName != null) {
-            this.bias = new Parameter(biasName, ctx.empty(OP, biasName, DType.FP32, out),
-                    ctx.empty(OP, biasName + " grad", DType.FP32, out));
+            this.bias = ctx.newParameter(OP, biasName, out);
             bias.load(Init.uniform(seed, biasName, Init.linearBound(in), out));
         } else {
             this.bias = null;

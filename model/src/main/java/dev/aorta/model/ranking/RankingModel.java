@@ -185,23 +185,40 @@ public final class RankingModel implements Layer {
 
     /**
      * Scores and loss for one batch. {@code step} picks the dropout masks (Philox offsets): backward must get
-     * the same seed and step.
+     * the same seed and step. The same as {@link #forwardStem}, {@link #forwardLayer} for every layer in order,
+     * then {@link #forwardHead}.
      */
     public void forward(Tensor dense, Tensor categorical, Tensor target, Tensor importance, Activations a, long seed,
                         long step, Stream s) {
+        forwardStem(dense, categorical, target, importance, a, s);
+        for (int i = 0; i < layers.size(); i++) {
+            forwardLayer(i, a, seed, step, s);
+        }
+        forwardHead(target, importance, a, seed, step, s);
+    }
+
+    /** The forward pass's first block (embedding and both input projections), into the first layer's input. */
+    public void forwardStem(Tensor dense, Tensor categorical, Tensor target, Tensor importance, Activations a,
+                            Stream s) {
         checkInputs(dense, categorical, target, importance);
-        int rows = cfg.rows();
-        embedding.forward(categorical.view(rows, cfg.sparseFeatures()), a.pooled, s);
+        embedding.forward(categorical.view(cfg.rows(), cfg.sparseFeatures()), a.pooled, s);
         denseProjection.forward(denseFlat(dense), a.denseRepr, s);
         embeddingProjection.forward(a.pooled.view(cfg.batch(), cfg.seq(), cfg.embeddingDim()), a.embedRepr, s);
         ew.residualAdd(a.denseRepr, a.embedRepr, a.xs[0], s);
+    }
+
+    /** Encoder layer {@code i}'s forward pass, after layer i − 1's (or the stem's). */
+    public void forwardLayer(int i, Activations a, long seed, long step, Stream s) {
         // each layer's output (a layer norm's) but the last is also written rounded for the next layer's
         // in-projection; the first layer's input is a sum and gets cast there (copies are allocated on first get)
         int n = layers.size();
-        for (int i = 0; i < n; i++) {
-            layers.get(i).forward(a.xs[i], i == 0 ? null : a.xsLow[i].get(), a.xs[i + 1],
-                    i + 1 < n ? a.xsLow[i + 1].get() : null, a.layerActs.get(i), seed, dropoutOffset(step, i), s);
-        }
+        layers.get(i).forward(a.xs[i], i == 0 ? null : a.xsLow[i].get(), a.xs[i + 1],
+                i + 1 < n ? a.xsLow[i + 1].get() : null, a.layerActs.get(i), seed, dropoutOffset(step, i), s);
+    }
+
+    /** The final norm, the scorer and the loss, after the last layer's forward pass. */
+    public void forwardHead(Tensor target, Tensor importance, Activations a, long seed, long step, Stream s) {
+        int rows = cfg.rows();
         Tensor normOutLow = a.normOutLow.get();
         norm.forward(a.xs[layers.size()], a.normOut, normOutLow, a.mean, a.rstd, s);
         Tensor hiddenLow = cfg.dropout() > 0 ? null : a.hiddenLow.get(); // dropout would change hidden after
@@ -213,10 +230,23 @@ public final class RankingModel implements Layer {
         bce.forward(flat(a.scores), flat(target), flat(importance).view(rows), null, a.loss, s);
     }
 
-    /** Parameter gradients accumulate (as in PyTorch; see {@link #zeroGrad}); d loss = {@code dloss}. */
+    /**
+     * Parameter gradients accumulate (as in PyTorch; see {@link #zeroGrad}); d loss = {@code dloss}. The same as
+     * {@link #backwardHead}, {@link #backwardLayer} for every layer from the last, then {@link #backwardStem}.
+     */
     public void backward(Tensor dense, Tensor categorical, Tensor target, Tensor importance, float dloss,
                          Activations a, long seed, long step, Stream s) {
         checkInputs(dense, categorical, target, importance);
+        backwardHead(target, importance, dloss, a, seed, step, s);
+        for (int i = layers.size() - 1; i >= 0; i--) {
+            backwardLayer(i, a, seed, step, s);
+        }
+        backwardStem(dense, categorical, a, s);
+    }
+
+    /** The head's backward pass (loss, scorer, final norm), into the gradient of the last layer's output. */
+    public void backwardHead(Tensor target, Tensor importance, float dloss, Activations a, long seed, long step,
+                             Stream s) {
         int rows = cfg.rows();
         bce.backward(flat(a.scores), flat(target), flat(importance).view(rows), null, dloss, flat(a.dscores), s);
         scorerOut.backward(a.hidden, a.dscores, a.dhidden, s);
@@ -224,18 +254,28 @@ public final class RankingModel implements Layer {
             ew.dropout(a.dhidden, a.dhidden, cfg.dropout(), seed, scorerDropoutOffset(step), s);
         }
         scorerIn.backwardGelu(a.normOut, a.pre, a.dhidden, a.dnorm, s);
-        Tensor dout = a.dx0;
-        norm.backward(a.xs[layers.size()], a.mean, a.rstd, a.dnorm, dout, s);
-        for (int i = layers.size() - 1; i >= 0; i--) {
-            Tensor dx = dout == a.dx0 ? a.dx1 : a.dx0;
-            layers.get(i).backward(a.xs[i], dout, dx, a.layerActs.get(i), seed, dropoutOffset(step, i), s);
-            dout = dx;
-        }
+        norm.backward(a.xs[layers.size()], a.mean, a.rstd, a.dnorm, dActivation(a, layers.size()), s);
+    }
+
+    /** Encoder layer {@code i}'s backward pass, after layer i + 1's (or the head's). */
+    public void backwardLayer(int i, Activations a, long seed, long step, Stream s) {
+        layers.get(i).backward(a.xs[i], dActivation(a, i + 1), dActivation(a, i), a.layerActs.get(i), seed,
+                dropoutOffset(step, i), s);
+    }
+
+    /** The stem's backward pass, after the first layer's. */
+    public void backwardStem(Tensor dense, Tensor categorical, Activations a, Stream s) {
+        Tensor dout = dActivation(a, 0);
         // x0 = dense_repr + embed_repr: dout reaches both projections; the dense input needs no gradient
         denseProjection.backward(denseFlat(dense), dout, null, s);
         embeddingProjection.backward(a.pooled.view(cfg.batch(), cfg.seq(), cfg.embeddingDim()), dout,
                 a.dpooled.view(cfg.batch(), cfg.seq(), cfg.embeddingDim()), s);
-        embedding.backward(categorical.view(rows, cfg.sparseFeatures()), a.dpooled, s);
+        embedding.backward(categorical.view(cfg.rows(), cfg.sparseFeatures()), a.dpooled, s);
+    }
+
+    /** The gradient of encoder input j (j = layers: the last layer's output): two buffers, alternating. */
+    private Tensor dActivation(Activations a, int j) {
+        return (layers.size() - j) % 2 == 0 ? a.dx0 : a.dx1;
     }
 
     /** Encoder layer i's dropout offset at {@code step} (each layer draws 4 Philox offsets per offset unit). */

@@ -16,6 +16,10 @@ import java.util.function.IntConsumer;
  * loader that drops the last partial batch). While the caller uses micro-batch n, micro-batches n + 1 … n + S − 1
  * (S slots) are being generated.
  *
+ * <p>Under data parallelism each rank loads its own part of the data, as torch's DistributedSampler without
+ * shuffling: rank r of W takes the micro-batches r, W + r, 2W + r, … of the stream above, so that together the
+ * ranks read the epoch's first {@code samplesPerEpoch} samples once each.
+ *
  * <p>A slot is refilled only after {@code awaitSlotFree} returns for it, on the caller's thread: the GPU trainer
  * waits there for the copy out of the slot's page-locked memory to finish.
  */
@@ -23,6 +27,8 @@ public final class BatchLoader implements AutoCloseable {
     private final SyntheticRankingDataset dataset;
     private final int microBatch;
     private final long samplesPerEpoch;
+    private final int rank;
+    private final int worldSize;
     private final List<? extends BatchSlot> slots;
     private final IntConsumer awaitSlotFree;
     private final ExecutorService workers;
@@ -35,6 +41,18 @@ public final class BatchLoader implements AutoCloseable {
 
     public BatchLoader(SyntheticRankingDataset dataset, int microBatch, long samplesPerEpoch,
                        List<? extends BatchSlot> slots, int workerCount, IntConsumer awaitSlotFree) {
+        this(dataset, microBatch, samplesPerEpoch, slots, workerCount, awaitSlotFree, 0, 1);
+    }
+
+    /** Rank {@code rank} of {@code worldSize}'s loader; {@code samplesPerEpoch} counts every rank's samples. */
+    public BatchLoader(SyntheticRankingDataset dataset, int microBatch, long samplesPerEpoch,
+                       List<? extends BatchSlot> slots, int workerCount, IntConsumer awaitSlotFree, int rank,
+                       int worldSize) {
+        if (worldSize < 1 || rank < 0 || rank >= worldSize) {
+            throw new IllegalArgumentException("batch loader: rank " + rank + " of a world of " + worldSize);
+        }
+        this.rank = rank;
+        this.worldSize = worldSize;
         if (slots.isEmpty() || microBatch < 1 || samplesPerEpoch < microBatch) {
             throw new IllegalArgumentException("batch loader: need a slot, a micro-batch of at least 1 and an epoch"
                     + " of at least one micro-batch; got " + slots.size() + " slots, " + microBatch + ", "
@@ -59,9 +77,9 @@ public final class BatchLoader implements AutoCloseable {
         }
     }
 
-    /** The dataset index of row {@code row} of micro-batch {@code n}. */
+    /** The dataset index of row {@code row} of this rank's micro-batch {@code n}. */
     public long sampleIndex(long n, int row) {
-        return (n * microBatch + row) % samplesPerEpoch;
+        return ((n * worldSize + rank) * microBatch + row) % samplesPerEpoch;
     }
 
     /**

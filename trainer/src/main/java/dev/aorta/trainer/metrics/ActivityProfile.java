@@ -1,7 +1,8 @@
 package dev.aorta.trainer.metrics;
 
-import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.ActivityClass;
+import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.trainer.schedule.StreamRole;
 
 import java.util.ArrayList;
@@ -18,6 +19,9 @@ import java.util.Map;
  * are not the trainer's schedule and are left out, counted in the returned {@link Built#unmappedRecords()}.
  */
 public final class ActivityProfile {
+    /** NCCL's kernels are ordinary kernel records for CUPTI; the metrics library tells them apart by name. */
+    private static final ActivityClassifier COLLECTIVES = ActivityClassifier.defaults();
+
     private ActivityProfile() {
     }
 
@@ -53,7 +57,7 @@ public final class ActivityProfile {
                 continue;
             }
             ranges.add(new DeviceRange(role, a.name(), a.startNs() - t0, a.endNs() - t0,
-                    a.kind() == ActivityKind.COLLECTIVE, Map.of("kind", a.kind().name().toLowerCase(Locale.ROOT))));
+                    COLLECTIVES.classify(a) == ActivityClass.COMMUNICATION, Map.of("kind", a.kind().name().toLowerCase(Locale.ROOT))));
         }
         ranges.sort((x, y) -> Long.compare(x.startNs(), y.startNs()));
         List<DeviceMarker> markers = List.of(

@@ -5,15 +5,20 @@ import java.util.List;
 
 /**
  * The parameters of one sharding unit laid end to end in one flat fp32 buffer: each parameter starts at a multiple
- * of {@link #ALIGN_ELEMENTS} (so every view is 16-byte aligned for vectorised kernels), and the buffer is padded
+ * of {@link #ALIGN_ELEMENTS} (so that every view into the buffer is aligned as a separately allocated tensor's
+ * operand is expected to be, see there), and the buffer is padded
  * to a multiple of {@code groupSize · ALIGN_ELEMENTS} so that it splits into {@code groupSize} equal, aligned
  * shards. Shard g (the rank with index g in its shard group) owns elements [g·shard, (g+1)·shard).
  *
  * @param layer the encoder layer, or -1 for the root unit (stem and head, which FSDP's root wraps)
  */
 public record FlatUnit(String name, int layer, List<Slot> slots, long paddedNumel, long shardNumel) {
-    /** 16 bytes of fp32. */
-    public static final int ALIGN_ELEMENTS = 4;
+    /**
+     * 256 bytes of fp32: cuBLASLt's heuristics assume operands aligned to 256 bytes unless told otherwise
+     * (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES), and the model's GEMMs read and write parameters and their
+     * gradients in place; the vectorised kernels need 16.
+     */
+    public static final int ALIGN_ELEMENTS = 64;
 
     /** A parameter's place in the flat buffer. */
     public record Slot(ParameterSpec param, long offset) {

@@ -189,6 +189,30 @@ class SyntheticRankingDatasetTest {
         }
     }
 
+    @Test
+    void theRanksOfAWorldReadEverySampleOfTheEpochOnceBetweenThem() {
+        SyntheticRankingDataset ds = new SyntheticRankingDataset(config(false));
+        int world = 3;
+        List<Long> read = new ArrayList<>();
+        for (int rank = 0; rank < world; rank++) {
+            List<ArraySlot> slots = List.of(new ArraySlot(ds), new ArraySlot(ds));
+            // an epoch of 24 samples over 3 ranks: two micro-batches of 4 per rank
+            try (BatchLoader loader = new BatchLoader(ds, 4, 24, slots, 1, slot -> { }, rank, world)) {
+                for (long n = 0; n < 2; n++) {
+                    ArraySlot slot = (ArraySlot) loader.acquire(n);
+                    for (int row = 0; row < 4; row++) {
+                        long index = loader.sampleIndex(n, row);
+                        assertThat(index).as("rank %d micro-batch %d row %d", rank, n, row)
+                                .isEqualTo((n * world + rank) * 4 + row);
+                        assertThat(slot.rows.get(row).dense()).containsExactly(sample(ds, index).dense());
+                        read.add(index);
+                    }
+                }
+            }
+        }
+        assertThat(read).containsExactlyInAnyOrderElementsOf(java.util.stream.LongStream.range(0, 24).boxed().toList());
+    }
+
     /** Rows kept as copies. */
     private static final class ArraySlot implements BatchSlot {
         final Map<Integer, Sample> rows = new ConcurrentHashMap<>();

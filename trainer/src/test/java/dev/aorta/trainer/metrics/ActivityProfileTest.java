@@ -45,4 +45,20 @@ class ActivityProfileTest {
         assertThat(o.perStreamMs().get(StreamRole.COMPUTE)).isCloseTo(0.6, within(1e-9));
         assertThat(o.perStreamMs().get(StreamRole.AUX)).isCloseTo(0.498, within(1e-9));
     }
+
+    @Test
+    void ncclKernelsAreCollectivesOnWhicheverStreamTheyRan() {
+        List<DeviceActivity> records = List.of(
+                a(ActivityKind.MEMSET, "memset", COMPUTE, 0, 1_000),
+                a(ActivityKind.KERNEL, "ncclDevKernel_AllGather_RING_LL", AUX, 2_000, 9_000),
+                a(ActivityKind.KERNEL, "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", COMPUTE, 10_000, 12_000),
+                a(ActivityKind.KERNEL, "gemm", COMPUTE, 3_000, 8_000),
+                a(ActivityKind.MEMSET, "memset", COMPUTE, 20_000, 21_000));
+        StepProfile p = ActivityProfile.of(0, records, Map.of(COMPUTE, StreamRole.COMPUTE, AUX, StreamRole.AUX))
+                .profile();
+        assertThat(p.ranges()).filteredOn(DeviceRange::collective).extracting(DeviceRange::tag)
+                .containsExactly("ncclDevKernel_AllGather_RING_LL", "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL");
+        // the gemm runs under the gather: 5 µs of compute overlapped by communication
+        assertThat(p.overlap().computeCommMs()).isCloseTo(0.005, within(1e-9));
+    }
 }

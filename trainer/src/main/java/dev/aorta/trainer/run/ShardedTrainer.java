@@ -1,0 +1,358 @@
+package dev.aorta.trainer.run;
+
+import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.gpu.cuda.CudaDevice;
+import dev.aorta.gpu.cuda.Event;
+import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.gpu.cupti.CuptiTracer;
+import dev.aorta.gpu.nccl.Nccl;
+import dev.aorta.gpu.nccl.NcclComm;
+import dev.aorta.model.DType;
+import dev.aorta.model.HostTensor;
+import dev.aorta.model.LossScaler;
+import dev.aorta.model.OpContext;
+import dev.aorta.model.ParameterFile;
+import dev.aorta.model.ParameterStorage;
+import dev.aorta.model.ops.AdamW;
+import dev.aorta.model.ranking.RankingModel;
+import dev.aorta.trainer.config.ConfigException;
+import dev.aorta.trainer.config.TrainerConfig;
+import dev.aorta.trainer.config.TrainingConfig.MixedPrecision;
+import dev.aorta.trainer.data.BatchLoader;
+import dev.aorta.trainer.data.SyntheticRankingDataset;
+import dev.aorta.trainer.loop.LearningRate;
+import dev.aorta.trainer.metrics.ActivityProfile;
+import dev.aorta.trainer.metrics.MetricsJsonlWriter;
+import dev.aorta.trainer.metrics.StepOverlap;
+import dev.aorta.trainer.metrics.StepRecord;
+import dev.aorta.trainer.plan.Collective;
+import dev.aorta.trainer.plan.FlatUnit;
+import dev.aorta.trainer.plan.MemoryEstimate;
+import dev.aorta.trainer.plan.MemoryFit;
+import dev.aorta.trainer.plan.ModelParameters;
+import dev.aorta.trainer.plan.ParallelMode;
+import dev.aorta.trainer.plan.ShardingPlan;
+import dev.aorta.trainer.schedule.OpKind;
+import dev.aorta.trainer.schedule.ScheduledOp;
+import dev.aorta.trainer.schedule.StepSchedule;
+import dev.aorta.trainer.schedule.StreamRole;
+import dev.aorta.trainer.step.RankLayout;
+import dev.aorta.trainer.step.StepExecutor;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * {@code aorta train} as one rank of a data-parallel run over NCCL (any world size, one included): the sharding
+ * plan and step schedule of the configured mode, issued each step by {@link StepExecutor} on the four streams,
+ * with the model computing from views into the flat unit buffers ({@link FlatParameters}) and AdamW on the rank's
+ * own parameters. Each rank reads its own micro-batches ({@link BatchLoader}'s rank split), writes
+ * {@code rank_<rr>_metrics.jsonl} with CUPTI device times, and rank 0 prints the progress lines.
+ *
+ * <p>With one rank every FSDP strategy is no_shard (as FSDP): no collective is issued, and the step computes
+ * exactly what {@link SingleGpuTrainer} does (the same kernels on the same parameter tensors, in the same order).
+ *
+ * <p>While the host waits for a step's end, a watcher polls the communicators' asynchronous errors every
+ * {@value #WATCH_MS} ms; on one it aborts them, which releases the wait, and the run fails naming the rank and
+ * NCCL's error. A peer that dies is the launcher's to handle: it stops every rank (docs/trainer.md).
+ */
+public final class ShardedTrainer {
+    static final long WATCH_MS = 100;
+
+    private ShardedTrainer() {
+    }
+
+    /** The plan this rank's run uses: the configured mode for the world, hybrid groups from the node's size. */
+    public static ShardingPlan plan(TrainerConfig cfg, int worldSize, int localWorldSize) {
+        return ShardingPlan.forRun(cfg, worldSize, localWorldSize);
+    }
+
+    /** Optimizer steps in an epoch of a world: whole global batches (every rank's batch_size) only. */
+    public static int stepsPerEpoch(TrainerConfig cfg, int worldSize) {
+        long global = (long) cfg.training().batchSize() * worldSize;
+        int steps = (int) (cfg.dataset().numSamples() / global);
+        if (steps == 0) {
+            throw new ConfigException("dataset.num_samples is " + cfg.dataset().numSamples() + ", expected at least"
+                    + " training.batch_size × world size (" + global + "), since an epoch is made of whole global"
+                    + " batches.");
+        }
+        return steps;
+    }
+
+    /** Optimizer steps the run plans: {@code training.max_steps}, or {@code epochs} whole epochs when it is 0. */
+    public static int plannedSteps(TrainerConfig cfg, int worldSize) {
+        int max = cfg.training().maxSteps();
+        return max > 0 ? max : Math.multiplyExact(cfg.training().epochs(), stepsPerEpoch(cfg, worldSize));
+    }
+
+    public static TrainResult run(TrainerConfig cfg, RankContext rc, TrainOptions opts, PrintStream out,
+                                  StopSignal stop) throws IOException {
+        if (opts.dumpBatches() != null) {
+            throw new ConfigException("--dump-batches is for the one-GPU trainer's PyTorch replay; this run is rank "
+                    + rc.rank() + " of a data-parallel run (aorta launch), whose batches are split over the ranks.");
+        }
+        int perEpoch = stepsPerEpoch(cfg, rc.worldSize());
+        int planned = plannedSteps(cfg, rc.worldSize());
+        int k = cfg.training().gradientAccumulation();
+        int micro = cfg.training().microBatchSize();
+        long seed = cfg.dataset().seed();
+        ShardingPlan plan = plan(cfg, rc.worldSize(), rc.localWorldSize());
+        StepSchedule schedule = StepSchedule.of(plan, cfg);
+        RankLayout layout = new RankLayout(plan, rc.rank());
+        SyntheticRankingDataset dataset = new SyntheticRankingDataset(cfg.dataset());
+        LearningRate learningRate = new LearningRate(cfg.optimizer(), cfg.scheduler());
+        MixedPrecision precision = cfg.training().mixedPrecision();
+        ConcurrentLinkedQueue<DeviceActivity> records = new ConcurrentLinkedQueue<>();
+        List<AutoCloseable> owned = new ArrayList<>();
+        CuptiTracer tracer = null;
+        int steps = 0;
+        double firstLoss = Double.NaN;
+        double lastLoss = Double.NaN;
+        double[] stepMs = new double[planned];
+        Path outputDir = Path.of(cfg.training().outputDir());
+        Path metricsFile = MetricsJsonlWriter.fileFor(outputDir, rc.rank());
+        long loopStart = 0;
+        long loopEnd = 0;
+        boolean log = rc.rank() == 0;
+        Throwable failure = null;
+        try (CudaDevice device = CudaDevice.open(rc.localRank());
+             TrainStreams streams = new TrainStreams(device, cfg.distributed().streamPriorities())) {
+            String deviceName = "GPU " + rc.localRank() + " (" + device.info().name() + ") of rank " + rc.rank();
+            MemoryFit.requireFits(MemoryEstimate.of(plan, cfg), device.driverMemoryInfo()[0], deviceName);
+            Stream compute = streams.get(StreamRole.COMPUTE);
+            OpContext ctx = new OpContext(device, compute);
+            owned.add(ctx);
+            ctx.autocast(switch (precision) {
+                case BF16 -> DType.BF16;
+                case FP16 -> DType.FP16;
+                case NONE -> null;
+            });
+            FlatParameters flat = new FlatParameters(ctx, layout, compute);
+            owned.add(flat);
+            device.makeCurrent(); // NCCL binds a communicator to the device current on the calling thread
+            NcclComm world = Nccl.get().initRank(rc.worldId(), rc.worldSize(), rc.rank());
+            NcclCollectives collectives = new NcclCollectives(world, plan, rc.rank(), streams, flat);
+            try {
+                ctx.parameterStorage(flat);
+                RankingModel model = new RankingModel(ctx, SingleGpuTrainer.rankingConfig(cfg), seed);
+                ctx.parameterStorage(ParameterStorage.OWN);
+                flat.requireEveryParameterCreated();
+                owned.add(model);
+                if (opts.initWeights() != null) {
+                    model.loadFrom(opts.initWeights(), ParameterFile.read(opts.initWeights()));
+                }
+                if (opts.saveWeights() != null && log) {
+                    Map<String, HostTensor> w = new LinkedHashMap<>();
+                    model.exportTo(w);
+                    AtomicFiles.writeParameters(opts.saveWeights(), w);
+                }
+                device.synchronize();
+                flat.keepOwnShards();
+                AdamW opt = new AdamW(ctx, flat.optimizerParameters(model.parameters()), cfg.optimizer().betas().get(0),
+                        cfg.optimizer().betas().get(1), cfg.optimizer().eps(), cfg.optimizer().weightDecay(), compute);
+                owned.add(opt);
+                flat.gradNorm(opt.gradNorm());
+                LossScaler scaler = precision == MixedPrecision.FP16 ? LossScaler.torchDefaults() : null;
+
+                DeviceBatch[] deviceBatches = new DeviceBatch[2];
+                for (int i = 0; i < deviceBatches.length; i++) {
+                    deviceBatches[i] = new DeviceBatch(ctx, micro, dataset.shape());
+                    owned.add(deviceBatches[i]);
+                }
+                int slotCount = Math.max(2, cfg.dataloader().numWorkers() + 1);
+                List<PinnedBatch> slots = new ArrayList<>();
+                Event[] copied = new Event[slotCount];
+                boolean[] copyIssued = new boolean[slotCount];
+                for (int i = 0; i < slotCount; i++) {
+                    slots.add(new PinnedBatch(device, micro, dataset.shape()));
+                    copied[i] = device.createEvent(false);
+                    owned.addAll(List.of(slots.get(i), copied[i]));
+                }
+                BatchLoader loader = new BatchLoader(dataset, micro,
+                        (long) perEpoch * cfg.training().batchSize() * rc.worldSize(), slots,
+                        cfg.dataloader().numWorkers(), slot -> {
+                            if (copyIssued[slot]) {
+                                copied[slot].synchronize();
+                            }
+                        }, rc.rank(), rc.worldSize());
+                owned.add(loader);
+                CudaRankDevice rank = new CudaRankDevice(device, streams, model, flat, opt, scaler, loader, copied,
+                        copyIssued, deviceBatches, seed, k, cfg.training().gradClipNorm());
+                owned.add(rank);
+                StepExecutor executor = new StepExecutor(schedule, layout, rank, collectives);
+
+                tracer = CuptiTracer.start(records::add, null, 0, false);
+                for (StreamRole role : StreamRole.values()) {
+                    tracer.registerStream(device.contextAddress(), streams.get(role).address());
+                }
+                Map<Long, StreamRole> roles = streams.rolesByAddress();
+                device.synchronize();
+                tracer.flush();
+                records.clear(); // set-up work (weights, shards, moments) is no step's
+                if (log) {
+                    out.printf(Locale.ROOT, "rank 0 of %d: %s, shard groups of %d, %d units, %d collectives per step%n",
+                            rc.worldSize(), plan.mode().name().toLowerCase(Locale.ROOT), plan.shardGroupSize(),
+                            plan.units().size(), schedule.ops().stream().filter(o -> o.isCollective()).count());
+                }
+                try (MetricsJsonlWriter writer = MetricsJsonlWriter.open(outputDir, rc.rank())) {
+                    loopStart = System.nanoTime();
+                    for (int s = 0; s < planned && stop.received() == null; s++) {
+                        long t0 = System.nanoTime();
+                        double lr = learningRate.at(s);
+                        rank.prepare(s, lr);
+                        executor.issueStep();
+                        awaitStepEnd(rank.end(), collectives, rc, s);
+                        stepMs[s] = (System.nanoTime() - t0) / 1e6;
+                        loopEnd = System.nanoTime();
+
+                        double loss = rank.loss();
+                        double gradNorm = rank.gradNorm();
+                        tracer.flush();
+                        List<DeviceActivity> stepRecords = new ArrayList<>();
+                        for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
+                            stepRecords.add(a);
+                        }
+                        ActivityProfile.Built built = ActivityProfile.of(s, stepRecords, roles);
+                        writer.write(new StepRecord(rc.rank(), rc.worldSize(), s / perEpoch, s % perEpoch, s, loss,
+                                gradNorm, lr, built.profile(), stepMs[s], StepRecord.DeviceTimeSource.CUPTI));
+                        if (s == 0) {
+                            firstLoss = loss;
+                        }
+                        lastLoss = loss;
+                        steps = s + 1;
+                        if (log && (s % cfg.training().logInterval() == 0 || s == planned - 1)) {
+                            StepOverlap o = built.profile().overlap();
+                            out.printf(Locale.ROOT, "step %d/%d  loss %.6f  lr %.3e  grad_norm %.4f%s  step %.2f ms"
+                                            + "  device %.2f ms (compute %.2f, allreduce %.2f, reducescatter %.2f,"
+                                            + " aux %.2f, overlap compute_comm %.2f)%n",
+                                    s, planned, loss, lr, gradNorm, rank.applied() ? "" : " (overflow: step skipped)",
+                                    stepMs[s], built.profile().totalNs() / 1e6, o.perStreamMs().get(StreamRole.COMPUTE),
+                                    o.perStreamMs().get(StreamRole.ALLREDUCE),
+                                    o.perStreamMs().get(StreamRole.REDUCESCATTER), o.perStreamMs().get(StreamRole.AUX),
+                                    o.computeCommMs());
+                        }
+                    }
+                }
+                if (opts.saveFinalWeights() != null) {
+                    gatherAll(schedule, layout, collectives, streams);
+                    device.synchronize();
+                    if (log) {
+                        Map<String, HostTensor> w = new LinkedHashMap<>();
+                        model.exportTo(w);
+                        AtomicFiles.writeParameters(opts.saveFinalWeights(), w);
+                    }
+                }
+            } catch (RuntimeException | IOException e) {
+                collectives.abortAll(); // no rank may wait for this one's collectives (the others fail too)
+                throw e;
+            } finally {
+                collectives.close(); // before the device's context goes; no-op after an abort
+            }
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
+        } finally {
+            release(tracer, owned, rc.rank(), failure);
+        }
+        double[] done = Arrays.copyOf(stepMs, steps);
+        Arrays.sort(done);
+        double median = steps == 0 ? Double.NaN : done[steps / 2];
+        return new TrainResult(steps, planned, firstLoss, lastLoss, median, (loopEnd - loopStart) / 1e9,
+                stop.received(), metricsFile);
+    }
+
+    /**
+     * Stops the tracer and closes what the run made, last made first. When the run failed, a release that fails
+     * too (the device may be unusable after an aborted collective) is attached to that failure rather than hiding it.
+     */
+    private static void release(CuptiTracer tracer, List<AutoCloseable> owned, int rank, Throwable failure) {
+        List<AutoCloseable> all = new ArrayList<>();
+        if (tracer != null) {
+            all.add(tracer::stop);
+        }
+        all.addAll(owned.reversed());
+        for (AutoCloseable c : all) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                if (failure != null) {
+                    failure.addSuppressed(e);
+                } else {
+                    throw new IllegalStateException("rank " + rank + ": releasing " + c + " failed: " + e.getMessage(),
+                            e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Waits for the step's end event while a watcher polls NCCL's asynchronous errors and the time; on an error, or
+     * when the step has not ended within {@code --comm-timeout} (a peer died or hangs), it aborts the communicators,
+     * which ends the wait, and the step fails naming the rank and the reason.
+     */
+    private static void awaitStepEnd(Event end, NcclCollectives collectives, RankContext rc, int step) {
+        AtomicReference<String> failure = new AtomicReference<>();
+        long deadline = System.nanoTime() + rc.commTimeout().toNanos();
+        Thread watcher = Thread.ofPlatform().daemon().name("aorta-nccl-watch").start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                Optional<String> e = collectives.asyncError();
+                if (e.isEmpty() && System.nanoTime() > deadline) {
+                    e = Optional.of("rank " + rc.rank() + ": the step did not end within --comm-timeout "
+                            + rc.commTimeout().toSeconds() + " s: a peer rank died or hangs in a collective");
+                }
+                if (e.isPresent()) {
+                    failure.set(e.get());
+                    collectives.abortAll();
+                    return;
+                }
+                try {
+                    Thread.sleep(WATCH_MS);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        });
+        RuntimeException waitFailed = null;
+        try {
+            end.synchronize();
+        } catch (RuntimeException e) {
+            waitFailed = e;
+        } finally {
+            watcher.interrupt();
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException(failure.get() + " (step " + step + "); communicators aborted", waitFailed);
+        }
+        if (waitFailed != null) {
+            throw new IllegalStateException("rank " + rc.rank() + ": step " + step + " failed on the device: "
+                    + waitFailed.getMessage(), waitFailed);
+        }
+    }
+
+    /**
+     * Every unit gathered into its buffer after the last step's optimizer, on the gathers' stream, so that the
+     * model's views hold every current value (for --save-final-weights).
+     */
+    private static void gatherAll(StepSchedule schedule, RankLayout layout, NcclCollectives collectives,
+                                  TrainStreams streams) {
+        if (!layout.sharded()) {
+            return;
+        }
+        ScheduledOp gather = schedule.ops().stream().filter(o -> o.kind() == OpKind.ALL_GATHER).findFirst()
+                .orElseThrow(() -> new IllegalStateException("a sharded schedule without gathers"));
+        for (FlatUnit unit : layout.plan().units()) {
+            collectives.allGather(gather, layout.ownedParams(unit), layout.gathered(unit), Collective.Group.SHARD);
+        }
+        streams.get(gather.stream()).synchronize();
+    }
+}
