@@ -29,25 +29,33 @@ public record SampledBusyTime(long launches, int sampled, double busyNs, double 
      */
     public static SampledBusyTime of(long launches, double[] durationsNs) {
         int n = durationsNs.length;
-        if (n == 0 || launches < n) {
-            throw new IllegalArgumentException("a busy-time estimate needs 1 to " + launches + " sampled durations of "
-                    + launches + " launches, got " + n);
-        }
         double sum = 0;
         for (double d : durationsNs) {
             sum += d;
         }
-        double mean = sum / n;
-        double busy = launches * mean;
-        if (n == 1) {
-            return new SampledBusyTime(launches, 1, busy, Double.NaN, Double.NaN);
-        }
+        double mean = n == 0 ? 0 : sum / n;
         double squares = 0;
         for (double d : durationsNs) {
             squares += (d - mean) * (d - mean);
         }
-        double s = Math.sqrt(squares / (n - 1));
-        double standardError = launches * s / Math.sqrt(n) * Math.sqrt(1 - (double) n / launches);
+        return of(launches, n, mean, n < 2 ? 0 : Math.sqrt(squares / (n - 1)));
+    }
+
+    /**
+     * From the sample's moments, for callers that keep running sums rather than every duration.
+     *
+     * @param sdNs the sample standard deviation s (divisor n − 1); ignored when n = 1
+     */
+    public static SampledBusyTime of(long launches, int n, double meanNs, double sdNs) {
+        if (n == 0 || launches < n) {
+            throw new IllegalArgumentException("a busy-time estimate needs 1 to " + launches + " sampled durations of "
+                    + launches + " launches, got " + n);
+        }
+        double busy = launches * meanNs;
+        if (n == 1) {
+            return new SampledBusyTime(launches, 1, busy, Double.NaN, Double.NaN);
+        }
+        double standardError = launches * sdNs / Math.sqrt(n) * Math.sqrt(1 - (double) n / launches);
         double half = t975(n - 1) * standardError;
         return new SampledBusyTime(launches, n, busy, Math.max(0, busy - half), busy + half);
     }
