@@ -13,9 +13,11 @@ import dev.aorta.agent.config.AgentOptions;
 import dev.aorta.agent.config.OptionsException;
 import dev.aorta.agent.device.CuptiLoader;
 import dev.aorta.agent.device.DeviceActivitySource;
+import dev.aorta.agent.device.BothSources;
 import dev.aorta.agent.device.EventPairSampler;
 import dev.aorta.agent.pipeline.Drainer;
 import dev.aorta.agent.pipeline.Pipeline;
+import dev.aorta.agent.pipeline.SampledKernelComparison;
 import dev.aorta.agent.pipeline.WindowRecords;
 import dev.aorta.agent.plugins.IterationMarkerPlugin;
 import dev.aorta.agent.recorder.CallTable;
@@ -113,7 +115,7 @@ public final class AgentInstaller {
         Pipeline pipeline = Pipeline.start(options, System.getenv());
         Drainer drainer = pipeline.drainer();
         AgentInstaller.drainer = drainer;
-        drainer.deviceSource(startDeviceSource(options, drainer, pipeline.rank()));
+        drainer.deviceSource(startDeviceSource(options, drainer, pipeline));
         startCapture(options, drainer, pipeline.rank());
 
         PluginFolder.install(PluginFolder.ofThisAgent(), inst);
@@ -154,7 +156,8 @@ public final class AgentInstaller {
         }
     }
 
-    private static DeviceActivitySource startDeviceSource(AgentOptions options, Drainer drainer, int rank) {
+    private static DeviceActivitySource startDeviceSource(AgentOptions options, Drainer drainer, Pipeline pipeline) {
+        int rank = pipeline.rank();
         AgentOptions.DeviceSource mode = options.deviceSource();
         if (mode == AgentOptions.DeviceSource.NONE) {
             AgentLog.info("device activity: none (device-activity=none); host-side API timing only");
@@ -178,10 +181,18 @@ public final class AgentInstaller {
                     drainer.submit(anchor);
                 }
             });
+            if (cupti.source() != null && mode == AgentOptions.DeviceSource.VALIDATE) {
+                return validating(cupti.source(), options, rank, pipeline.comparison());
+            }
             if (cupti.source() != null) {
                 return cupti.source();
             }
             whyNotCupti = cupti.whyNot();
+            if (mode == AgentOptions.DeviceSource.VALIDATE) {
+                AgentLog.error("device-activity=validate needs CUPTI (" + whyNotCupti + "), so nothing can be compared;"
+                        + " device activity: none");
+                return DeviceActivitySource.NONE;
+            }
             if (mode == AgentOptions.DeviceSource.CUPTI) {
                 AgentLog.info("device activity: none (" + whyNotCupti + "; device-activity=cupti); host-side API timing only");
                 return DeviceActivitySource.NONE;
@@ -195,6 +206,20 @@ public final class AgentInstaller {
         AgentLog.info("device activity: sampled event pairs around every " + options.sampleEvery()
                 + "th kernel launch (" + whyNotCupti + ")");
         return EventPairSampler.install(options.sampleEvery(), rank, drainer::submit);
+    }
+
+    /** CUPTI for the records, plus event pairs whose samples only go to the comparison with CUPTI's. */
+    private static DeviceActivitySource validating(DeviceActivitySource cupti, AgentOptions options, int rank,
+                                                   SampledKernelComparison comparison) {
+        if (ClassLoader.getSystemResource("jcuda/driver/JCudaDriver.class") == null) {
+            AgentLog.error("device-activity=validate: sampled event pairs need JCuda, which is not on the class path;"
+                    + " CUPTI alone, nothing to compare");
+            return cupti;
+        }
+        AgentLog.info("device activity: CUPTI, and sampled event pairs around every " + options.sampleEvery()
+                + "th kernel launch of each stream compared with it (device-activity=validate; the comparison is"
+                + " logged at exit)");
+        return new BothSources(cupti, EventPairSampler.install(options.sampleEvery(), rank, comparison::sample));
     }
 
     private static void installBinder(AgentOptions options, Drainer drainer) {

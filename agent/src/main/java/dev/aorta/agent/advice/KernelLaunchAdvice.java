@@ -16,7 +16,7 @@ public final class KernelLaunchAdvice {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static long enter(@Advice.FieldValue("stream") long stream, @Advice.Local("sample") int sample) {
         sample = -1;
-        if (EventPairSampler.enabled && EventPairSampler.due()) {
+        if (EventPairSampler.enabled && EventPairSampler.due(stream)) {
             sample = EventPairSampler.before(stream);
         }
         return Recorder.now();

@@ -7,7 +7,7 @@ import net.bytebuddy.asm.Advice;
 
 /**
  * cuLaunchKernel / cuLaunchCooperativeKernel: function, grid, block, shared memory, stream. With sampled
- * event pairs on, every Nth launch is bracketed by two events (outside the timed span).
+ * event pairs on, every Nth launch of each stream is bracketed by two events (outside the timed span).
  */
 public final class LaunchAdvice {
     private LaunchAdvice() {
@@ -16,8 +16,11 @@ public final class LaunchAdvice {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static long enter(@Advice.Argument(8) Object stream, @Advice.Local("sample") int sample) {
         sample = -1;
-        if (EventPairSampler.enabled && EventPairSampler.due()) {
-            sample = EventPairSampler.before(NativeAddress.of(stream));
+        if (EventPairSampler.enabled) {
+            long s = NativeAddress.of(stream);
+            if (EventPairSampler.due(s)) {
+                sample = EventPairSampler.before(s);
+            }
         }
         return Recorder.now();
     }

@@ -42,8 +42,8 @@ public final class AgentOptions {
         RECORD("record", "all", "what to record: all, or a list of launch,copy,memset,stream,sync,event,collective,memory,blas (separated by '+' or ';')"),
         SINKS("sinks", "jsonl+metrics+jfr", "where records go: jsonl, metrics, jfr (separated by '+' or ';')"),
         JFR("jfr", "", "file: the agent starts its own JFR recording and writes it there at exit; empty = events only go to recordings the application starts"),
-        DEVICE_ACTIVITY("device-activity", "auto", "device timestamps: cupti (aorta-gpu's CUPTI binding, JVM >= 22), events (sampled event pairs around every Nth launch, needs JCuda), auto (cupti, else events), none"),
-        SAMPLE_EVERY("sample-every", "100", "with device-activity=events: bracket every Nth kernel launch with a pair of timed events"),
+        DEVICE_ACTIVITY("device-activity", "auto", "device timestamps: cupti (aorta-gpu's CUPTI binding, JVM >= 22), events (sampled event pairs around every Nth launch of each stream, needs JCuda), auto (cupti, else events), validate (cupti and events together, comparing the sampled kernels' durations with CUPTI's), none"),
+        SAMPLE_EVERY("sample-every", "100", "with device-activity=events or validate: bracket every Nth kernel launch of each stream with a pair of timed events"),
         CORRELATE("correlate", "true", "with CUPTI, also trace driver API calls to join API records to device activity (cupti_correlation)"),
         ITERATION_METHOD("iteration-method", "", "class#method whose every call is one iteration (besides dev.aorta.api.Aorta markers)"),
         BIND_COLLECTIVES("bind-collectives", "false", "run intercepted collectives on a dedicated communication stream per device"),
@@ -112,7 +112,7 @@ public final class AgentOptions {
     public enum Sink { JSONL, METRICS, JFR }
 
     /** For {@code device-activity=}. */
-    public enum DeviceSource { AUTO, CUPTI, EVENTS, NONE }
+    public enum DeviceSource { AUTO, CUPTI, EVENTS, VALIDATE, NONE }
 
     private final Map<Option, String> values;
     /** How an error names each value that did not come from the agent argument or the defaults: its variable or file. */

@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Device activity without CUPTI (JVM 17–21, or no aorta-gpu CUPTI binding): every Nth kernel launch is
- * bracketed by two timed events on its stream, recorded through JCuda's natives. Event A completes when
+ * Device activity without CUPTI (JVM 17–21, or no aorta-gpu CUPTI binding): every Nth kernel launch of each
+ * stream ({@link StreamCountdowns}) is bracketed by two timed events on its stream, recorded through JCuda's natives. Event A completes when
  * the stream reaches the kernel, event B when the kernel is done; their times relative to a reference
  * event give the kernel's device interval on the host clock. References are recorded on an idle stream of
  * the agent's own (per context) and waited for at once, so their host time is known to a few µs without
@@ -30,13 +30,12 @@ import java.util.function.Consumer;
 public final class EventPairSampler implements DeviceActivitySource {
     /** Read by launch advice: false unless installed. */
     public static volatile boolean enabled;
-    /** Launches until the next sample; a plain static, decremented racily by design (sampling, not counting). */
-    private static int countdown;
     private static volatile EventPairSampler instance;
     static final int MAX_PAIRS = 256;
     static final int NON_BLOCKING = 1;
 
     private final int every;
+    private final StreamCountdowns countdowns;
     private final int rank;
     private final Consumer<DeviceActivity> out;
     private JCudaNatives cu;
@@ -48,6 +47,7 @@ public final class EventPairSampler implements DeviceActivitySource {
     /** Per context: {reference event, host ns at which it completed, the agent's idle stream}. */
     private final Map<Long, long[]> references = new HashMap<>();
     private boolean failed;
+    private boolean overflowReported;
 
     private record Sample(int slot, long context, int device, long stream, long function, long correlation,
                           int gridX, int blockX) {
@@ -55,6 +55,7 @@ public final class EventPairSampler implements DeviceActivitySource {
 
     private EventPairSampler(int every, int rank, Consumer<DeviceActivity> out) {
         this.every = every;
+        this.countdowns = new StreamCountdowns(every);
         this.rank = rank;
         this.out = out;
         for (int i = 0; i < MAX_PAIRS; i++) {
@@ -65,18 +66,13 @@ public final class EventPairSampler implements DeviceActivitySource {
     public static EventPairSampler install(int every, int rank, Consumer<DeviceActivity> out) {
         EventPairSampler s = new EventPairSampler(every, rank, out);
         instance = s;
-        countdown = every;
         enabled = true;
         return s;
     }
 
-    /** Hot path: true for every Nth launch. */
-    public static boolean due() {
-        if (--countdown > 0) {
-            return false;
-        }
-        countdown = instance.every;
-        return true;
+    /** Hot path: true for the first and then every Nth launch on {@code stream}. */
+    public static boolean due(long stream) {
+        return instance.countdowns.due(stream);
     }
 
     /** Before a sampled launch (its context current): records event A; returns the pair's slot or -1. */
@@ -154,6 +150,11 @@ public final class EventPairSampler implements DeviceActivitySource {
     public synchronized void poll() {
         if (cu == null || failed) {
             return;
+        }
+        if (!overflowReported && countdowns.overflowed()) {
+            overflowReported = true;
+            AgentLog.info("sampled event pairs: more than " + StreamCountdowns.CAPACITY + " streams launched kernels;"
+                    + " the streams beyond share one sampling countdown");
         }
         long current = 0;
         try {

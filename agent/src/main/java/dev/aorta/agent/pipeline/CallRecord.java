@@ -59,6 +59,16 @@ public final class CallRecord {
         return put(key, 0, value);
     }
 
+    /** The numeric argument {@code key}, or {@code absent} when the record has none of that name. */
+    public long number(String key, long absent) {
+        for (int i = 0; i < args; i++) {
+            if (keys[i].equals(key) && strings[i] == null) {
+                return numbers[i];
+            }
+        }
+        return absent;
+    }
+
     private CallRecord put(String key, long number, String string) {
         keys[args] = key;
         numbers[args] = number;

@@ -2,6 +2,8 @@ package dev.aorta.agent.pipeline;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.aorta.agent.AgentLog;
+import dev.aorta.agent.spi.CallKind;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.ClockDomain;
 import dev.aorta.core.event.Dependency;
@@ -12,6 +14,7 @@ import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.core.metric.IntervalSet;
 import dev.aorta.core.metric.OverlapMetrics;
+import dev.aorta.core.metric.SampledBusyTime;
 import dev.aorta.core.metric.StreamUtilization;
 
 import java.io.IOException;
@@ -25,6 +28,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -36,6 +40,10 @@ import java.util.regex.Pattern;
  * {@code rank_<r>_metrics.jsonl}: one line per iteration in the seed trainer's schema (docs/trace-formats.md, AORTA's trainer log),
  * its overlap numbers computed from device activity as docs/metrics.md defines them and clipped to the iteration's host window
  * (mapped onto the device clock by the source's anchor).
+ *
+ * <p>With sampled event pairs as the device source, each stream's busy time is also estimated from the samples and
+ * the count of its launches ({@link SampledStreamBusy}), per iteration in {@code aorta.stream_busy_estimated} and
+ * for the whole run in one log line per stream at exit.
  *
  * <p>An iteration's line is written once the next iteration has ended too (or at exit) and the device
  * source has been flushed after that, so that the device activity of its last kernels, which arrives
@@ -70,8 +78,15 @@ public final class MetricsSink implements EventSink {
     static final long UNCLAIMED_NS = 30_000_000_000L;
     /** Prune between windows once this many activities are held. */
     static final int PRUNE_ABOVE = 50_000;
+    /** Or once this many launch times are held for the busy-time estimate (8 bytes each). */
+    static final int PRUNE_LAUNCHES_ABOVE = 1_000_000;
     private long unmappable;
     private long pruneVisits;
+    /** Streams listed in the exit summary of estimated busy times; the others are counted. */
+    static final int SUMMARY_STREAMS = 16;
+    private final SampledStreamBusy sampledBusy = new SampledStreamBusy();
+    /** Whether the device source samples launches (decided at the first record: the source is set before any). */
+    private Boolean sampling;
 
     private record Act(DeviceActivity a, long start, long end, String stream, ActivityClass clazz) {
     }
@@ -93,9 +108,22 @@ public final class MetricsSink implements EventSink {
         toHost.put(ClockDomain.HOST_MONOTONIC, 0L);
     }
 
-    /** API calls do not enter the metrics (built from device activity and markers): none is made into an object. */
+    /**
+     * API calls do not enter the overlap metrics (built from device activity and markers): none is made into an
+     * object. With a sampling device source, kernel launches are counted per stream for the busy-time estimate.
+     */
     @Override
     public void call(CallRecord call) {
+        if (call.kind() == CallKind.LAUNCH && sampling()) {
+            sampledBusy.launch(call.stream(), call.startNs());
+        }
+    }
+
+    private boolean sampling() {
+        if (sampling == null) {
+            sampling = deviceSource.get().startsWith("events");
+        }
+        return sampling;
     }
 
     @Override
@@ -127,6 +155,9 @@ public final class MetricsSink implements EventSink {
         }
         activities.add(new Act(a, a.startNs() + offset, a.endNs() + offset,
                 streamLabels.computeIfAbsent(a.stream(), this::label), classifier.classify(a)));
+        if (sampling()) {
+            sampledBusy.sample(a.stream(), a.startNs() + offset, a.endNs() - a.startNs());
+        }
         newestEnd = Math.max(newestEnd, a.endNs() + offset);
     }
 
@@ -158,7 +189,7 @@ public final class MetricsSink implements EventSink {
             }
             prune();
             file.flush();
-        } else if (activities.size() > PRUNE_ABOVE) {
+        } else if (activities.size() > PRUNE_ABOVE || sampledBusy.heldLaunches() > PRUNE_LAUNCHES_ABOVE) {
             prune();
         }
     }
@@ -170,6 +201,9 @@ public final class MetricsSink implements EventSink {
         }
         pending.clear();
         file.close();
+        if (sampling != null && sampling) {
+            logRunEstimates();
+        }
     }
 
     /**
@@ -198,6 +232,7 @@ public final class MetricsSink implements EventSink {
         }
         long k = keepFrom;
         dependencies.removeIf(d -> d.waitNs() < k);
+        sampledBusy.forgetBefore(keepFrom);
     }
 
     /** Activities looked at while pruning, all passes together: each once when let go, plus one per pass. */
@@ -460,7 +495,68 @@ public final class MetricsSink implements EventSink {
         if (unmappable > 0) {
             j.writeNumberField("activities_without_clock_anchor", unmappable);
         }
+        if (sampling()) {
+            writeEstimates(j, sampledBusy.window(w.startNs(), w.endNs()));
+        }
         j.writeEndObject();
+    }
+
+    /** docs/metrics.md#sampled-stream-busy-time: estimate and 95% interval per stream, null where unknown. */
+    private void writeEstimates(JsonGenerator j, Map<Long, SampledStreamBusy.Estimate> estimates) throws IOException {
+        j.writeObjectFieldStart("stream_busy_estimated");
+        for (Map.Entry<Long, SampledStreamBusy.Estimate> e : estimates.entrySet()) {
+            SampledBusyTime b = e.getValue().busy();
+            j.writeObjectFieldStart(streamLabels.computeIfAbsent(e.getKey(), this::label));
+            j.writeNumberField("launches", e.getValue().launches());
+            j.writeNumberField("sampled", b == null ? 0 : b.sampled());
+            if (b == null) {
+                j.writeNullField("busy_ms");
+            } else {
+                j.writeNumberField("busy_ms", b.busyNs() / 1e6);
+            }
+            if (b == null || !b.hasInterval()) {
+                j.writeNullField("ci95_low_ms");
+                j.writeNullField("ci95_high_ms");
+            } else {
+                j.writeNumberField("ci95_low_ms", b.lowNs() / 1e6);
+                j.writeNumberField("ci95_high_ms", b.highNs() / 1e6);
+            }
+            j.writeEndObject();
+        }
+        j.writeEndObject();
+    }
+
+    /** One line per stream (the busiest {@link #SUMMARY_STREAMS}) with the whole run's estimate. */
+    private void logRunEstimates() {
+        Map<Long, SampledStreamBusy.Estimate> run = sampledBusy.run();
+        List<Map.Entry<Long, SampledStreamBusy.Estimate>> byBusy = new ArrayList<>(run.entrySet());
+        byBusy.sort((a, b) -> Double.compare(busyOf(b.getValue()), busyOf(a.getValue())));
+        int shown = 0;
+        for (Map.Entry<Long, SampledStreamBusy.Estimate> e : byBusy) {
+            if (shown++ == SUMMARY_STREAMS) {
+                AgentLog.info("stream busy time estimated: " + (byBusy.size() - SUMMARY_STREAMS)
+                        + " more streams in the metrics file's aorta.stream_busy_estimated");
+                break;
+            }
+            AgentLog.info(estimateLine(streamLabels.computeIfAbsent(e.getKey(), this::label), e.getValue()));
+        }
+    }
+
+    private static double busyOf(SampledStreamBusy.Estimate e) {
+        return e.busy() == null ? -1 : e.busy().busyNs();
+    }
+
+    /** "stream S busy 12.345 ms estimated (95% interval 12.000 to 12.700 ms) from 130 sampled of 13000 kernel launches". */
+    static String estimateLine(String stream, SampledStreamBusy.Estimate e) {
+        SampledBusyTime b = e.busy();
+        if (b == null) {
+            return "stream " + stream + " busy time unknown: none of its " + e.launches() + " kernel launches was sampled";
+        }
+        String interval = b.hasInterval()
+                ? String.format(Locale.ROOT, "95%% interval %.3f to %.3f ms", b.lowNs() / 1e6, b.highNs() / 1e6)
+                : "no interval from a single sample";
+        return String.format(Locale.ROOT, "stream %s busy %.3f ms estimated (%s) from %d sampled of %d kernel"
+                + " launches", stream, b.busyNs() / 1e6, interval, b.sampled(), b.launches());
     }
 
     private static void nullable(JsonGenerator j, String field, Double v) throws IOException {

@@ -18,10 +18,12 @@ import java.util.Set;
 public final class Pipeline {
     private final Drainer drainer;
     private final int rank;
+    private final SampledKernelComparison comparison;
 
-    private Pipeline(Drainer drainer, int rank) {
+    private Pipeline(Drainer drainer, int rank, SampledKernelComparison comparison) {
         this.drainer = drainer;
         this.rank = rank;
+        this.comparison = comparison;
     }
 
     public static Pipeline start(AgentOptions options, Map<String, String> env) {
@@ -41,11 +43,21 @@ public final class Pipeline {
         }
         String jfr = options.jfrFile();
         open(sinks, "jfr", () -> new JfrSink(jfr.isEmpty() ? null : Path.of(jfr)), wanted.contains(Sink.JFR));
+        SampledKernelComparison comparison = null;
+        if (options.deviceSource() == AgentOptions.DeviceSource.VALIDATE) {
+            comparison = new SampledKernelComparison();
+            sinks.add(new GuardedSink("validate", comparison));
+        }
         drainer[0] = new Drainer(new Fanout(sinks), options.categories(), rank, options.drainIntervalMs());
         drainer[0].submit(new StreamInfo(0, 0, 0, 0, "default"));
         drainer[0].start();
         Runtime.getRuntime().addShutdownHook(new Thread(drainer[0]::shutdown, "aorta-shutdown"));
-        return new Pipeline(drainer[0], rank);
+        return new Pipeline(drainer[0], rank, comparison);
+    }
+
+    /** With {@code device-activity=validate}: where the sampled kernels go, to be compared with CUPTI's; else null. */
+    public SampledKernelComparison comparison() {
+        return comparison;
     }
 
     public Drainer drainer() {

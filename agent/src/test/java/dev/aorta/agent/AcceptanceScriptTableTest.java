@@ -1,0 +1,90 @@
+package dev.aorta.agent;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * scripts/agent-acceptance-16.sh's table (its {@code --summarize} mode) read from canned logs of the shapes its
+ * steps leave: one row per acceptance bullet, PASS/FAIL from the bars, SKIP with the reason, exit 1 on a FAIL.
+ */
+class AcceptanceScriptTableTest {
+    private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+    private static final Path CANNED = Path.of("src/test/resources/acceptance-16").toAbsolutePath();
+
+    @Test
+    void passingLogsGiveOnlyPassAndTheSkipsWithTheirReasons() throws Exception {
+        Run run = summarize("pass");
+
+        assertThat(run.exit).isZero();
+        assertThat(row(run, "API recording, launch_overhead balanced")).contains("1.0031 [0.9990, 1.0072]").endsWith("PASS");
+        assertThat(row(run, "paired in process")).contains("82.2 ns/launch").endsWith("PASS");
+        assertThat(row(run, "between-windows=off")).contains("[0.9962, 1.0046]").endsWith("PASS");
+        assertThat(row(run, "events mode, tiny_kernel_stress")).contains("1.0990").endsWith("PASS");
+        assertThat(row(run, "vs CUPTI")).contains("812/830 matched", "max 0.950 us").endsWith("PASS");
+        assertThat(row(run, "200 000 launches/s")).contains("206000 launches/s in window, 0 lost").endsWith("PASS");
+        assertThat(row(run, "50 windows")).contains("threads 31->31").endsWith("PASS");
+        assertThat(row(run, "Nsight")).contains("nsys is not installed").endsWith("SKIP");
+        assertThat(row(run, "API recording, trainer step")).endsWith("SKIP");
+        assertThat(run.lines).last().asString().startsWith("0 FAIL, 3 SKIP");
+    }
+
+    @Test
+    void eachBarThatIsMissedFailsItsRowAndTheScript() throws Exception {
+        Run run = summarize("fail");
+
+        assertThat(run.exit).isEqualTo(1);
+        assertThat(row(run, "events mode, tiny_kernel_stress")).contains("1.1900").endsWith("FAIL");
+        assertThat(row(run, "vs CUPTI")).contains("none of the 830").endsWith("FAIL");
+        assertThat(row(run, "200 000 launches/s")).contains("10 lost").endsWith("FAIL");
+        assertThat(row(run, "50 windows")).contains("threads 31->33").endsWith("FAIL");
+        assertThat(row(run, "Nsight")).contains("600 matched", "max 1.900 us").endsWith("PASS");
+        assertThat(run.lines).last().asString().startsWith("4 FAIL, 2 SKIP");
+    }
+
+    @Test
+    void summarizeWithoutADirectoryNamesWhatItNeeds() throws Exception {
+        Run run = run("--summarize", "/nonexistent/acceptance");
+
+        assertThat(run.exit).isEqualTo(2);
+        assertThat(String.join("\n", run.lines)).contains("--summarize needs a directory of logs, got '/nonexistent/acceptance'");
+    }
+
+    private record Run(int exit, List<String> lines) {
+    }
+
+    private static String row(Run run, String bullet) {
+        return run.lines.stream().filter(l -> l.contains(bullet)).findFirst().orElseThrow().strip();
+    }
+
+    private static Run summarize(String canned) throws Exception {
+        return run("--summarize", CANNED.resolve(canned).toString());
+    }
+
+    private static Run run(String... args) throws IOException, InterruptedException {
+        assumeTrue(Files.isExecutable(Path.of("/bin/bash")) && onPath("python3"), "needs bash and python3");
+        List<String> command = new java.util.ArrayList<>(List.of("/bin/bash", ROOT.resolve("scripts/agent-acceptance-16.sh").toString()));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Run(p.exitValue(), output.lines().toList());
+    }
+
+    private static boolean onPath(String program) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
