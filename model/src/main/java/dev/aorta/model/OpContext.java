@@ -79,6 +79,8 @@ public final class OpContext implements AutoCloseable {
 
     public boolean convTf32() {
         return convTf32;
+    }
+
     /** Where layers made from now on put their parameters ({@link ParameterStorage#OWN} by default). */
     public void parameterStorage(ParameterStorage storage) {
         this.parameterStorage = storage;
