@@ -4,6 +4,13 @@ formulas, including its shortcuts: mocked collectives as copies, dense experts, 
 without KV cache), for scripts/aorta-vs-ours.sh. activation_ckpt crashes in AORTA (its checkpoints do not require
 grad); here they do, so that it runs. Prints one line: WORKLOAD STREAMS THROUGHPUT UNIT.
 
+The P0 workloads, graph_subgraphs, comms_compute_overlap (simulated collectives), zero_offload and torch_compile are
+here too, for scripts/workloads-vs-aorta-all.sh; AORTA's zero_offload (IndexError on bias gradients) and
+torch_compile (torch.gelu) crash, so their counterparts are fixed to run as activation_ckpt's is. Work per iteration
+is counted in our units (hetero_kernels: iterations, tiny_kernel_stress: kernels, GEMM workloads: TFLOP).
+copy_compute_overlap is AORTA's SDMA prototype (bf16 matmul + ReLU while a 64 MiB D2H copy runs) and prints the D2H
+savings in %, sequential (host synchronised between, as AORTA's) against overlapped.
+
 usage: aorta_workloads.py WORKLOAD STREAMS [ITERATIONS]"""
 import sys
 import torch
@@ -267,14 +274,188 @@ def async_dataload(s):
     return it, b * prefetch
 
 
+def hetero_kernels(s):
+    n_large = max(1, len(s) // 2)
+    large, small = s[:n_large], s[n_large:] or s[:1]
+    ab = [(torch.randn(4096, 4096, device=dev), torch.randn(4096, 4096, device=dev)) for _ in large]
+    ts = [torch.randn(1024, device=dev) for _ in range(len(small) * 10)]
+
+    def it():
+        k = 0
+        for i, st in enumerate(large):
+            with torch.cuda.stream(st):
+                torch.mm(*ab[i])
+            for _ in range(10):
+                with torch.cuda.stream(small[k % len(small)]):
+                    torch.add(torch.mul(ts[k % len(ts)], 2), 1)
+                k += 1
+    return it, 1
+
+
+def tiny_kernel_stress(s):
+    ts = [[torch.randn(256, device=dev) for _ in range(100)] for _ in s]
+
+    def it():
+        for st, mine in zip(s, ts):
+            with torch.cuda.stream(st):
+                for t in mine:
+                    torch.clamp(torch.abs(torch.add(torch.mul(t, 1.5), 0.5)), 0, 10)
+    return it, len(s) * 100 * 4
+
+
+def large_gemm_only(s):
+    ab = [(torch.randn(8192, 8192, device=dev), torch.randn(8192, 8192, device=dev)) for _ in s]
+
+    def it():
+        for st, (a, b) in zip(s, ab):
+            with torch.cuda.stream(st):
+                torch.mm(a, b)
+    return it, 2 * 8192 ** 3 * len(s) / 1e12
+
+
+def graph_subgraphs(s):
+    n = len(s)
+    subs = [nn.Sequential(nn.Linear(1024, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(),
+                          nn.Linear(2048, 512)).to(dev).eval() for _ in range(8)]
+    agg = nn.Linear(8 * 512, 512).to(dev).eval()
+    x = torch.randn(32, 1024, device=dev)
+
+    def it():
+        outs = []
+        for i, m in enumerate(subs):
+            st = s[1 + i % (n - 2)]
+            st.wait_stream(s[0])
+            with torch.cuda.stream(st):
+                outs.append(m(x))
+        for i in range(min(8, n - 2)):
+            s[n - 1].wait_stream(s[1 + i])
+        with torch.cuda.stream(s[n - 1]):
+            agg(torch.cat(outs, dim=1))
+    return it, 32
+
+
+def comms_compute_overlap(s):
+    comm = torch.randn(128 * 1024 * 1024 // 4, device=dev)
+    scratch = torch.empty_like(comm)
+    ab = [(torch.randn(2048, 2048, device=dev), torch.randn(2048, 2048, device=dev), torch.empty(2048, 2048, device=dev))
+          for _ in s[1:]]
+
+    def it():
+        with torch.cuda.stream(s[0]):  # AORTA's simulated all-reduce
+            scratch.copy_(comm)
+            comm.add_(scratch)
+        for st, (a, b, c) in zip(s[1:], ab):
+            with torch.cuda.stream(st):
+                for _ in range(10):
+                    torch.mm(a, b, out=c)
+    return it, 2 * 2048 ** 3 * 10 * (len(s) - 1) / 1e12
+
+
+def zero_offload(s):
+    t = max(1, len(s) // 3)
+    off, pre, comp = s[0], s[t], s[2 * t]
+    layers = [nn.Sequential(nn.Linear(4096, 4096), nn.ReLU(), nn.Linear(4096, 4096)).to(dev) for _ in range(4)]
+    cpu = [torch.randn(4096 * 4096).pin_memory() for _ in layers]
+    gpu = [torch.empty(4096 * 4096, device=dev) for _ in layers]
+    state = [torch.zeros(4096, 4096) for _ in layers]
+    x0 = torch.randn(16, 4096, device=dev)
+
+    def it():
+        x = x0
+        for i, layer in enumerate(layers):
+            with torch.cuda.stream(pre):
+                gpu[i].copy_(cpu[i], non_blocking=True)
+            comp.wait_stream(pre)
+            with torch.cuda.stream(comp):
+                x = layer(x)
+        with torch.cuda.stream(comp):
+            x.sum().backward()
+        off.wait_stream(comp)
+        with torch.cuda.stream(off):
+            for i, layer in enumerate(layers):
+                for p in layer.parameters():
+                    g = p.grad.cpu()
+                    if g.dim() == 2:  # AORTA's step indexes bias gradients as 2-D and crashes; fixed
+                        state[i][:4096, :4096] += g * 0.01
+                    p.grad = None
+    return it, 16
+
+
+def torch_compile(s):
+    q = max(1, len(s) // 4)
+    sa, sb, sc, sm = s[0], s[q], s[2 * q], s[3 * q] if len(s) > 3 * q else s[-1]
+
+    class Region(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln, self.fc1, self.fc2 = nn.LayerNorm(1024), nn.Linear(1024, 4096), nn.Linear(4096, 1024)
+
+        def forward(self, x):
+            return x + self.fc2(F.gelu(self.fc1(self.ln(x))))  # AORTA calls torch.gelu, which does not exist
+    a, b, c = Region().to(dev), Region().to(dev), Region().to(dev)
+    merge = nn.Linear(2048, 1024).to(dev)
+    x = torch.randn(16, 256, 1024, device=dev)
+
+    def it():
+        with torch.no_grad():
+            with torch.cuda.stream(sa):
+                ya = a(x)
+            sb.wait_stream(sa)
+            sc.wait_stream(sa)
+            with torch.cuda.stream(sb):
+                yb = b(ya)
+            with torch.cuda.stream(sc):
+                yc = c(ya)
+            sm.wait_stream(sb)
+            sm.wait_stream(sc)
+            with torch.cuda.stream(sm):
+                merge(torch.cat([yb, yc], dim=-1))
+    return it, 16
+
+
+def copy_compute_overlap_savings():
+    """AORTA's experiments/sdma_prototype.py: bf16 4096 matmul + ReLU on a priority-0 stream, a 64 MiB D2H copy into
+    pinned memory on a priority -1 stream; sequential (host synchronised in between) and overlapped; savings %."""
+    a = torch.randn(4096, 4096, device=dev, dtype=torch.bfloat16)
+    src = torch.randn(64 * 1024 * 1024 // 4, device=dev)
+    dst = torch.empty(src.shape, pin_memory=True)
+    comp, copy = torch.cuda.Stream(priority=0), torch.cuda.Stream(priority=-1)
+
+    def timed(overlap):
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        with torch.cuda.stream(comp):
+            torch.relu(a @ a)
+        if not overlap:
+            comp.synchronize()
+        with torch.cuda.stream(copy):
+            dst.copy_(src, non_blocking=True)
+        torch.cuda.current_stream().wait_stream(comp)
+        torch.cuda.current_stream().wait_stream(copy)
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end)
+    for _ in range(3):
+        timed(False), timed(True)
+    seq = sum(timed(False) for _ in range(10)) / 10
+    ovl = sum(timed(True) for _ in range(10)) / 10
+    return 100 * (seq - ovl) / seq
+
+
 UNITS = {"fsdp_tp": "samples/s", "moe": "tokens/s", "speculative_decode": "tokens/s",
          "continuous_batch": "tokens/s", "activation_ckpt": "samples/s", "grad_accum": "samples/s",
-         "rag_pipeline": "queries/s", "async_dataload": "images/s"}
+         "rag_pipeline": "queries/s", "async_dataload": "images/s", "hetero_kernels": "iterations/s",
+         "tiny_kernel_stress": "kernels/s", "large_gemm_only": "TFLOP/s", "graph_subgraphs": "samples/s",
+         "comms_compute_overlap": "TFLOP/s", "zero_offload": "samples/s", "torch_compile": "samples/s"}
 
 
 def main():
     name, n = sys.argv[1], int(sys.argv[2])
     iterations = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+    if name == "copy_compute_overlap":
+        print(f"{name} {n} {copy_compute_overlap_savings():.4g} d2h_savings_%")
+        return
     streams = [torch.cuda.Stream() for _ in range(n)]
     it, work = globals()[name](streams)
     for _ in range(3):

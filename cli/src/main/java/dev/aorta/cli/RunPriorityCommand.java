@@ -20,6 +20,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 @Command(name = "run-priority", mixinStandardHelpOptions = true, description = "Run every workload of a priority tier, "
@@ -48,8 +50,11 @@ final class RunPriorityCommand implements Callable<Integer> {
         this.gpu = gpu;
     }
 
-    /** One workload at one stream count: its result, or why it failed. */
-    private record Outcome(Workload workload, int streams, RunResult result, String error) {
+    /**
+     * One workload at one stream count: its result, or why it failed, and the wall time of the whole run (setup,
+     * warmup, measured iterations, check, cleanup), which is what makes a tier long.
+     */
+    private record Outcome(Workload workload, int streams, RunResult result, String error, double wallSeconds) {
     }
 
     @Override
@@ -110,6 +115,7 @@ final class RunPriorityCommand implements Callable<Integer> {
     private Outcome runOne(Harness runner, Workload w, int n, HarnessOptions base, GpuSession session)
             throws java.io.IOException {
         HarnessOptions options = base.withStreams(n).withDtype(w.usesDtype() ? base.dtype() : DType.FP32);
+        long start = System.nanoTime();
         try {
             RunResult r = runner.run(w, options, session);
             if (streams == null && outputDir != null) {
@@ -120,36 +126,45 @@ final class RunPriorityCommand implements Callable<Integer> {
                 System.err.println("aorta run-priority: " + w.name() + " at " + n + " streams computed a wrong result: "
                         + wrong);
             }
-            return new Outcome(w, n, r, wrong == null ? null : "wrong result: " + wrong);
+            return new Outcome(w, n, r, wrong == null ? null : "wrong result: " + wrong, seconds(start));
         } catch (RuntimeException e) {
             String message = e.getMessage() == null ? e.toString() : e.getMessage();
             System.err.println("aorta run-priority: " + w.name() + " failed: " + message);
             if (harness.verbose) {
                 e.printStackTrace();
             }
-            return new Outcome(w, n, null, message);
+            return new Outcome(w, n, null, message, seconds(start));
         }
     }
 
+    private static double seconds(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
     private int summarize(List<Outcome> outcomes) {
-        System.out.printf(Locale.ROOT, "%n%-22s %-3s %8s %-28s %10s %10s%n", "WORKLOAD", "PRI", "STREAMS", "THROUGHPUT",
-                "P50 MS", "P99 MS");
+        System.out.printf(Locale.ROOT, "%n%-22s %-3s %8s %-28s %10s %10s %8s%n", "WORKLOAD", "PRI", "STREAMS",
+                "THROUGHPUT", "P50 MS", "P99 MS", "WALL S");
         int failed = 0;
+        Map<String, Double> perTier = new TreeMap<>();
         for (Outcome o : outcomes) {
+            perTier.merge(o.workload().priority().label(), o.wallSeconds(), Double::sum);
             if (o.error() != null) {
                 failed++;
-                System.out.printf(Locale.ROOT, "%-22s %-3s %8d FAILED: %s%n", o.workload().name(),
-                        o.workload().priority().label(), o.streams(), o.error());
+                System.out.printf(Locale.ROOT, "%-22s %-3s %8d FAILED: %s (%.1f s)%n", o.workload().name(),
+                        o.workload().priority().label(), o.streams(), o.error(), o.wallSeconds());
                 continue;
             }
             RunResult r = o.result();
-            System.out.printf(Locale.ROOT, "%-22s %-3s %8d %-28s %10s %10s%n", r.workloadName(),
+            System.out.printf(Locale.ROOT, "%-22s %-3s %8d %-28s %10s %10s %8.1f%n", r.workloadName(),
                     o.workload().priority().label(), r.options().streams(),
                     RunReport.fmt(r.throughput().value()) + " " + r.throughput().unit(),
                     r.latencyMs() == null ? "-" : RunReport.fmt(r.latencyMs().p50()),
-                    r.latencyMs() == null ? "-" : RunReport.fmt(r.latencyMs().p99()));
+                    r.latencyMs() == null ? "-" : RunReport.fmt(r.latencyMs().p99()), o.wallSeconds());
         }
         System.out.println();
+        perTier.forEach((tier, s) -> System.out.printf(Locale.ROOT, "  tier %s: %.1f s wall%n", tier, s));
+        System.out.printf(Locale.ROOT, "  all: %.1f s wall (setup, warmup, measured iterations, checks)%n",
+                perTier.values().stream().mapToDouble(Double::doubleValue).sum());
         System.out.println("  THROUGHPUT in each workload's unit; P50/P99 = per-iteration device latency ("
                 + harness.syncMode + ")." + (outputDir == null ? "" : " Results in " + outputDir + "."));
         if (failed > 0) {

@@ -257,6 +257,19 @@ class RunCommandTest {
     }
 
     @Test
+    void runPriorityPrintsTheWallTimeOfEachRunAndTheSumPerTier() {
+        CliRunner.Outcome o = aorta("run-priority", "P0", "-i", "3", "-w", "1");
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        assertThat(o.out()).containsPattern("WORKLOAD\\s+PRI\\s+STREAMS\\s+THROUGHPUT\\s+P50 MS\\s+P99 MS\\s+WALL S");
+        double sum = o.out().lines().filter(l -> l.matches("(hetero_kernels|tiny_kernel_stress|large_gemm_only)\\s.*"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        java.util.regex.Matcher tier = java.util.regex.Pattern.compile("tier P0: ([0-9.]+) s wall").matcher(o.out());
+        assertThat(tier.find()).as(o.out()).isTrue();
+        assertThat(Double.parseDouble(tier.group(1))).isCloseTo(sum, org.assertj.core.api.Assertions.within(0.2));
+        assertThat(o.out()).containsPattern("all: [0-9.]+ s wall");
+    }
+
+    @Test
     void runPriorityRunsOnlyTheTierAsked() {
         CliRunner.Outcome o = aorta("run-priority", "P3", "-i", "5", "-w", "1");
         assertThat(o.out()).contains("failing_for_tests").doesNotContain("hetero_kernels");

@@ -8,20 +8,21 @@ import dev.aorta.model.Tensor;
  * Multi-head attention's layout changes (kernels in layout.cu): projections write rows [B, T, rowStride] in
  * which part p's head h sits at column offset + p·H·D + h·D; attention wants each head contiguous,
  * [parts, B, H, T, D]. With parts = 3 the fused q/k/v projection is split into q, k and v in one launch, and
- * their gradients are merged back in one.
+ * their gradients are merged back in one. Public for the workloads' tensor-parallel attention (fsdp_tp), which
+ * projects only its own heads.
  */
-final class HeadLayout {
+public final class HeadLayout {
     private HeadLayout() {
     }
 
     /** heads [parts, B, H, T, D] ← rows [B, T, rowStride]. */
-    static void toHeads(OpContext ctx, Tensor rows, Tensor heads, int b, int t, int h, int d, int rowStride,
+    public static void toHeads(OpContext ctx, Tensor rows, Tensor heads, int b, int t, int h, int d, int rowStride,
                         int offset, int parts, Stream s) {
         launch(ctx, "rows_to_heads", rows, heads, b, t, h, d, rowStride, offset, parts, s);
     }
 
     /** rows [B, T, rowStride] ← heads [parts, B, H, T, D] (only the heads' columns are written). */
-    static void toRows(OpContext ctx, Tensor heads, Tensor rows, int b, int t, int h, int d, int rowStride,
+    public static void toRows(OpContext ctx, Tensor heads, Tensor rows, int b, int t, int h, int d, int rowStride,
                        int offset, int parts, Stream s) {
         launch(ctx, "heads_to_rows", heads, rows, b, t, h, d, rowStride, offset, parts, s);
     }

@@ -7,19 +7,15 @@ import dev.aorta.model.DType;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.workloads.session.GpuEvent;
-import dev.aorta.workloads.session.GpuStream;
 import dev.aorta.workloads.spi.Priority;
 import dev.aorta.workloads.spi.StreamRange;
 import dev.aorta.workloads.spi.SwitchLatencySensitivity;
 import dev.aorta.workloads.spi.Throughput;
-import dev.aorta.workloads.spi.Workload;
-import dev.aorta.workloads.spi.WorkloadContext;
 import dev.aorta.workloads.spi.WorkloadParameter;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.SplittableRandom;
 
 /**
  * AORTA's graph_subgraphs: independent MLP subgraphs (Linear in→hidden, activation, hidden→hidden, activation,
@@ -29,18 +25,12 @@ import java.util.SplittableRandom;
  * launch; {@code eager} (AORTA's, which never captures despite the name) launches every op. The activation is the
  * model module's fused GELU where AORTA has ReLU; the output is checked against a float64 reference.
  */
-public final class GraphSubgraphs implements Workload {
+public final class GraphSubgraphs extends ModelWorkload {
     public static final String NAME = "graph_subgraphs";
 
-    private ModelRuntime rt;
-    private ColumnCopy columns;
-    private final List<Linear> layers = new ArrayList<>();
-    private final List<Tensor> tensors = new ArrayList<>();
-    private final List<GpuEvent> events = new ArrayList<>();
-    private final List<Runnable> iteration = new ArrayList<>();
+    private final List<Linear> linears = new ArrayList<>();
     private CudaGraph graph;
     private Stream origin;
-    private Tensor input;
     private Tensor output;
     private float[] hostInput;
     private int batch;
@@ -48,7 +38,6 @@ public final class GraphSubgraphs implements Workload {
     private int hidden;
     private int out;
     private int subgraphs;
-    private long launches;
 
     @Override
     public String name() {
@@ -59,11 +48,6 @@ public final class GraphSubgraphs implements Workload {
     public String description() {
         return "Independent MLP subgraphs fan out from an input stream and join on an aggregator, launched eagerly "
                 + "or as one CUDA graph";
-    }
-
-    @Override
-    public String category() {
-        return "hw_queue";
     }
 
     @Override
@@ -102,134 +86,110 @@ public final class GraphSubgraphs implements Workload {
         return streamIndex == 0 ? "input" : streamIndex == streamCount - 1 ? "aggregator" : "subgraph";
     }
 
+    /** Any subgraph count and size is meaningful (AORTA's too: fewer subgraphs than streams leave some idle). */
     @Override
-    public void setup(WorkloadContext ctx) {
-        rt = ModelRuntime.open(NAME, ctx);
-        columns = new ColumnCopy(rt);
+    protected void validate() {
+    }
+
+    @Override
+    protected void build() {
+        ColumnCopy columns = keepOther(new ColumnCopy(rt));
         subgraphs = ctx.intParameter("num_subgraphs");
         in = ctx.intParameter("input_size");
         hidden = ctx.intParameter("hidden_size");
         out = ctx.intParameter("output_size");
         batch = ctx.intParameter("batch_size");
-        List<GpuStream> streams = ctx.streams();
-        int n = streams.size();
-        origin = rt.stream(0);
-        Stream aggregatorStream = rt.stream(n - 1);
+        int n = ctx.streams().size();
+        origin = cs(0);
 
-        hostInput = new float[batch * in];
-        SplittableRandom random = new SplittableRandom(42);
-        for (int i = 0; i < hostInput.length; i++) {
-            hostInput[i] = (float) random.nextDouble(-1, 1);
-        }
+        hostInput = random(batch * in, 42);
         Tensor staged = keep(Tensor.of(rt.device(), "graph_subgraphs input", DType.FP32, hostInput, batch, in));
-        input = keep(rt.ops(0).empty(NAME, "input", DType.FP32, batch, in));
-        Tensor cat = keep(rt.ops(0).empty(NAME, "concatenation", DType.FP32, batch, subgraphs * out));
-        output = keep(rt.ops(0).empty(NAME, "output", DType.FP32, batch, out));
+        Tensor input = tensor("input", batch, in);
+        Tensor cat = tensor("concatenation", batch, subgraphs * out);
+        output = tensor("output", batch, out);
 
         // the input stage (stream 0) copies the staged batch into the input every iteration, then forks
         KernelLaunch stage = columns.prepare(staged, input, 0, origin);
-        step(stage::launch);
-        GpuEvent forked = event(ctx);
-        step(() -> forked.record(streams.getFirst()));
-        List<GpuEvent> done = new ArrayList<>();
+        iteration.add(stage::launch);
+        GpuEvent forked = event(0);
+        recordOn(0, forked);
         boolean[] joined = new boolean[n];
         for (int g = 0; g < subgraphs; g++) {
             int s = 1 + g % (n - 2);
-            GpuStream gs = streams.get(s);
-            Stream stream = rt.stream(s);
+            Stream stream = cs(s);
             if (!joined[s]) {
                 joined[s] = true;
-                step(() -> gs.waitEvent(forked));
+                waitOn(s, forked);
             }
             Linear fc1 = layer(s, "subgraph" + g + ".fc1", in, hidden);
             Linear fc2 = layer(s, "subgraph" + g + ".fc2", hidden, hidden);
             Linear fc3 = layer(s, "subgraph" + g + ".fc3", hidden, out);
-            Tensor pre1 = keep(rt.ops(0).empty(NAME, "pre1", DType.FP32, batch, hidden));
-            Tensor h1 = keep(rt.ops(0).empty(NAME, "h1", DType.FP32, batch, hidden));
-            Tensor pre2 = keep(rt.ops(0).empty(NAME, "pre2", DType.FP32, batch, hidden));
-            Tensor h2 = keep(rt.ops(0).empty(NAME, "h2", DType.FP32, batch, hidden));
-            Tensor o = keep(rt.ops(0).empty(NAME, "subgraph output", DType.FP32, batch, out));
+            Tensor pre1 = tensor("pre1", batch, hidden);
+            Tensor h1 = tensor("h1", batch, hidden);
+            Tensor pre2 = tensor("pre2", batch, hidden);
+            Tensor h2 = tensor("h2", batch, hidden);
+            Tensor o = tensor("subgraph output", batch, out);
             KernelLaunch place = columns.prepare(o, cat, g * out, stream);
-            step(() -> fc1.forwardGelu(input, pre1, h1, stream));
-            step(() -> fc2.forwardGelu(h1, pre2, h2, stream));
-            step(() -> fc3.forward(h2, o, stream));
-            step(place::launch);
-            launches += 2 + 2 + 2 + 1; // each GELU layer: GEMM + fused bias/GELU; fc3: GEMM + bias; the placement
+            iteration.add(() -> fc1.forwardGelu(input, pre1, h1, stream));
+            iteration.add(() -> fc2.forwardGelu(h1, pre2, h2, stream));
+            iteration.add(() -> fc3.forward(h2, o, stream));
+            iteration.add(place::launch);
+            launches(2 + 2 + 2 + 1); // each GELU layer: GEMM + fused bias/GELU; fc3: GEMM + bias; the placement
         }
+        List<GpuEvent> done = new ArrayList<>();
         for (int s = 1; s < n - 1; s++) {
             if (joined[s]) {
-                GpuEvent e = event(ctx);
-                GpuStream gs = streams.get(s);
-                step(() -> e.record(gs));
+                GpuEvent e = event(s);
+                recordOn(s, e);
                 done.add(e);
             }
         }
-        GpuStream aggregator = streams.get(n - 1);
         for (GpuEvent e : done) {
-            step(() -> aggregator.waitEvent(e));
+            waitOn(n - 1, e);
         }
         Linear agg = layer(n - 1, "aggregator", subgraphs * out, out);
-        step(() -> agg.forward(cat, output, aggregatorStream));
+        Stream aggregatorStream = cs(n - 1);
+        iteration.add(() -> agg.forward(cat, output, aggregatorStream));
         // join back into stream 0: a graph capture must end where it began, with every forked stream joined
-        GpuEvent finished = event(ctx);
-        step(() -> finished.record(aggregator));
-        step(() -> streams.getFirst().waitEvent(finished));
-        launches += 1 + 2;
+        GpuEvent finished = event(n - 1);
+        recordOn(n - 1, finished);
+        waitOn(0, finished);
+        launches(1 + 2);
         if (ctx.choiceParameter("mode").equals("graph")) {
             // once eagerly first: kernels are compiled and loaded on first use, which a capture must not see
             iteration.forEach(Runnable::run);
             ctx.gpu().synchronize();
             origin.beginCapture();
             iteration.forEach(Runnable::run);
-            graph = origin.endCapture();
+            graph = keepOther(origin.endCapture());
         }
-    }
-
-    private void step(Runnable r) {
-        iteration.add(r);
     }
 
     /** A layer that runs on harness stream {@code stream}, with that stream's ops. */
     private Linear layer(int stream, String name, int fanIn, int fanOut) {
-        Linear l = new Linear(rt.ops(stream), name, fanIn, fanOut, true, 7);
-        layers.add(l);
+        Linear l = keep(new Linear(rt.ops(stream), name, fanIn, fanOut, true, 7));
+        linears.add(l);
         return l;
     }
 
-    private Tensor keep(Tensor t) {
-        tensors.add(t);
-        return t;
-    }
-
-    private GpuEvent event(WorkloadContext ctx) {
-        GpuEvent e = ctx.gpu().createEvent();
-        events.add(e);
-        return e;
-    }
-
     @Override
-    public void runIteration(int iteration) {
+    public void runIteration(int i) {
         if (graph != null) {
             graph.launch(origin);
         } else {
-            this.iteration.forEach(Runnable::run);
+            super.runIteration(i);
         }
     }
 
     /** Graph mode: one launch; eager: every GEMM, fused epilogue and copy. */
     @Override
     public long launchesPerIteration() {
-        return graph != null ? 1 : launches;
+        return graph != null ? 1 : super.launchesPerIteration();
     }
 
     @Override
     public Throughput throughput(int iterations, double totalTimeMs) {
         return new Throughput((double) iterations * batch / (totalTimeMs / 1e3), "samples/s");
-    }
-
-    @Override
-    public boolean hasCorrectnessCheck() {
-        return true;
     }
 
     /** The aggregator's output against float64: every subgraph and the aggregator from the same weights. */
@@ -238,9 +198,9 @@ public final class GraphSubgraphs implements Workload {
         double[] x = Reference.doubles(hostInput);
         double[] cat = new double[batch * subgraphs * out];
         for (int g = 0; g < subgraphs; g++) {
-            Linear fc1 = layers.get(3 * g);
-            Linear fc2 = layers.get(3 * g + 1);
-            Linear fc3 = layers.get(3 * g + 2);
+            Linear fc1 = linears.get(3 * g);
+            Linear fc2 = linears.get(3 * g + 1);
+            Linear fc3 = linears.get(3 * g + 2);
             double[] h1 = Reference.linear(x, fc1.weight().value().toFloats(), fc1.bias().value().toFloats(), batch, in,
                     hidden, true);
             double[] h2 = Reference.linear(h1, fc2.weight().value().toFloats(), fc2.bias().value().toFloats(), batch,
@@ -251,7 +211,7 @@ public final class GraphSubgraphs implements Workload {
                 System.arraycopy(o, r * out, cat, r * subgraphs * out + g * out, out);
             }
         }
-        Linear agg = layers.getLast();
+        Linear agg = linears.getLast();
         double[] want = Reference.linear(cat, agg.weight().value().toFloats(), agg.bias().value().toFloats(), batch,
                 subgraphs * out, out, false);
         return Reference.compare("graph_subgraphs output", output.toFloats(), want);
@@ -259,24 +219,8 @@ public final class GraphSubgraphs implements Workload {
 
     @Override
     public void cleanup() {
-        if (graph != null) {
-            graph.close();
-            graph = null;
-        }
-        iteration.clear();
-        events.forEach(GpuEvent::close);
-        events.clear();
-        layers.forEach(Linear::close);
-        layers.clear();
-        tensors.forEach(Tensor::close);
-        tensors.clear();
-        if (columns != null) {
-            columns.close();
-            columns = null;
-        }
-        if (rt != null) {
-            rt.close();
-            rt = null;
-        }
+        graph = null;
+        linears.clear();
+        super.cleanup();
     }
 }

@@ -7,24 +7,19 @@ import dev.aorta.model.DType;
 import dev.aorta.model.OpContext;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.Elementwise;
-import dev.aorta.model.ops.Layer;
 import dev.aorta.model.ops.LayerNorm;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.model.reference.RefLayerNorm;
 import dev.aorta.workloads.session.GpuEvent;
-import dev.aorta.workloads.session.GpuStream;
 import dev.aorta.workloads.spi.Priority;
 import dev.aorta.workloads.spi.StreamRange;
 import dev.aorta.workloads.spi.SwitchLatencySensitivity;
 import dev.aorta.workloads.spi.Throughput;
-import dev.aorta.workloads.spi.Workload;
-import dev.aorta.workloads.spi.WorkloadContext;
 import dev.aorta.workloads.spi.WorkloadParameter;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.SplittableRandom;
 
 /**
  * AORTA's torch_compile: three regions (LayerNorm, Linear h→4h with GELU, Linear 4h→h, residual) in the order
@@ -34,7 +29,7 @@ import java.util.SplittableRandom;
  * {@code graphs=false} launches every op. Streams by quarters: region_a, region_b, region_c, merge; the rows are
  * split between the streams of a role, so every stream works. Checked against float64 on sampled rows.
  */
-public final class TorchCompile implements Workload {
+public final class TorchCompile extends ModelWorkload {
     public static final String NAME = "torch_compile";
     private static final float EPS = 1e-5f;
     private static final int REFERENCE_ROWS = 6;
@@ -43,13 +38,7 @@ public final class TorchCompile implements Workload {
     private record Part(int stream, int firstRow, int rows, LayerNorm norm, Linear fc1, Linear fc2, List<Runnable> ops) {
     }
 
-    private ModelRuntime rt;
     private ColumnCopy columns;
-    private final List<Tensor> tensors = new ArrayList<>();
-    private final List<GpuEvent> events = new ArrayList<>();
-    private final List<Layer> layers = new ArrayList<>();
-    private final List<CudaGraph> graphs = new ArrayList<>();
-    private final List<Runnable> iteration = new ArrayList<>();
     private final List<Part> regionA = new ArrayList<>();
     private final List<Part> regionB = new ArrayList<>();
     private final List<Part> regionC = new ArrayList<>();
@@ -59,7 +48,6 @@ public final class TorchCompile implements Workload {
     private int hidden;
     private int rows;
     private int batch;
-    private long launches;
 
     @Override
     public String name() {
@@ -70,11 +58,6 @@ public final class TorchCompile implements Workload {
     public String description() {
         return "Three compiled regions A -> (B || C) -> merge, each captured as CUDA graphs (reduce-overhead) or "
                 + "launched op by op";
-    }
-
-    @Override
-    public String category() {
-        return "hw_queue";
     }
 
     @Override
@@ -114,25 +97,24 @@ public final class TorchCompile implements Workload {
                 : "merge";
     }
 
+    /** Any size is meaningful; rows are split between the streams of a role. */
     @Override
-    public void setup(WorkloadContext ctx) {
-        rt = ModelRuntime.open(NAME, ctx);
-        columns = new ColumnCopy(rt);
+    protected void validate() {
+    }
+
+    @Override
+    protected void build() {
+        columns = keepOther(new ColumnCopy(rt));
         hidden = ctx.intParameter("hidden_size");
         batch = ctx.intParameter("batch_size");
         rows = batch * ctx.intParameter("seq_len");
-        hostInput = new float[rows * hidden];
-        SplittableRandom random = new SplittableRandom(3);
-        for (int i = 0; i < hostInput.length; i++) {
-            hostInput[i] = (float) random.nextDouble(-1, 1);
-        }
-        OpContext first = rt.ops(0);
+        hostInput = random(rows * hidden, 3);
         Tensor x = keep(Tensor.of(rt.device(), "torch_compile input", DType.FP32, hostInput, rows, hidden));
-        Tensor a = keep(first.empty(NAME, "region A output", DType.FP32, rows, hidden));
-        Tensor cat = keep(first.empty(NAME, "B and C concatenated", DType.FP32, rows, 2 * hidden));
-        merged = keep(first.empty(NAME, "merge output", DType.FP32, rows, hidden));
-        Tensor b = keep(first.empty(NAME, "region B output", DType.FP32, rows, hidden));
-        Tensor c = keep(first.empty(NAME, "region C output", DType.FP32, rows, hidden));
+        Tensor a = tensor("region A output", rows, hidden);
+        Tensor cat = tensor("B and C concatenated", rows, 2 * hidden);
+        merged = tensor("merge output", rows, hidden);
+        Tensor b = tensor("region B output", rows, hidden);
+        Tensor c = tensor("region C output", rows, hidden);
 
         List<Integer> aStreams = ctx.streamsWithRole("region_a");
         List<Integer> bStreams = ctx.streamsWithRole("region_b");
@@ -150,10 +132,9 @@ public final class TorchCompile implements Workload {
         List<Part> mergeParts = new ArrayList<>();
         for (int k = 0; k < mStreams.size(); k++) {
             int s = mStreams.get(k);
-            int from = split(k, mStreams.size());
-            int len = split(k + 1, mStreams.size()) - from;
-            Linear merge = new Linear(rt.ops(s), "merge", 2 * hidden, hidden, true, 11);
-            layers.add(merge);
+            int from = split(rows, k, mStreams.size());
+            int len = split(rows, k + 1, mStreams.size()) - from;
+            Linear merge = keep(new Linear(rt.ops(s), "merge", 2 * hidden, hidden, true, 11));
             merges.add(merge);
             Tensor in = cat.slice(0, from, len);
             Tensor out = merged.slice(0, from, len);
@@ -163,9 +144,9 @@ public final class TorchCompile implements Workload {
 
         // A reads x and writes a, which B and C read; B and C write cat, which the merge reads: each waits for
         // what it reads to be written and for what it overwrites to be read (iterations may follow back to back)
-        List<GpuEvent> aDone = eventsFor(ctx, regionA);
-        List<GpuEvent> bcDone = eventsFor(ctx, concat(regionB, regionC));
-        List<GpuEvent> mDone = eventsFor(ctx, mergeParts);
+        List<GpuEvent> aDone = eventsFor(regionA);
+        List<GpuEvent> bcDone = eventsFor(concat(regionB, regionC));
+        List<GpuEvent> mDone = eventsFor(mergeParts);
         boolean graphed = ctx.choiceParameter("graphs").equals("true");
         if (graphed) {
             // once eagerly first, part after part: kernels are compiled and loaded on first use, which a capture
@@ -175,28 +156,20 @@ public final class TorchCompile implements Workload {
                 ctx.gpu().synchronize();
             }
         }
-        schedule(ctx, regionA, List.of(bcDone), aDone, graphed);
-        schedule(ctx, concat(regionB, regionC), List.of(aDone, mDone), bcDone, graphed);
-        schedule(ctx, mergeParts, List.of(bcDone), mDone, graphed);
-    }
-
-    /** Rows [split(k), split(k+1)) go to part k of {@code parts}. */
-    private int split(int k, int parts) {
-        return (int) ((long) rows * k / parts);
+        schedule(regionA, List.of(bcDone), aDone, graphed);
+        schedule(concat(regionB, regionC), List.of(aDone, mDone), bcDone, graphed);
+        schedule(mergeParts, List.of(bcDone), mDone, graphed);
     }
 
     private Part part(String region, int s, int k, int parts, Tensor in, Tensor out, Tensor cat, int catOffset) {
         OpContext ops = rt.ops(s);
         Stream stream = rt.stream(s);
-        int from = split(k, parts);
-        int len = split(k + 1, parts) - from;
+        int from = split(rows, k, parts);
+        int len = split(rows, k + 1, parts) - from;
         // every part of a region has the region's weights (same names and seed), on its own stream's handle
-        LayerNorm norm = new LayerNorm(ops, region + ".ln", hidden, EPS);
-        Linear fc1 = new Linear(ops, region + ".fc1", hidden, 4 * hidden, true, 11);
-        Linear fc2 = new Linear(ops, region + ".fc2", 4 * hidden, hidden, true, 11);
-        layers.add(norm);
-        layers.add(fc1);
-        layers.add(fc2);
+        LayerNorm norm = keep(new LayerNorm(ops, region + ".ln", hidden, EPS));
+        Linear fc1 = keep(new Linear(ops, region + ".fc1", hidden, 4 * hidden, true, 11));
+        Linear fc2 = keep(new Linear(ops, region + ".fc2", 4 * hidden, hidden, true, 11));
         Elementwise elementwise = new Elementwise(ops);
         Tensor xs = in.slice(0, from, len);
         Tensor ys = out.slice(0, from, len);
@@ -219,41 +192,35 @@ public final class TorchCompile implements Workload {
     }
 
     /** Each part waits for {@code waits}, runs (or launches its graph), then marks its own event of {@code done}. */
-    private void schedule(WorkloadContext ctx, List<Part> parts, List<List<GpuEvent>> waits, List<GpuEvent> done,
-                          boolean graphed) {
+    private void schedule(List<Part> parts, List<List<GpuEvent>> waits, List<GpuEvent> done, boolean graphed) {
         for (int i = 0; i < parts.size(); i++) {
             Part p = parts.get(i);
-            GpuStream gs = ctx.streams().get(p.stream());
             for (List<GpuEvent> group : waits) {
                 for (GpuEvent e : group) {
-                    iteration.add(() -> gs.waitEvent(e));
+                    waitOn(p.stream(), e);
                 }
             }
             if (graphed) {
                 Stream s = rt.stream(p.stream());
                 s.beginCapture();
                 p.ops().forEach(Runnable::run);
-                CudaGraph graph = s.endCapture();
-                graphs.add(graph);
+                CudaGraph graph = keepOther(s.endCapture());
                 iteration.add(() -> graph.launch(s));
-                launches += 1;
+                launches(1);
             } else {
                 iteration.addAll(p.ops());
                 // a region part: norm, GEMM + fused GELU, GEMM + bias, residual (+ placement); merge: GEMM + bias
-                launches += p.norm() == null ? 2 : 6 + (p.ops().size() - 4);
+                launches(p.norm() == null ? 2 : 6 + (p.ops().size() - 4));
             }
-            GpuEvent mine = done.get(i);
-            iteration.add(() -> mine.record(gs));
+            recordOn(p.stream(), done.get(i));
         }
     }
 
-    private List<GpuEvent> eventsFor(WorkloadContext ctx, List<Part> parts) {
+    /** One event per part, recorded once on its stream, so that the first iteration's waits are met. */
+    private List<GpuEvent> eventsFor(List<Part> parts) {
         List<GpuEvent> list = new ArrayList<>();
         for (Part p : parts) {
-            GpuEvent e = ctx.gpu().createEvent();
-            events.add(e);
-            e.record(ctx.streams().get(p.stream())); // recorded once, so that the first iteration's waits are met
-            list.add(e);
+            list.add(event(p.stream()));
         }
         return list;
     }
@@ -264,29 +231,9 @@ public final class TorchCompile implements Workload {
         return all;
     }
 
-    private Tensor keep(Tensor t) {
-        tensors.add(t);
-        return t;
-    }
-
-    @Override
-    public void runIteration(int iteration) {
-        this.iteration.forEach(Runnable::run);
-    }
-
-    @Override
-    public long launchesPerIteration() {
-        return launches;
-    }
-
     @Override
     public Throughput throughput(int iterations, double totalTimeMs) {
         return new Throughput((double) iterations * batch / (totalTimeMs / 1e3), "samples/s");
-    }
-
-    @Override
-    public boolean hasCorrectnessCheck() {
-        return true;
     }
 
     /** The merge output of sampled rows (rows are independent through every layer) against float64. */
@@ -332,26 +279,11 @@ public final class TorchCompile implements Workload {
 
     @Override
     public void cleanup() {
-        graphs.forEach(CudaGraph::close);
-        graphs.clear();
-        iteration.clear();
-        events.forEach(GpuEvent::close);
-        events.clear();
-        layers.forEach(Layer::close);
-        layers.clear();
         merges.clear();
         regionA.clear();
         regionB.clear();
         regionC.clear();
-        tensors.forEach(Tensor::close);
-        tensors.clear();
-        if (columns != null) {
-            columns.close();
-            columns = null;
-        }
-        if (rt != null) {
-            rt.close();
-            rt = null;
-        }
+        columns = null;
+        super.cleanup();
     }
 }

@@ -8,13 +8,10 @@ import dev.aorta.model.Init;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.workloads.session.GpuEvent;
-import dev.aorta.workloads.session.GpuStream;
 import dev.aorta.workloads.spi.Priority;
 import dev.aorta.workloads.spi.StreamRange;
 import dev.aorta.workloads.spi.SwitchLatencySensitivity;
 import dev.aorta.workloads.spi.Throughput;
-import dev.aorta.workloads.spi.Workload;
-import dev.aorta.workloads.spi.WorkloadContext;
 import dev.aorta.workloads.spi.WorkloadParameter;
 
 import java.lang.foreign.MemorySegment;
@@ -22,7 +19,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.SplittableRandom;
 
 /**
  * AORTA's zero_offload: the parameters live in pinned host memory. Per layer (Linear hidden→hidden, activation,
@@ -34,16 +30,11 @@ import java.util.SplittableRandom;
  * Streams by thirds: offload, prefetch, compute; layer l uses stream l mod (streams of the role) of each role.
  * The activation is the model module's fused GELU where AORTA has ReLU.
  */
-public final class ZeroOffload implements Workload {
+public final class ZeroOffload extends ModelWorkload {
     public static final String NAME = "zero_offload";
     private static final int PARAMETER_SEED = 99;
 
-    private ModelRuntime rt;
     private final List<Linear[]> layers = new ArrayList<>();
-    private final List<Tensor> tensors = new ArrayList<>();
-    private final List<GpuEvent> events = new ArrayList<>();
-    private final List<PinnedHostBuffer> pinned = new ArrayList<>();
-    private final List<Runnable> iteration = new ArrayList<>();
     private Tensor[] inputs;
     private Tensor output;
     private float[][] hostParameters;
@@ -51,7 +42,6 @@ public final class ZeroOffload implements Workload {
     private float[] hostInput;
     private int batch;
     private int hidden;
-    private long launches;
 
     @Override
     public String name() {
@@ -62,11 +52,6 @@ public final class ZeroOffload implements Workload {
     public String description() {
         return "Parameters prefetched from pinned host memory per layer while earlier layers compute; gradients "
                 + "offloaded back after the backward pass";
-    }
-
-    @Override
-    public String category() {
-        return "hw_queue";
     }
 
     @Override
@@ -103,27 +88,26 @@ public final class ZeroOffload implements Workload {
         return streamIndex < t ? "offload" : streamIndex < 2 * t ? "prefetch" : "compute";
     }
 
+    /** Any layer count and size is meaningful (layers beyond a role's streams share them round-robin). */
     @Override
-    public void setup(WorkloadContext ctx) {
-        rt = ModelRuntime.open(NAME, ctx);
+    protected void validate() {
+    }
+
+    @Override
+    protected void build() {
         int layerCount = ctx.intParameter("num_layers");
         hidden = ctx.intParameter("hidden_size");
         batch = ctx.intParameter("batch_size");
-        List<GpuStream> offload = role(ctx, "offload");
-        List<GpuStream> prefetch = role(ctx, "prefetch");
-        List<GpuStream> compute = role(ctx, "compute");
-        List<Integer> computeIndex = ctx.streamsWithRole("compute");
-        int computeFirst = computeIndex.getFirst();
+        List<Integer> offload = ctx.streamsWithRole("offload");
+        List<Integer> prefetch = ctx.streamsWithRole("prefetch");
+        List<Integer> compute = ctx.streamsWithRole("compute");
+        int computeFirst = compute.getFirst();
 
-        hostInput = new float[batch * hidden];
-        SplittableRandom random = new SplittableRandom(5);
-        for (int i = 0; i < hostInput.length; i++) {
-            hostInput[i] = (float) random.nextDouble(-1, 1);
-        }
+        hostInput = random(batch * hidden, 5);
         inputs = new Tensor[layerCount + 1];
         inputs[0] = keep(Tensor.of(rt.device(), "zero_offload input", DType.FP32, hostInput, batch, hidden));
-        Tensor ones = keep(rt.ops(computeFirst).empty(NAME, "d(sum)/d(output)", DType.FP32, batch, hidden));
-        ones.fill(1f, rt.stream(compute.getFirst()));
+        Tensor ones = tensor("d(sum)/d(output)", batch, hidden);
+        ones.fill(1f, cs(computeFirst));
         hostParameters = new float[layerCount][];
         GpuEvent[] fetched = new GpuEvent[layerCount];
         GpuEvent[] forwardDone = new GpuEvent[layerCount];
@@ -137,9 +121,9 @@ public final class ZeroOffload implements Workload {
         PinnedHostBuffer[] grads = new PinnedHostBuffer[layerCount];
         for (int l = 0; l < layerCount; l++) {
             // made with the ops of the compute stream the layer runs on
-            int runsOn = computeIndex.get(l % computeIndex.size());
-            Linear fc1 = new Linear(rt.ops(runsOn), "layer" + l + ".fc1", hidden, hidden, true, 7);
-            Linear fc2 = new Linear(rt.ops(runsOn), "layer" + l + ".fc2", hidden, hidden, true, 7);
+            int runsOn = compute.get(l % compute.size());
+            Linear fc1 = keep(new Linear(rt.ops(runsOn), "layer" + l + ".fc1", hidden, hidden, true, 7));
+            Linear fc2 = keep(new Linear(rt.ops(runsOn), "layer" + l + ".fc2", hidden, hidden, true, 7));
             layers.add(new Linear[] {fc1, fc2});
             // different values from the layers' own initialisation: a layer that computed without its prefetched
             // parameters would fail the check
@@ -148,18 +132,17 @@ public final class ZeroOffload implements Workload {
             MemorySegment.copy(hostParameters[l], 0, params[l].segment(), ValueLayout.JAVA_FLOAT, 0,
                     hostParameters[l].length);
             grads[l] = pin((long) hostParameters[l].length * 4);
-            pre[l] = keep(rt.ops(computeFirst).empty(NAME, "pre", DType.FP32, batch, hidden));
-            act[l] = keep(rt.ops(computeFirst).empty(NAME, "activation", DType.FP32, batch, hidden));
-            dAct[l] = keep(rt.ops(computeFirst).empty(NAME, "d activation", DType.FP32, batch, hidden));
-            dInput[l] = keep(rt.ops(computeFirst).empty(NAME, "d input", DType.FP32, batch, hidden));
-            inputs[l + 1] = keep(rt.ops(computeFirst).empty(NAME, "layer output", DType.FP32, batch, hidden));
-            fetched[l] = event(ctx);
-            forwardDone[l] = event(ctx);
-            backwardDone[l] = event(ctx);
-            offloaded[l] = event(ctx);
-            // the first iteration's waits on the previous iteration's backward and offload are satisfied at once
-            backwardDone[l].record(compute.getFirst());
-            offloaded[l].record(compute.getFirst());
+            pre[l] = tensor("pre", batch, hidden);
+            act[l] = tensor("activation", batch, hidden);
+            dAct[l] = tensor("d activation", batch, hidden);
+            dInput[l] = tensor("d input", batch, hidden);
+            inputs[l + 1] = tensor("layer output", batch, hidden);
+            fetched[l] = event(computeFirst);
+            forwardDone[l] = event(computeFirst);
+            // recorded once at creation: the first iteration's waits on the previous iteration's backward and
+            // offload are satisfied at once
+            backwardDone[l] = event(computeFirst);
+            offloaded[l] = event(computeFirst);
         }
         output = inputs[layerCount];
         lastGradients = grads[layerCount - 1];
@@ -168,53 +151,50 @@ public final class ZeroOffload implements Workload {
             int layer = l;
             Linear fc1 = layers.get(l)[0];
             Linear fc2 = layers.get(l)[1];
-            GpuStream p = prefetch.get(l % prefetch.size());
-            GpuStream c = compute.get(l % compute.size());
-            Stream ps = rt.stream(p);
-            Stream cs = rt.stream(c);
+            int p = prefetch.get(l % prefetch.size());
+            int c = compute.get(l % compute.size());
+            Stream ps = cs(p);
+            Stream cs = cs(c);
             // prefetch: only once the previous iteration's backward of this layer has stopped reading its parameters
-            step(() -> p.waitEvent(backwardDone[layer]));
-            step(() -> copyIn(params[layer], ps, fc1, fc2));
-            step(() -> fetched[layer].record(p));
-            step(() -> c.waitEvent(fetched[layer]));
+            waitOn(p, backwardDone[layer]);
+            iteration.add(() -> copyIn(params[layer], ps, fc1, fc2));
+            recordOn(p, fetched[layer]);
+            waitOn(c, fetched[layer]);
             if (l > 0) {
-                step(() -> c.waitEvent(forwardDone[layer - 1]));
+                waitOn(c, forwardDone[layer - 1]);
             }
-            step(() -> c.waitEvent(offloaded[layer])); // the gradients are zeroed below once they are on the host
-            step(() -> {
+            waitOn(c, offloaded[layer]); // the gradients are zeroed below once they are on the host
+            iteration.add(() -> {
                 for (Linear fc : new Linear[] {fc1, fc2}) {
                     fc.weight().grad().zero(cs);
                     fc.bias().grad().zero(cs);
                 }
             });
-            step(() -> fc1.forwardGelu(inputs[layer], pre[layer], act[layer], cs));
-            step(() -> fc2.forward(act[layer], inputs[layer + 1], cs));
-            step(() -> forwardDone[layer].record(c));
-            launches += 4 + 4 + 2 + 2; // 4 copies, 4 gradient memsets, 2 x (GEMM + fused epilogue)
+            iteration.add(() -> fc1.forwardGelu(inputs[layer], pre[layer], act[layer], cs));
+            iteration.add(() -> fc2.forward(act[layer], inputs[layer + 1], cs));
+            recordOn(c, forwardDone[layer]);
+            launches(4 + 4 + 2 + 2); // 4 copies, 4 gradient memsets, 2 x (GEMM + fused epilogue)
         }
         for (int l = layerCount - 1; l >= 0; l--) {
             int layer = l;
             Linear fc1 = layers.get(l)[0];
             Linear fc2 = layers.get(l)[1];
-            GpuStream c = compute.get(l % compute.size());
-            GpuStream o = offload.get(l % offload.size());
-            Stream cs = rt.stream(c);
-            Stream os = rt.stream(o);
+            int c = compute.get(l % compute.size());
+            int o = offload.get(l % offload.size());
+            Stream cs = cs(c);
+            Stream os = cs(o);
             Tensor dOut = l == layerCount - 1 ? ones : dInput[l + 1];
-            step(() -> c.waitEvent(layer == layerCount - 1 ? forwardDone[layer] : backwardDone[layer + 1]));
-            step(() -> fc2.backward(act[layer], dOut, dAct[layer], cs));
-            step(() -> fc1.backwardGelu(inputs[layer], pre[layer], dAct[layer], layer == 0 ? null : dInput[layer], cs));
-            step(() -> backwardDone[layer].record(c));
-            step(() -> o.waitEvent(backwardDone[layer]));
-            step(() -> copyOut(grads[layer], os, fc1, fc2));
-            step(() -> offloaded[layer].record(o));
+            waitOn(c, layer == layerCount - 1 ? forwardDone[layer] : backwardDone[layer + 1]);
+            iteration.add(() -> fc2.backward(act[layer], dOut, dAct[layer], cs));
+            iteration.add(() -> fc1.backwardGelu(inputs[layer], pre[layer], dAct[layer], layer == 0 ? null
+                    : dInput[layer], cs));
+            recordOn(c, backwardDone[layer]);
+            waitOn(o, backwardDone[layer]);
+            iteration.add(() -> copyOut(grads[layer], os, fc1, fc2));
+            recordOn(o, offloaded[layer]);
             // fc2: dx GEMM, dW GEMM, bias grad; fc1: GELU backward, dW GEMM, bias grad (+ dx GEMM above layer 0); 4 copies
-            launches += 3 + 3 + (layer == 0 ? 0 : 1) + 4;
+            launches(3 + 3 + (layer == 0 ? 0 : 1) + 4);
         }
-    }
-
-    private static List<GpuStream> role(WorkloadContext ctx, String role) {
-        return ctx.streamsWithRole(role).stream().map(i -> ctx.streams().get(i)).toList();
     }
 
     /** W1, b1, W2, b2 of a layer, as PyTorch would initialise them from another seed. */
@@ -260,45 +240,13 @@ public final class ZeroOffload implements Workload {
         return out;
     }
 
-    private void step(Runnable r) {
-        iteration.add(r);
-    }
-
-    private Tensor keep(Tensor t) {
-        tensors.add(t);
-        return t;
-    }
-
     private PinnedHostBuffer pin(long bytes) {
-        PinnedHostBuffer b = rt.device().allocatePinned(bytes);
-        pinned.add(b);
-        return b;
-    }
-
-    private GpuEvent event(WorkloadContext ctx) {
-        GpuEvent e = ctx.gpu().createEvent();
-        events.add(e);
-        return e;
-    }
-
-    @Override
-    public void runIteration(int iteration) {
-        this.iteration.forEach(Runnable::run);
-    }
-
-    @Override
-    public long launchesPerIteration() {
-        return launches;
+        return keepOther(rt.device().allocatePinned(bytes));
     }
 
     @Override
     public Throughput throughput(int iterations, double totalTimeMs) {
         return new Throughput((double) iterations * batch / (totalTimeMs / 1e3), "samples/s");
-    }
-
-    @Override
-    public boolean hasCorrectnessCheck() {
-        return true;
     }
 
     /**
@@ -345,21 +293,7 @@ public final class ZeroOffload implements Workload {
 
     @Override
     public void cleanup() {
-        iteration.clear();
-        events.forEach(GpuEvent::close);
-        events.clear();
-        layers.forEach(pair -> {
-            pair[0].close();
-            pair[1].close();
-        });
         layers.clear();
-        tensors.forEach(Tensor::close);
-        tensors.clear();
-        pinned.forEach(PinnedHostBuffer::close);
-        pinned.clear();
-        if (rt != null) {
-            rt.close();
-            rt = null;
-        }
+        super.cleanup();
     }
 }

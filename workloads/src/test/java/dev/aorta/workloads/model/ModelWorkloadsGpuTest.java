@@ -27,8 +27,10 @@ class ModelWorkloadsGpuTest {
 
     private static RunResult run(GpuSession gpu, dev.aorta.workloads.spi.Workload w, int streams,
                                  Map<String, String> params) {
-        return new Harness(Map.of(), false).run(w, HarnessOptions.defaults(streams).withIterations(5, 2)
+        RunResult r = new Harness(Map.of(), false).run(w, HarnessOptions.defaults(streams).withIterations(5, 2)
                 .withParams(params), gpu);
+        GpuTelemetryAssertions.assertRecordedBeforeAndAfter(r);
+        return r;
     }
 
     @Test

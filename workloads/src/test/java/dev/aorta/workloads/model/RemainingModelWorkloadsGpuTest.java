@@ -40,12 +40,19 @@ class RemainingModelWorkloadsGpuTest {
             assertThat(r.throughput().value()).as(w.name()).isPositive();
             assertThat(r.streams()).allSatisfy(s -> assertThat(s.kernelCount()).as(w.name() + " stream " + s.index())
                     .isPositive());
+            GpuTelemetryAssertions.assertRecordedBeforeAndAfter(r);
         }
     }
 
     @Test
     void fsdpTp() {
         runsCorrectlyOnEveryStream(new FsdpTp(), Map.of("num_layers", "3", "batch_size", "3", "seq_len", "7"));
+    }
+
+    /** Sequences longer than the attention's short path (256): its flash kernels. */
+    @Test
+    void fsdpTpWithLongSequences() {
+        runsCorrectlyOnEveryStream(new FsdpTp(), Map.of("num_layers", "3", "batch_size", "2", "seq_len", "301"));
     }
 
     @Test

@@ -518,10 +518,12 @@ public final class SimulatedGpuSession implements GpuSession {
 
     /** What telemetry() returns; tests set one with values to see them reach results. */
     public GpuTelemetry telemetry = GpuTelemetry.unavailable("simulated GPU session: no NVML");
+    /** Readings returned one per call, in order, before falling back to {@link #telemetry}: a GPU that changes. */
+    public final java.util.Deque<GpuTelemetry> nextTelemetry = new java.util.ArrayDeque<>();
 
     @Override
     public GpuTelemetry telemetry() {
-        return telemetry;
+        return nextTelemetry.isEmpty() ? telemetry : nextTelemetry.poll();
     }
 
     @Override
