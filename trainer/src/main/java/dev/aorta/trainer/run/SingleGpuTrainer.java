@@ -21,15 +21,14 @@ import dev.aorta.trainer.config.TrainerConfig;
 import dev.aorta.trainer.config.TrainingConfig.MixedPrecision;
 import dev.aorta.trainer.data.BatchLoader;
 import dev.aorta.trainer.data.SyntheticRankingDataset;
+import dev.aorta.trainer.log.RankLog;
 import dev.aorta.trainer.loop.LearningRate;
-import dev.aorta.trainer.metrics.ActivityProfile;
 import dev.aorta.trainer.metrics.MetricsJsonlWriter;
-import dev.aorta.trainer.metrics.StepOverlap;
-import dev.aorta.trainer.metrics.StepRecord;
 import dev.aorta.trainer.plan.MemoryEstimate;
 import dev.aorta.trainer.plan.MemoryFit;
 import dev.aorta.trainer.plan.ShardingPlan;
 import dev.aorta.trainer.schedule.StreamRole;
+import dev.aorta.trainer.telemetry.NvmlTelemetrySource;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -119,9 +118,12 @@ public final class SingleGpuTrainer {
         Path metricsFile = MetricsJsonlWriter.fileFor(Path.of(cfg.training().outputDir()), 0);
         long loopStart = 0;
         long loopEnd = 0;
+        RankLog log = RankLog.open(Path.of(cfg.training().outputDir()), 0, cfg.logging().level());
         try (CudaDevice device = CudaDevice.open(0);
              TrainStreams streams = new TrainStreams(device, cfg.distributed().streamPriorities())) {
             String deviceName = "GPU 0 (" + device.info().name() + ")";
+            log.info(String.format(Locale.ROOT, "training on %s: %d steps, %d micro-batch(es) of %d per step, %s",
+                    deviceName, planned, k, micro, precision.name().toLowerCase(Locale.ROOT)));
             requireFits(cfg, device.driverMemoryInfo()[0], deviceName);
             Stream compute = streams.get(StreamRole.COMPUTE);
             Stream aux = streams.get(StreamRole.AUX);
@@ -197,7 +199,8 @@ public final class SingleGpuTrainer {
             device.synchronize();
             tracer.flush();
             records.clear(); // set-up work (weights, moments) is no step's
-            try (MetricsJsonlWriter writer = MetricsJsonlWriter.open(Path.of(cfg.training().outputDir()), 0)) {
+            try (StepReporter reporter = new StepReporter(cfg, 0, 1, planned, perEpoch, false, 0, roles, out, log,
+                    warn -> NvmlTelemetrySource.open(device.info().pciBusId(), warn))) {
                 loopStart = System.nanoTime();
                 for (int s = 0; s < planned && stop.received() == null; s++) {
                     long t0 = System.nanoTime();
@@ -247,8 +250,9 @@ public final class SingleGpuTrainer {
                     marker.fill8Async((byte) 0, MARKER_BYTES, compute);
                     end.record(compute);
                     end.synchronize();
-                    stepMs[s] = (System.nanoTime() - t0) / 1e6;
-                    loopEnd = System.nanoTime();
+                    long t1 = System.nanoTime();
+                    stepMs[s] = (t1 - t0) / 1e6;
+                    loopEnd = t1;
 
                     double loss = 0;
                     for (int m = 0; m < k; m++) {
@@ -261,22 +265,12 @@ public final class SingleGpuTrainer {
                     for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
                         stepRecords.add(a);
                     }
-                    ActivityProfile.Built built = ActivityProfile.of(s, stepRecords, roles);
-                    writer.write(new StepRecord(0, 1, s / perEpoch, s % perEpoch, s, loss, gradNorm, lr,
-                            built.profile(), stepMs[s], StepRecord.DeviceTimeSource.CUPTI));
+                    reporter.report(s, loss, gradNorm, lr, applied, stepRecords, t0, t1);
                     if (s == 0) {
                         firstLoss = loss;
                     }
                     lastLoss = loss;
                     steps = s + 1;
-                    if (s % cfg.training().logInterval() == 0 || s == planned - 1) {
-                        StepOverlap o = built.profile().overlap();
-                        out.printf(Locale.ROOT, "step %d/%d  loss %.6f  lr %.3e  grad_norm %.4f%s  step %.2f ms"
-                                        + "  device %.2f ms (compute %.2f, aux %.2f, overlap compute_comm %.2f)%n",
-                                s, planned, loss, lr, gradNorm, applied ? "" : " (overflow: step skipped)",
-                                stepMs[s], built.profile().totalNs() / 1e6, o.perStreamMs().get(StreamRole.COMPUTE),
-                                o.perStreamMs().get(StreamRole.AUX), o.computeCommMs());
-                    }
                 }
             }
             if (opts.saveFinalWeights() != null) {
@@ -287,6 +281,11 @@ public final class SingleGpuTrainer {
             if (dump != null) {
                 writeDump(opts.dumpBatches(), dump, lrs, cfg);
             }
+            log.info(stop.received() == null ? "finished " + steps + " steps"
+                    : "stopped by " + stop.received() + " after " + steps + " of " + planned + " steps");
+        } catch (RuntimeException | IOException e) {
+            log.error("training failed: " + e.getMessage());
+            throw e;
         } finally {
             if (tracer != null) {
                 tracer.stop();
@@ -298,6 +297,7 @@ public final class SingleGpuTrainer {
                     throw new IllegalStateException("releasing " + owned.get(i) + " failed: " + e.getMessage(), e);
                 }
             }
+            log.close();
         }
         double[] done = Arrays.copyOf(stepMs, steps);
         Arrays.sort(done);
