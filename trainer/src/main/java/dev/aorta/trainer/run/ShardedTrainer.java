@@ -100,6 +100,7 @@ public final class ShardedTrainer {
             throw new ConfigException("--dump-batches is for the one-GPU trainer's PyTorch replay; this run is rank "
                     + rc.rank() + " of a data-parallel run (aorta launch), whose batches are split over the ranks.");
         }
+        GraphedStep.requireSupported(cfg, true);
         int perEpoch = stepsPerEpoch(cfg, rc.worldSize());
         int planned = plannedSteps(cfg, rc.worldSize());
         int k = cfg.training().gradientAccumulation();
