@@ -21,6 +21,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -56,13 +58,18 @@ class StepReporterTest {
     }
 
     @Test
-    void rankZeroPrintsEveryLogIntervalAndTheLastStepAndEveryRankLogsThem() throws IOException {
-        TrainerConfig cfg = config("telemetry.nvml=true", "profiling.enabled=true");
+    void rankZeroPrintsEveryLogIntervalAndTheLastStepAndEveryRankLogsThem() throws IOException, InterruptedException {
+        TrainerConfig cfg = config("telemetry.nvml=true", "telemetry.interval_ms=1", "profiling.enabled=true");
         ByteArrayOutputStream console = new ByteArrayOutputStream();
+        // the sampler's single thread stores a sample before it reads the next: after two reads one is stored
+        CountDownLatch sampled = new CountDownLatch(2);
         try (RankLog log = RankLog.open(out, 0, cfg.logging().level());
              StepReporter r = new StepReporter(cfg, 0, 1, 5, 5, false, 0, ROLES,
-                     new PrintStream(console, true, StandardCharsets.UTF_8), log,
-                     warn -> () -> new TelemetrySample(System.nanoTime(), 1980, 2619, 400, 50, 99, 30, 12, 34))) {
+                     new PrintStream(console, true, StandardCharsets.UTF_8), log, warn -> () -> {
+                         sampled.countDown();
+                         return new TelemetrySample(System.nanoTime(), 1980, 2619, 400, 50, 99, 30, 12, 34);
+                     })) {
+            assertThat(sampled.await(20, TimeUnit.SECONDS)).isTrue();
             for (int s = 0; s < 5; s++) {
                 long t0 = System.nanoTime();
                 r.report(s, 0.5, 1.0, 3e-4, true, records(s), t0, t0 + 1_000_000);
