@@ -4,7 +4,10 @@ import dev.aorta.trainer.config.LoggingConfig.Level;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -25,6 +28,20 @@ class RankLogTest {
             assertThat(Files.readAllLines(log.file())).hasSize(2).last().asString()
                     .endsWith("WARNING rank 2: NVML is not available second line");
         }
+    }
+
+    @Test
+    void theLinesLoggedBeforeAKillAreInTheFile() throws Exception {
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), RankLogChild.class.getName(), out.toString())
+                .redirectError(out.resolve("child.err").toFile()).start();
+        try (BufferedReader said = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            assertThat(said.readLine()).as("the child's stderr: %s", out.resolve("child.err")).isEqualTo("logged 3");
+        }
+        child.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook, no close, no flush
+        assertThat(Files.readAllLines(out.resolve("rank0.log"))).extracting(l -> l.substring(l.indexOf(": ") + 2))
+                .containsExactly("line 0", "line 1", "line 2");
     }
 
     @Test
