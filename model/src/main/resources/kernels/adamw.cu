@@ -142,11 +142,12 @@ __device__ __forceinline__ float adamw_element(float p, float graw, float* m, fl
 // min(1, max_norm / (norm * inv_scale + 1e-6)) (clip_grad_norm_ of the unscaled norm). Where a tensor has a
 // 16-bit copy (lows[t] != 0; low_half[t]: 1 fp16, 0 bf16) the new value is also written there, rounded to
 // nearest even, as the cast kernel would: the autocast GEMMs then need no cast of the weights.
-extern "C" __global__ void adamw_step(const long long* params, const long long* grads, const long long* ms,
-                                      const long long* vs, const long long* lows, const int* low_half,
-                                      const long long* lengths, const int* chunk_tensor, const int* chunk_start,
-                                      float lr, float beta1, float beta2, float eps, float wd, float step_size,
-                                      float bc2_sqrt, const float* norm, float max_norm, float inv_scale) {
+__device__ __forceinline__ void adamw_apply(const long long* params, const long long* grads, const long long* ms,
+                                            const long long* vs, const long long* lows, const int* low_half,
+                                            const long long* lengths, const int* chunk_tensor,
+                                            const int* chunk_start, float lr, float beta1, float beta2, float eps,
+                                            float wd, float step_size, float bc2_sqrt, const float* norm,
+                                            float max_norm, float inv_scale) {
     AdamWArgs a{inv_scale, lr, beta1, beta2, eps, wd, step_size, bc2_sqrt};
     if (norm != nullptr && max_norm > 0.0f) {
         a.clip = inv_scale * fminf(1.0f, max_norm / (norm[0] * inv_scale + 1e-6f));
@@ -186,4 +187,24 @@ extern "C" __global__ void adamw_step(const long long* params, const long long* 
             }
         }
     }
+}
+
+extern "C" __global__ void adamw_step(const long long* params, const long long* grads, const long long* ms,
+                                      const long long* vs, const long long* lows, const int* low_half,
+                                      const long long* lengths, const int* chunk_tensor, const int* chunk_start,
+                                      float lr, float beta1, float beta2, float eps, float wd, float step_size,
+                                      float bc2_sqrt, const float* norm, float max_norm, float inv_scale) {
+    adamw_apply(params, grads, ms, vs, lows, low_half, lengths, chunk_tensor, chunk_start, lr, beta1, beta2, eps, wd,
+                step_size, bc2_sqrt, norm, max_norm, inv_scale);
+}
+
+// adamw_step with lr, step_size and bc2_sqrt read from device memory (hyper[0..2]) instead of the launch's
+// arguments: a CUDA graph that captured this launch sees each step's values when the host updates them there.
+extern "C" __global__ void adamw_step_dev(const long long* params, const long long* grads, const long long* ms,
+                                          const long long* vs, const long long* lows, const int* low_half,
+                                          const long long* lengths, const int* chunk_tensor, const int* chunk_start,
+                                          const float* hyper, float beta1, float beta2, float eps, float wd,
+                                          const float* norm, float max_norm, float inv_scale) {
+    adamw_apply(params, grads, ms, vs, lows, low_half, lengths, chunk_tensor, chunk_start, hyper[0], beta1, beta2,
+                eps, wd, hyper[1], hyper[2], norm, max_norm, inv_scale);
 }

@@ -144,8 +144,8 @@ __device__ __forceinline__ float to_unit(unsigned bits) {
 
 // y = x * mask, mask = scale where u(seed, offset, i) >= p else 0. The same call on dy gives dropout's backward:
 // the mask is regenerated from (seed, offset), never stored. Each thread draws one Philox block for 4 elements.
-extern "C" __global__ void dropout(const float* x, float* y, long long n, float p, float scale,
-                                   unsigned long long seed, unsigned long long offset) {
+__device__ __forceinline__ void dropout_apply(const float* x, float* y, long long n, float p, float scale,
+                                              unsigned long long seed, unsigned long long offset) {
     long long blocks = (n + 3) / 4;
     for (long long b = blockIdx.x * (long long) blockDim.x + threadIdx.x; b < blocks; b += (long long) gridDim.x * blockDim.x) {
         uint4 r = philox(make_uint4((unsigned) b, (unsigned) (b >> 32), (unsigned) offset, (unsigned) (offset >> 32)),
@@ -159,6 +159,19 @@ extern "C" __global__ void dropout(const float* x, float* y, long long n, float 
             }
         }
     }
+}
+
+extern "C" __global__ void dropout(const float* x, float* y, long long n, float p, float scale,
+                                   unsigned long long seed, unsigned long long offset) {
+    dropout_apply(x, y, n, p, scale, seed, offset);
+}
+
+// dropout at Philox offset *base + offset: a CUDA graph that captured this launch draws each replay's masks
+// from the base the host writes to device memory before the replay.
+extern "C" __global__ void dropout_from_base(const float* x, float* y, long long n, float p, float scale,
+                                             unsigned long long seed, const unsigned long long* base,
+                                             unsigned long long offset) {
+    dropout_apply(x, y, n, p, scale, seed, *base + offset);
 }
 
 // ReLU and its backward (torch's: the gradient passes where x > 0).

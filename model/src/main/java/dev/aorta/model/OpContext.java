@@ -28,6 +28,7 @@ public final class OpContext implements AutoCloseable {
     private DType autocast;
     private boolean convTf32;
     private ParameterStorage parameterStorage = ParameterStorage.OWN;
+    private long philoxBase;
 
     public OpContext(CudaDevice device, Stream initialStream) {
         this.device = device;
@@ -89,6 +90,20 @@ public final class OpContext implements AutoCloseable {
     /** A new fp32 parameter for op {@code op}, placed by the current {@link ParameterStorage}. */
     public dev.aorta.model.ops.Parameter newParameter(String op, String name, int... shape) {
         return parameterStorage.create(this, op, name, shape);
+    }
+
+    /**
+     * For CUDA graph replay: from now on every dropout draws at Philox offset (the 64-bit value at device address
+     * {@code deviceAddress}) + (the offset it is given), so a graph captured once draws new masks each replay when
+     * the host advances that value (see {@link GraphScalars}). 0 turns it off: offsets are then the ones given.
+     */
+    public void philoxBaseFrom(long deviceAddress) {
+        this.philoxBase = deviceAddress;
+    }
+
+    /** The device address of the Philox base offset, or 0 when dropout offsets are used as given. */
+    public long philoxBase() {
+        return philoxBase;
     }
 
     /** A new tensor for op {@code op}; see {@link Tensor#empty}. */

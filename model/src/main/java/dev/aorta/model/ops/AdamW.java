@@ -179,15 +179,39 @@ public final class AdamW implements AutoCloseable {
      * {@link #finishGradNorm}).
      */
     public void stepWithComputedNorm(double lr, double maxNorm, float gradScale, Stream s) {
-        t++;
-        refreshLowCopies();
-        double bc1 = 1 - Math.pow(beta1, t);
-        double bc2 = 1 - Math.pow(beta2, t);
-        ctx.kernels().launch("adamw.cu", "adamw_step", grid, BLOCK, s, params.address(), grads.address(),
-                firstMoments.address(), secondMoments.address(), lows.address(), lowHalf.address(),
-                lengths.address(), chunkTensor.address(), chunkStart.address(), (float) lr, (float) beta1,
-                (float) beta2, (float) eps, (float) weightDecay, (float) (lr / bc1), (float) Math.sqrt(bc2),
+        float[] h = nextStepHyperparameters(lr);
+        launchStep("adamw_step", s, h[0], (float) beta1, (float) beta2, (float) eps, (float) weightDecay, h[1], h[2],
                 maxNorm > 0 ? norm : null, (float) maxNorm, 1f / gradScale);
+    }
+
+    /**
+     * Counts one more step and returns its {lr, lr / (1 − β1^t), √(1 − β2^t)} as the kernel takes them: what
+     * {@link #stepWithDeviceHyperparameters} reads from device memory, where the caller puts them before the step.
+     */
+    public float[] nextStepHyperparameters(double lr) {
+        t++;
+        return new float[] {(float) lr, (float) (lr / (1 - Math.pow(beta1, t))),
+                (float) Math.sqrt(1 - Math.pow(beta2, t))};
+    }
+
+    /**
+     * As {@link #stepWithComputedNorm} without a loss scale, but reading the learning rate, step size and
+     * bias correction ({@link #nextStepHyperparameters}) from three consecutive device floats at {@code hyper}:
+     * the launch a CUDA graph captures then serves every later step. The same arithmetic as the eager step.
+     */
+    public void stepWithDeviceHyperparameters(long hyper, double maxNorm, Stream s) {
+        launchStep("adamw_step_dev", s, hyper, (float) beta1, (float) beta2, (float) eps, (float) weightDecay,
+                maxNorm > 0 ? norm : null, (float) maxNorm, 1f);
+    }
+
+    private void launchStep(String kernel, Stream s, Object... hyperparameters) {
+        refreshLowCopies();
+        Object[] args = new Object[9 + hyperparameters.length];
+        Object[] tables = {params.address(), grads.address(), firstMoments.address(), secondMoments.address(),
+                lows.address(), lowHalf.address(), lengths.address(), chunkTensor.address(), chunkStart.address()};
+        System.arraycopy(tables, 0, args, 0, tables.length);
+        System.arraycopy(hyperparameters, 0, args, tables.length, hyperparameters.length);
+        ctx.kernels().launch("adamw.cu", kernel, grid, BLOCK, s, args);
         for (Parameter par : parameters) {
             if (par.low().tensor() != null) {
                 par.low().rewritten();

@@ -90,7 +90,8 @@ public final class Elementwise {
 
     /**
      * Inverted dropout: y = x/(1-p) where the Philox uniform of (seed, offset, i) is ≥ p, else 0. The same call
-     * with (dy, dx) and the same seed and offset is its backward; a new offset per step gives a new mask.
+     * with (dy, dx) and the same seed and offset is its backward; a new offset per step gives a new mask. Under
+     * {@link OpContext#philoxBaseFrom} the offset is added to the device-held base.
      */
     public void dropout(Tensor x, Tensor y, float p, long seed, long offset, Stream s) {
         same("dropout", "x", x, "y", y);
@@ -98,8 +99,14 @@ public final class Elementwise {
             throw new IllegalArgumentException("dropout: probability " + p + " outside [0, 1)");
         }
         long blocks = (x.numel() + 3) / 4;
-        ctx.kernels().launch("elementwise.cu", "dropout", ctx.kernels().gridFor(blocks, 256), 256, s, x, y,
-                x.numel(), p, 1 / (1 - p), seed, offset);
+        int grid = ctx.kernels().gridFor(blocks, 256);
+        if (ctx.philoxBase() != 0) {
+            ctx.kernels().launch("elementwise.cu", "dropout_from_base", grid, 256, s, x, y, x.numel(), p,
+                    1 / (1 - p), seed, ctx.philoxBase(), offset);
+        } else {
+            ctx.kernels().launch("elementwise.cu", "dropout", grid, 256, s, x, y, x.numel(), p, 1 / (1 - p), seed,
+                    offset);
+        }
     }
 
     /**

@@ -278,6 +278,15 @@ public final class RankingModel implements Layer {
         return (layers.size() - j) % 2 == 0 ? a.dx0 : a.dx1;
     }
 
+    /**
+     * How far every dropout's Philox offset moves per unit of {@code step}: a CUDA graph captured with step m
+     * replays step n·s + m's masks when the device-held base ({@link dev.aorta.model.OpContext#philoxBaseFrom}) is
+     * n·s times this.
+     */
+    public long philoxOffsetsPerStep() {
+        return 4L * (layers.size() + 1);
+    }
+
     /** Encoder layer i's dropout offset at {@code step} (each layer draws 4 Philox offsets per offset unit). */
     private long dropoutOffset(long step, int layer) {
         return step * (layers.size() + 1) + layer;

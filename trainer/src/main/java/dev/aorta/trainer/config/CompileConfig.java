@@ -3,8 +3,9 @@ package dev.aorta.trainer.config;
 import java.util.Map;
 
 /**
- * {@code compile}: ours, {@code enabled} captures each training step as a CUDA graph after the first step and
- * replays it, which removes the host's launch cost from the step. {@code backend}, {@code mode},
+ * {@code compile}: ours, {@code enabled} runs the first training step eagerly, captures the second as a CUDA
+ * graph and replays it from then on, which removes the host's launch cost from the step (one GPU; see
+ * {@code dev.aorta.trainer.run.GraphedStep}). {@code backend}, {@code mode},
  * {@code fullgraph}, {@code dynamic} and {@code options} are torch.compile's settings in AORTA; they are accepted
  * so that its configurations load and change nothing here.
  */

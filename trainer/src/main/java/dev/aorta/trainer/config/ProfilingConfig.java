@@ -5,11 +5,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import static dev.aorta.trainer.config.ConfigValueException.require;
 
 /**
- * {@code profiling}: AORTA's torch.profiler window. Ours: when {@code enabled}, steps in the active part of the
- * (wait, warmup, active) × repeat window are traced with CUPTI and {@code chrome_trace} writes them as
- * {@code trace_filename} per rank. {@code record_shapes}, {@code profile_memory}, {@code with_stack},
- * {@code with_flops} and {@code tensorboard} are torch.profiler's and accepted so that AORTA's configurations load.
- * ({@code wait} is {@link #waitSteps()}: a record component cannot be named wait.)
+ * {@code profiling}: AORTA's torch.profiler window. When {@code enabled}, the device records of the steps in the
+ * active part of the (wait, warmup, active) × repeat window are written per cycle as a Chrome/Perfetto trace,
+ * {@code trace_filename} with the cycle's last step in its name ({@link dev.aorta.trainer.profile.StepTraceRecorder}).
+ * {@code chrome_trace} is accepted only (the trace is always that format), as are torch.profiler's
+ * {@code record_shapes}, {@code profile_memory}, {@code with_stack}, {@code with_flops} and {@code tensorboard}, so
+ * that AORTA's configurations load. ({@code wait} is {@link #waitSteps()}: a record component cannot be named wait.)
  * The per-step device timing of the metrics file does not depend on this section: it is always on.
  */
 public record ProfilingConfig(boolean enabled, @JsonProperty("wait") int waitSteps, int warmup, int active,

@@ -8,7 +8,6 @@ package dev.aorta.trainer.data;
  */
 final class CounterRandom {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
-    private static final double TWO_PI = 2 * Math.PI;
 
     private CounterRandom() {
     }
@@ -34,18 +33,24 @@ final class CounterRandom {
     }
 
     /**
-     * Standard normals n and n + 1 (n even) by Box-Muller from value n / 2's two 32-bit halves, written to
-     * {@code out[at]} and {@code out[at + 1]}; {@code count} 1 writes only the first (an odd-length tail).
+     * Standard normal n of stream {@code key}, by the ziggurat ({@link NormalZiggurat}) from value n; a draw the
+     * ziggurat does not accept at once (about 1 in 36) continues with values n of the streams {@code key(key, 1)},
+     * {@code key(key, 2)}, ..., so the result stays a function of (key, n) alone.
      */
-    static void normals(long key, long n, float[] out, int at, int count) {
-        long b = bits(key, n >>> 1);
-        double u1 = ((b >>> 32) + 1) * 0x1.0p-32;          // (0, 1]: log stays finite
-        double u2 = (b & 0xFFFFFFFFL) * 0x1.0p-32;
-        double r = Math.sqrt(-2 * Math.log(u1));
-        out[at] = (float) (r * Math.cos(TWO_PI * u2));
-        if (count > 1) {
-            out[at + 1] = (float) (r * Math.sin(TWO_PI * u2));
+    static float normal(long key, long n) {
+        long first = bits(key, n);
+        double x = NormalZiggurat.accepted(first);
+        if (!Double.isNaN(x)) {
+            return (float) x;
         }
+        return (float) NormalZiggurat.sample(first, new NormalZiggurat.Bits() {
+            private long retry;
+
+            @Override
+            public long next() {
+                return bits(key(key, ++retry), n);
+            }
+        });
     }
 
     private static long mix(long z) {

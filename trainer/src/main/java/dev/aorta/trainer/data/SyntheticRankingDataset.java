@@ -49,8 +49,8 @@ public final class SyntheticRankingDataset {
         if (config.learnable()) {
             learnableWeights = new float[config.denseDim()];
             long key = CounterRandom.key(config.seed(), LEARNABLE_WEIGHTS);
-            for (int d = 0; d < learnableWeights.length; d += 2) {
-                CounterRandom.normals(key, d, learnableWeights, d, Math.min(2, learnableWeights.length - d));
+            for (int d = 0; d < learnableWeights.length; d++) {
+                learnableWeights[d] = CounterRandom.normal(key, d);
             }
             double sq = 0;
             for (float w : learnableWeights) {
@@ -80,8 +80,8 @@ public final class SyntheticRankingDataset {
         long seed = config.seed() + index;
         long denseKey = CounterRandom.key(seed, DENSE);
         float[] dense = out.dense;
-        for (int j = 0; j < dense.length; j += 2) {
-            CounterRandom.normals(denseKey, j, dense, j, Math.min(2, dense.length - j));
+        for (int j = 0; j < dense.length; j++) {
+            dense[j] = CounterRandom.normal(denseKey, j);
         }
         long idKey = CounterRandom.key(seed, IDS);
         for (int j = 0; j < out.categorical.length; j++) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.aorta.trainer.schedule.StreamRole;
+import dev.aorta.trainer.telemetry.TelemetrySummary;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -76,6 +77,9 @@ public final class MetricsJsonlWriter implements AutoCloseable {
             writeProfile(g, r.profile());
             g.writeNumberField("step_time_ms", r.stepTimeMs());
             g.writeStringField("device_time_source", r.deviceTimeSource().label());
+            if (r.telemetry() != null) {
+                writeTelemetry(g, r.telemetry());
+            }
             g.writeEndObject();
         }
         out.write('\n');
@@ -136,6 +140,30 @@ public final class MetricsJsonlWriter implements AutoCloseable {
         g.writeEndArray();
         writeByStream(g, "utilization", o.utilization());
         g.writeEndObject();
+    }
+
+    /** Ours: the NVML summary ({@link TelemetrySummary}); a value the device does not offer is left out. */
+    private static void writeTelemetry(JsonGenerator g, TelemetrySummary t) throws IOException {
+        g.writeObjectFieldStart("telemetry");
+        g.writeNumberField("samples", t.samples());
+        optional(g, "sample_age_ms", t.sampleAgeMs());
+        optional(g, "sm_clock_mhz", t.smClockMHz());
+        optional(g, "memory_clock_mhz", t.memoryClockMHz());
+        optional(g, "power_w", t.powerW());
+        optional(g, "power_max_w", t.powerMaxW());
+        optional(g, "temperature_c", t.temperatureC());
+        optional(g, "temperature_max_c", t.temperatureMaxC());
+        optional(g, "gpu_utilization_pct", t.gpuUtilPct());
+        optional(g, "memory_utilization_pct", t.memoryUtilPct());
+        optional(g, "pcie_tx_mb_s", t.pcieTxMBps());
+        optional(g, "pcie_rx_mb_s", t.pcieRxMBps());
+        g.writeEndObject();
+    }
+
+    private static void optional(JsonGenerator g, String name, double value) throws IOException {
+        if (!Double.isNaN(value)) {
+            g.writeNumberField(name, value);
+        }
     }
 
     private static void writeByStream(JsonGenerator g, String name, Map<StreamRole, Double> values)

@@ -1,12 +1,22 @@
 package dev.aorta.trainer.metrics;
 
+import dev.aorta.trainer.telemetry.TelemetrySummary;
+
 /**
  * One line of {@code rank_<rr>_metrics.jsonl}: AORTA's fields ({@code rank, world_size, epoch, step, global_step,
  * loss, grad_norm, lr, profile}) and ours: {@code step_time_ms}, the host's wall time of the step from its first
- * launch to its completion, and {@code device_time_source}, how the profile's times were measured.
+ * launch to its completion, {@code device_time_source}, how the profile's times were measured, and with
+ * {@code telemetry.nvml} the step's {@code telemetry} (null: not sampled).
  */
 public record StepRecord(int rank, int worldSize, int epoch, int step, long globalStep, double loss, double gradNorm,
-                         double lr, StepProfile profile, double stepTimeMs, DeviceTimeSource deviceTimeSource) {
+                         double lr, StepProfile profile, double stepTimeMs, DeviceTimeSource deviceTimeSource,
+                         TelemetrySummary telemetry) {
+
+    /** A line without telemetry. */
+    public StepRecord(int rank, int worldSize, int epoch, int step, long globalStep, double loss, double gradNorm,
+                      double lr, StepProfile profile, double stepTimeMs, DeviceTimeSource deviceTimeSource) {
+        this(rank, worldSize, epoch, step, globalStep, loss, gradNorm, lr, profile, stepTimeMs, deviceTimeSource, null);
+    }
 
     /** How device times were taken. */
     public enum DeviceTimeSource {

@@ -20,11 +20,9 @@ import dev.aorta.trainer.config.TrainerConfig;
 import dev.aorta.trainer.config.TrainingConfig.MixedPrecision;
 import dev.aorta.trainer.data.BatchLoader;
 import dev.aorta.trainer.data.SyntheticRankingDataset;
+import dev.aorta.trainer.log.RankLog;
 import dev.aorta.trainer.loop.LearningRate;
-import dev.aorta.trainer.metrics.ActivityProfile;
 import dev.aorta.trainer.metrics.MetricsJsonlWriter;
-import dev.aorta.trainer.metrics.StepOverlap;
-import dev.aorta.trainer.metrics.StepRecord;
 import dev.aorta.trainer.plan.Collective;
 import dev.aorta.trainer.plan.FlatUnit;
 import dev.aorta.trainer.plan.MemoryEstimate;
@@ -36,6 +34,7 @@ import dev.aorta.trainer.schedule.OpKind;
 import dev.aorta.trainer.schedule.ScheduledOp;
 import dev.aorta.trainer.schedule.StepSchedule;
 import dev.aorta.trainer.schedule.StreamRole;
+import dev.aorta.trainer.telemetry.NvmlTelemetrySource;
 import dev.aorta.trainer.step.RankLayout;
 import dev.aorta.trainer.step.StepExecutor;
 
@@ -101,6 +100,7 @@ public final class ShardedTrainer {
             throw new ConfigException("--dump-batches is for the one-GPU trainer's PyTorch replay; this run is rank "
                     + rc.rank() + " of a data-parallel run (aorta launch), whose batches are split over the ranks.");
         }
+        GraphedStep.requireSupported(cfg, true);
         int perEpoch = stepsPerEpoch(cfg, rc.worldSize());
         int planned = plannedSteps(cfg, rc.worldSize());
         int k = cfg.training().gradientAccumulation();
@@ -125,9 +125,12 @@ public final class ShardedTrainer {
         long loopEnd = 0;
         boolean log = rc.rank() == 0;
         Throwable failure = null;
+        RankLog rankLog = RankLog.open(outputDir, rc.rank(), cfg.logging().level());
         try (CudaDevice device = CudaDevice.open(rc.localRank());
              TrainStreams streams = new TrainStreams(device, cfg.distributed().streamPriorities())) {
             String deviceName = "GPU " + rc.localRank() + " (" + device.info().name() + ") of rank " + rc.rank();
+            rankLog.info(String.format(Locale.ROOT, "rank %d of %d on %s: %s, %d steps", rc.rank(), rc.worldSize(),
+                    deviceName, plan.mode().name().toLowerCase(Locale.ROOT), planned));
             MemoryFit.requireFits(MemoryEstimate.of(plan, cfg), device.driverMemoryInfo()[0], deviceName);
             Stream compute = streams.get(StreamRole.COMPUTE);
             OpContext ctx = new OpContext(device, compute);
@@ -204,7 +207,9 @@ public final class ShardedTrainer {
                             rc.worldSize(), plan.mode().name().toLowerCase(Locale.ROOT), plan.shardGroupSize(),
                             plan.units().size(), schedule.ops().stream().filter(o -> o.isCollective()).count());
                 }
-                try (MetricsJsonlWriter writer = MetricsJsonlWriter.open(outputDir, rc.rank())) {
+                try (StepReporter reporter = new StepReporter(cfg, rc.rank(), rc.worldSize(), planned, perEpoch, true,
+                        rc.localRank(), roles, log ? out : null, rankLog,
+                        warn -> NvmlTelemetrySource.open(device.info().pciBusId(), warn))) {
                     loopStart = System.nanoTime();
                     for (int s = 0; s < planned && stop.received() == null; s++) {
                         long t0 = System.nanoTime();
@@ -212,8 +217,9 @@ public final class ShardedTrainer {
                         rank.prepare(s, lr);
                         executor.issueStep();
                         awaitStepEnd(rank.end(), collectives, rc, s);
-                        stepMs[s] = (System.nanoTime() - t0) / 1e6;
-                        loopEnd = System.nanoTime();
+                        long t1 = System.nanoTime();
+                        stepMs[s] = (t1 - t0) / 1e6;
+                        loopEnd = t1;
 
                         double loss = rank.loss();
                         double gradNorm = rank.gradNorm();
@@ -222,25 +228,12 @@ public final class ShardedTrainer {
                         for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
                             stepRecords.add(a);
                         }
-                        ActivityProfile.Built built = ActivityProfile.of(s, stepRecords, roles);
-                        writer.write(new StepRecord(rc.rank(), rc.worldSize(), s / perEpoch, s % perEpoch, s, loss,
-                                gradNorm, lr, built.profile(), stepMs[s], StepRecord.DeviceTimeSource.CUPTI));
+                        reporter.report(s, loss, gradNorm, lr, rank.applied(), stepRecords, t0, t1);
                         if (s == 0) {
                             firstLoss = loss;
                         }
                         lastLoss = loss;
                         steps = s + 1;
-                        if (log && (s % cfg.training().logInterval() == 0 || s == planned - 1)) {
-                            StepOverlap o = built.profile().overlap();
-                            out.printf(Locale.ROOT, "step %d/%d  loss %.6f  lr %.3e  grad_norm %.4f%s  step %.2f ms"
-                                            + "  device %.2f ms (compute %.2f, allreduce %.2f, reducescatter %.2f,"
-                                            + " aux %.2f, overlap compute_comm %.2f)%n",
-                                    s, planned, loss, lr, gradNorm, rank.applied() ? "" : " (overflow: step skipped)",
-                                    stepMs[s], built.profile().totalNs() / 1e6, o.perStreamMs().get(StreamRole.COMPUTE),
-                                    o.perStreamMs().get(StreamRole.ALLREDUCE),
-                                    o.perStreamMs().get(StreamRole.REDUCESCATTER), o.perStreamMs().get(StreamRole.AUX),
-                                    o.computeCommMs());
-                        }
                     }
                 }
                 if (opts.saveFinalWeights() != null) {
@@ -258,11 +251,18 @@ public final class ShardedTrainer {
             } finally {
                 collectives.close(); // before the device's context goes; no-op after an abort
             }
+            rankLog.info(stop.received() == null ? "finished " + steps + " steps"
+                    : "stopped by " + stop.received() + " after " + steps + " of " + planned + " steps");
         } catch (Throwable t) {
             failure = t;
+            rankLog.error("rank " + rc.rank() + " failed: " + t.getMessage());
             throw t;
         } finally {
-            release(tracer, owned, rc.rank(), failure);
+            try {
+                release(tracer, owned, rc.rank(), failure);
+            } finally {
+                rankLog.close();
+            }
         }
         double[] done = Arrays.copyOf(stepMs, steps);
         Arrays.sort(done);

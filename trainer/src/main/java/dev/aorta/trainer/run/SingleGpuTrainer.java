@@ -8,6 +8,7 @@ import dev.aorta.gpu.cuda.PinnedHostBuffer;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.gpu.cupti.CuptiTracer;
 import dev.aorta.model.DType;
+import dev.aorta.model.GraphScalars;
 import dev.aorta.model.HostTensor;
 import dev.aorta.model.LossScaler;
 import dev.aorta.model.OpContext;
@@ -21,15 +22,14 @@ import dev.aorta.trainer.config.TrainerConfig;
 import dev.aorta.trainer.config.TrainingConfig.MixedPrecision;
 import dev.aorta.trainer.data.BatchLoader;
 import dev.aorta.trainer.data.SyntheticRankingDataset;
+import dev.aorta.trainer.log.RankLog;
 import dev.aorta.trainer.loop.LearningRate;
-import dev.aorta.trainer.metrics.ActivityProfile;
 import dev.aorta.trainer.metrics.MetricsJsonlWriter;
-import dev.aorta.trainer.metrics.StepOverlap;
-import dev.aorta.trainer.metrics.StepRecord;
 import dev.aorta.trainer.plan.MemoryEstimate;
 import dev.aorta.trainer.plan.MemoryFit;
 import dev.aorta.trainer.plan.ShardingPlan;
 import dev.aorta.trainer.schedule.StreamRole;
+import dev.aorta.trainer.telemetry.NvmlTelemetrySource;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -62,12 +62,21 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * are CUPTI's ({@code device_time_source: cupti}). Waiting at the end of every step keeps each line's records
  * complete; it also means the host issues step s + 1 only after step s ended (AORTA synchronises every step too).
  * The allreduce and reducescatter streams exist with their priorities but carry nothing with one rank.
+ *
+ * <p>With {@code compile.enabled} ({@link GraphedStep}), aux copies the k micro-batches into k fixed device
+ * batches, the step's learning rate, AdamW bias corrections and dropout base offset are written to device memory
+ * ({@link GraphScalars}), and compute's work from zero_grad to the norm's copy is issued eagerly at step 0, captured
+ * as a CUDA graph at step 1 and replayed from then on: the same kernels with the same arguments as the eager step.
  */
 public final class SingleGpuTrainer {
     /** Two device batches: the copy of micro-batch m + 1 may run while compute still reads micro-batch m. */
     private static final int DEVICE_BATCHES = 2;
     /** The step markers' memset size; an odd size no op of the model uses, so they are easy to tell apart. */
     private static final long MARKER_BYTES = 256;
+    /** compile.enabled's device-held values: the dropout base (a 64-bit word pair), then AdamW's three floats. */
+    private static final int PHILOX_BASE_WORD = 0;
+    private static final int HYPERPARAMETER_WORD = 2;
+    private static final int GRAPH_SCALAR_WORDS = 5;
 
     private SingleGpuTrainer() {
     }
@@ -98,6 +107,7 @@ public final class SingleGpuTrainer {
 
     public static TrainResult run(TrainerConfig cfg, TrainOptions opts, PrintStream out, StopSignal stop)
             throws IOException {
+        GraphedStep.requireSupported(cfg, false);
         int planned = plannedSteps(cfg);
         int perEpoch = stepsPerEpoch(cfg);
         int k = cfg.training().gradientAccumulation();
@@ -107,6 +117,7 @@ public final class SingleGpuTrainer {
         LearningRate learningRate = new LearningRate(cfg.optimizer(), cfg.scheduler());
         double clip = cfg.training().gradClipNorm();
         MixedPrecision precision = cfg.training().mixedPrecision();
+        boolean graphed = cfg.compile().enabled();
         Map<String, HostTensor> dump = opts.dumpBatches() == null ? null : new LinkedHashMap<>();
         List<Double> lrs = new ArrayList<>();
         ConcurrentLinkedQueue<DeviceActivity> records = new ConcurrentLinkedQueue<>();
@@ -119,9 +130,12 @@ public final class SingleGpuTrainer {
         Path metricsFile = MetricsJsonlWriter.fileFor(Path.of(cfg.training().outputDir()), 0);
         long loopStart = 0;
         long loopEnd = 0;
+        RankLog log = RankLog.open(Path.of(cfg.training().outputDir()), 0, cfg.logging().level());
         try (CudaDevice device = CudaDevice.open(0);
              TrainStreams streams = new TrainStreams(device, cfg.distributed().streamPriorities())) {
             String deviceName = "GPU 0 (" + device.info().name() + ")";
+            log.info(String.format(Locale.ROOT, "training on %s: %d steps, %d micro-batch(es) of %d per step, %s",
+                    deviceName, planned, k, micro, precision.name().toLowerCase(Locale.ROOT)));
             requireFits(cfg, device.driverMemoryInfo()[0], deviceName);
             Stream compute = streams.get(StreamRole.COMPUTE);
             Stream aux = streams.get(StreamRole.AUX);
@@ -148,12 +162,22 @@ public final class SingleGpuTrainer {
                     cfg.optimizer().betas().get(1), cfg.optimizer().eps(), cfg.optimizer().weightDecay(), compute);
             owned.add(opt);
             LossScaler scaler = precision == MixedPrecision.FP16 ? LossScaler.torchDefaults() : null;
+            GraphScalars scalars = null;
+            GraphedStep graphedStep = null;
+            if (graphed) {
+                scalars = new GraphScalars(device, GRAPH_SCALAR_WORDS);
+                graphedStep = new GraphedStep(compute);
+                owned.addAll(List.of(scalars, graphedStep));
+                ctx.philoxBaseFrom(scalars.address(PHILOX_BASE_WORD));
+            }
 
-            DeviceBatch[] deviceBatches = new DeviceBatch[DEVICE_BATCHES];
-            Event[] h2dDone = new Event[DEVICE_BATCHES];
-            Event[] deviceFree = new Event[DEVICE_BATCHES];
-            boolean[] deviceUsed = new boolean[DEVICE_BATCHES];
-            for (int i = 0; i < DEVICE_BATCHES; i++) {
+            // a captured step reads micro-batch m of every step from the same device batch
+            int deviceBatchCount = graphed ? k : DEVICE_BATCHES;
+            DeviceBatch[] deviceBatches = new DeviceBatch[deviceBatchCount];
+            Event[] h2dDone = new Event[deviceBatchCount];
+            Event[] deviceFree = new Event[deviceBatchCount];
+            boolean[] deviceUsed = new boolean[deviceBatchCount];
+            for (int i = 0; i < deviceBatchCount; i++) {
                 deviceBatches[i] = new DeviceBatch(ctx, micro, dataset.shape());
                 h2dDone[i] = device.createEvent(false);
                 deviceFree[i] = device.createEvent(false);
@@ -197,7 +221,8 @@ public final class SingleGpuTrainer {
             device.synchronize();
             tracer.flush();
             records.clear(); // set-up work (weights, moments) is no step's
-            try (MetricsJsonlWriter writer = MetricsJsonlWriter.open(Path.of(cfg.training().outputDir()), 0)) {
+            try (StepReporter reporter = new StepReporter(cfg, 0, 1, planned, perEpoch, false, 0, roles, out, log,
+                    warn -> NvmlTelemetrySource.open(device.info().pciBusId(), warn))) {
                 loopStart = System.nanoTime();
                 for (int s = 0; s < planned && stop.received() == null; s++) {
                     long t0 = System.nanoTime();
@@ -206,49 +231,89 @@ public final class SingleGpuTrainer {
                     marker.fill8Async((byte) 0, MARKER_BYTES, compute);
                     start.record(compute);
                     aux.waitFor(start);
-                    opt.zeroGrad(compute);
-                    float scale = scaler == null ? 1f : scaler.scale();
-                    for (int m = 0; m < k; m++) {
-                        long n = (long) s * k + m;
-                        PinnedBatch host = (PinnedBatch) loader.acquire(n);
-                        if (dump != null) {
-                            host.exportTo(String.format(Locale.ROOT, "step%05d.micro%03d.", s, m), dump);
-                        }
-                        int d = (int) (n % DEVICE_BATCHES);
-                        DeviceBatch b = deviceBatches[d];
-                        if (deviceUsed[d]) {
-                            aux.waitFor(deviceFree[d]);
-                        }
-                        host.copyTo(b, aux);
-                        int slot = loader.slotOf(n);
-                        copied[slot].record(aux);
-                        copyIssued[slot] = true;
-                        h2dDone[d].record(aux);
-                        compute.waitFor(h2dDone[d]);
-                        model.forward(b.dense, b.categorical, b.target, b.importance, acts, seed, n, compute);
-                        acts.loss().copyToAsync(lossHost[m], compute);
-                        model.backward(b.dense, b.categorical, b.target, b.importance, scale / k, acts, seed, n,
-                                compute);
-                        deviceFree[d].record(compute);
-                        deviceUsed[d] = true;
-                    }
                     boolean applied = true;
-                    if (scaler != null) {
-                        applied = scaler.step(opt, lr, clip, compute);
-                    } else {
-                        if (clip <= 0) {
-                            opt.computeGradNorm(compute); // logged whether or not it clips
+                    float scale = scaler == null ? 1f : scaler.scale();
+                    if (graphed) {
+                        // the step's micro-batches into the fixed device batches the graph reads
+                        for (int m = 0; m < k; m++) {
+                            long n = (long) s * k + m;
+                            PinnedBatch host = (PinnedBatch) loader.acquire(n);
+                            if (dump != null) {
+                                host.exportTo(String.format(Locale.ROOT, "step%05d.micro%03d.", s, m), dump);
+                            }
+                            host.copyTo(deviceBatches[m], aux);
+                            int slot = loader.slotOf(n);
+                            copied[slot].record(aux);
+                            copyIssued[slot] = true;
                         }
-                        opt.step(lr, clip, compute);
+                        h2dDone[0].record(aux);
+                        compute.waitFor(h2dDone[0]);
+                        // what changes from step to step, where the graph reads it
+                        float[] h = opt.nextStepHyperparameters(lr);
+                        for (int i = 0; i < h.length; i++) {
+                            scalars.setFloat(HYPERPARAMETER_WORD + i, h[i]);
+                        }
+                        scalars.setLong(PHILOX_BASE_WORD, (long) s * k * model.philoxOffsetsPerStep());
+                        scalars.upload(compute);
+                        long hyperparameters = scalars.address(HYPERPARAMETER_WORD);
+                        graphedStep.issue(() -> {
+                            opt.zeroGrad(compute);
+                            for (int m = 0; m < k; m++) {
+                                DeviceBatch b = deviceBatches[m];
+                                // micro-batch m's dropout offsets; the base adds the step's
+                                model.forward(b.dense, b.categorical, b.target, b.importance, acts, seed, m, compute);
+                                acts.loss().copyToAsync(lossHost[m], compute);
+                                model.backward(b.dense, b.categorical, b.target, b.importance, 1f / k, acts, seed, m,
+                                        compute);
+                            }
+                            opt.computeGradNorm(compute); // logged whether or not it clips
+                            opt.stepWithDeviceHyperparameters(hyperparameters, clip, compute);
+                            opt.gradNorm().copyToAsync(normHost, compute);
+                        });
+                    } else {
+                        opt.zeroGrad(compute);
+                        for (int m = 0; m < k; m++) {
+                            long n = (long) s * k + m;
+                            PinnedBatch host = (PinnedBatch) loader.acquire(n);
+                            if (dump != null) {
+                                host.exportTo(String.format(Locale.ROOT, "step%05d.micro%03d.", s, m), dump);
+                            }
+                            int d = (int) (n % DEVICE_BATCHES);
+                            DeviceBatch b = deviceBatches[d];
+                            if (deviceUsed[d]) {
+                                aux.waitFor(deviceFree[d]);
+                            }
+                            host.copyTo(b, aux);
+                            int slot = loader.slotOf(n);
+                            copied[slot].record(aux);
+                            copyIssued[slot] = true;
+                            h2dDone[d].record(aux);
+                            compute.waitFor(h2dDone[d]);
+                            model.forward(b.dense, b.categorical, b.target, b.importance, acts, seed, n, compute);
+                            acts.loss().copyToAsync(lossHost[m], compute);
+                            model.backward(b.dense, b.categorical, b.target, b.importance, scale / k, acts, seed, n,
+                                    compute);
+                            deviceFree[d].record(compute);
+                            deviceUsed[d] = true;
+                        }
+                        if (scaler != null) {
+                            applied = scaler.step(opt, lr, clip, compute);
+                        } else {
+                            if (clip <= 0) {
+                                opt.computeGradNorm(compute); // logged whether or not it clips
+                            }
+                            opt.step(lr, clip, compute);
+                        }
+                        opt.gradNorm().copyToAsync(normHost, compute);
                     }
-                    opt.gradNorm().copyToAsync(normHost, compute);
                     auxDone.record(aux);
                     compute.waitFor(auxDone);
                     marker.fill8Async((byte) 0, MARKER_BYTES, compute);
                     end.record(compute);
                     end.synchronize();
-                    stepMs[s] = (System.nanoTime() - t0) / 1e6;
-                    loopEnd = System.nanoTime();
+                    long t1 = System.nanoTime();
+                    stepMs[s] = (t1 - t0) / 1e6;
+                    loopEnd = t1;
 
                     double loss = 0;
                     for (int m = 0; m < k; m++) {
@@ -261,22 +326,12 @@ public final class SingleGpuTrainer {
                     for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
                         stepRecords.add(a);
                     }
-                    ActivityProfile.Built built = ActivityProfile.of(s, stepRecords, roles);
-                    writer.write(new StepRecord(0, 1, s / perEpoch, s % perEpoch, s, loss, gradNorm, lr,
-                            built.profile(), stepMs[s], StepRecord.DeviceTimeSource.CUPTI));
+                    reporter.report(s, loss, gradNorm, lr, applied, stepRecords, t0, t1);
                     if (s == 0) {
                         firstLoss = loss;
                     }
                     lastLoss = loss;
                     steps = s + 1;
-                    if (s % cfg.training().logInterval() == 0 || s == planned - 1) {
-                        StepOverlap o = built.profile().overlap();
-                        out.printf(Locale.ROOT, "step %d/%d  loss %.6f  lr %.3e  grad_norm %.4f%s  step %.2f ms"
-                                        + "  device %.2f ms (compute %.2f, aux %.2f, overlap compute_comm %.2f)%n",
-                                s, planned, loss, lr, gradNorm, applied ? "" : " (overflow: step skipped)",
-                                stepMs[s], built.profile().totalNs() / 1e6, o.perStreamMs().get(StreamRole.COMPUTE),
-                                o.perStreamMs().get(StreamRole.AUX), o.computeCommMs());
-                    }
                 }
             }
             if (opts.saveFinalWeights() != null) {
@@ -287,6 +342,11 @@ public final class SingleGpuTrainer {
             if (dump != null) {
                 writeDump(opts.dumpBatches(), dump, lrs, cfg);
             }
+            log.info(stop.received() == null ? "finished " + steps + " steps"
+                    : "stopped by " + stop.received() + " after " + steps + " of " + planned + " steps");
+        } catch (RuntimeException | IOException e) {
+            log.error("training failed: " + e.getMessage());
+            throw e;
         } finally {
             if (tracer != null) {
                 tracer.stop();
@@ -298,6 +358,7 @@ public final class SingleGpuTrainer {
                     throw new IllegalStateException("releasing " + owned.get(i) + " failed: " + e.getMessage(), e);
                 }
             }
+            log.close();
         }
         double[] done = Arrays.copyOf(stepMs, steps);
         Arrays.sort(done);

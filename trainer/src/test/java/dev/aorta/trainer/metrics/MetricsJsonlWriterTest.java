@@ -6,6 +6,7 @@ import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.analyzer.trace.TraceLoader;
 import dev.aorta.analyzer.trace.TraceSet;
 import dev.aorta.trainer.metrics.StepRecord.DeviceTimeSource;
+import dev.aorta.trainer.telemetry.TelemetrySummary;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +46,24 @@ class MetricsJsonlWriterTest {
                 List.of(new DeviceMarker(COMPUTE, "epoch0_step" + step + "_end", 9 * MS, Map.of())));
         return new StepRecord(rank, 2, 0, step, step, 0.69, 1.5, 3e-4, profile, 11.25,
                 DeviceTimeSource.CUDA_EVENTS);
+    }
+
+    @Test
+    void aLineWithTelemetryEndsWithItsSummaryAndLeavesOutWhatTheDeviceDoesNotOffer() throws IOException {
+        StepRecord plain = step(0, 3, 0);
+        TelemetrySummary t = new TelemetrySummary(2, 4.5, 1980, 2619, 420.5, 431, 55, 56, 97, 41, Double.NaN,
+                Double.NaN);
+        StepRecord withTelemetry = new StepRecord(plain.rank(), plain.worldSize(), plain.epoch(), plain.step(),
+                plain.globalStep(), plain.loss(), plain.gradNorm(), plain.lr(), plain.profile(), plain.stepTimeMs(),
+                plain.deviceTimeSource(), t);
+        JsonNode n = JSON.readTree(MetricsJsonlWriter.serialize(withTelemetry));
+        assertThat(iterable(n.fieldNames())).endsWith("device_time_source", "telemetry");
+        JsonNode tn = n.get("telemetry");
+        assertThat(iterable(tn.fieldNames())).containsExactly("samples", "sample_age_ms", "sm_clock_mhz",
+                "memory_clock_mhz", "power_w", "power_max_w", "temperature_c", "temperature_max_c",
+                "gpu_utilization_pct", "memory_utilization_pct");
+        assertThat(tn.get("power_w").asDouble()).isEqualTo(420.5);
+        assertThat(tn.get("samples").asInt()).isEqualTo(2);
     }
 
     @Test
