@@ -1,5 +1,9 @@
 package dev.aorta.analyzer.clock;
 
+import dev.aorta.analyzer.columns.ActivityColumns;
+import dev.aorta.analyzer.columns.ApiCallColumns;
+import dev.aorta.analyzer.columns.Reordered;
+import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.trace.JvmPause;
@@ -17,6 +21,8 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * One rank's records on one clock, ready for analysis: the reference clock is the one most device activities were
@@ -30,7 +36,7 @@ public final class RankTimeline {
     private final ClockDomain clock;
     private final List<DeviceActivity> activities;
     private final ActivityClass[] classes;
-    private final List<ApiCall> apiCalls = new ArrayList<>();
+    private final List<ApiCall> apiCalls;
     private final List<Marker> markers = new ArrayList<>();
     private final List<Dependency> dependencies = new ArrayList<>();
     private final List<JvmPause> jvmPauses = new ArrayList<>();
@@ -43,27 +49,42 @@ public final class RankTimeline {
         this.source = trace.source();
         this.clock = dominantClock(trace);
         ClockMapper mapper = new ClockMapper(clock, trace.anchors());
-        List<DeviceActivity> mapped = new ArrayList<>(trace.activities().size());
-        int unmapped = 0;
-        for (DeviceActivity a : trace.activities()) {
-            if (!mapper.canMap(a.clock())) {
-                unmapped++;
-                continue;
+        // the records whose clock maps, in order of start once shifted (equal starts in the order read)
+        List<DeviceActivity> read = trace.activities();
+        int[] mappable = IntStream.range(0, read.size()).filter(i -> mapper.canMap(read.get(i).clock())).toArray();
+        int unmapped = read.size() - mappable.length;
+        int[] byStart = StableOrder.byKey(mappable.length, k -> {
+            DeviceActivity a = read.get(mappable[k]);
+            return a.startNs() + mapper.offset(a.clock());
+        });
+        this.classes = new ActivityClass[mappable.length];
+        if (onClock(read, DeviceActivity::clock)) {
+            // nothing to shift: a view in order of start, so that a large trace is not held twice
+            this.activities = new Reordered<>(read, byStart);
+            for (int k = 0; k < classes.length; k++) {
+                classes[k] = classifier.classify(activities.get(k));
             }
-            mapped.add(a.shifted(mapper.offset(a.clock()), a.rank(), clock));
+        } else {
+            ActivityColumns mapped = new ActivityColumns();
+            for (int k : byStart) {
+                DeviceActivity a = read.get(mappable[k]);
+                DeviceActivity shifted = a.shifted(mapper.offset(a.clock()), a.rank(), clock);
+                classes[mapped.size()] = classifier.classify(shifted);
+                mapped.add(shifted);
+            }
+            this.activities = mapped;
         }
-        mapped.sort(Comparator.comparingLong(DeviceActivity::startNs));
-        this.activities = mapped;
-        this.classes = new ActivityClass[mapped.size()];
-        for (int i = 0; i < classes.length; i++) {
-            classes[i] = classifier.classify(mapped.get(i));
-        }
-        for (ApiCall c : trace.apiCalls()) {
-            if (mapper.canMap(c.clock())) {
-                long d = mapper.offset(c.clock());
-                apiCalls.add(d == 0 ? c : c.shifted(d, clock));  // an unshifted call keeps its own clock tag
-            } else {
-                unmapped++;
+        if (onClock(trace.apiCalls(), ApiCall::clock)) {
+            this.apiCalls = trace.apiCalls();  // nothing to shift: shared, not copied
+        } else {
+            this.apiCalls = new ApiCallColumns();
+            for (ApiCall c : trace.apiCalls()) {
+                if (mapper.canMap(c.clock())) {
+                    long d = mapper.offset(c.clock());
+                    apiCalls.add(d == 0 ? c : c.shifted(d, clock));  // an unshifted call keeps its own clock tag
+                } else {
+                    unmapped++;
+                }
             }
         }
         for (Marker m : trace.markers()) {
@@ -101,6 +122,16 @@ public final class RankTimeline {
             warnings.add("rank " + rank + ": " + pausesUnmapped + " JVM pauses cannot be placed on the " + clock.tag()
                     + " clock (no anchor), so JVM attribution is incomplete");
         }
+    }
+
+    /** Whether every record is on {@link #clock()}, so that mapping changes none. */
+    private <T> boolean onClock(List<T> records, Function<T, ClockDomain> clockOf) {
+        for (T r : records) {
+            if (clockOf.apply(r) != clock) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static ClockDomain dominantClock(RankTrace trace) {

@@ -1,6 +1,8 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.analyzer.columns.Reordered;
+import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClass;
@@ -13,9 +15,7 @@ import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The breakdowns users of HTA and TraceLens expect, of one window (docs/metrics.md): idle time per stream by cause,
@@ -44,23 +44,22 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
     static final class Inputs {
         private final List<IdleTimeBreakdown.Gap> gaps;
         private final List<ApiCall> callsByStart;
-        private final Map<Long, ApiCall> callsByCorrelation;
+        private final CallsByCorrelation callsByCorrelation;
         private final CriticalPath.Graph graph;
 
-        Inputs(RankTimeline t, long[] enqueueNs, Map<Long, ApiCall> callsByCorrelation) {
+        Inputs(RankTimeline t, long[] enqueueNs, CallsByCorrelation callsByCorrelation) {
             this.gaps = IdleTimeBreakdown.gaps(t.activities(), enqueueNs, i -> t.classOf(i) != ActivityClass.OTHER,
                     IdleTimeBreakdown.DEFAULT_KERNEL_WAIT_THRESHOLD_NS);
-            List<ApiCall> sorted = new ArrayList<>(t.apiCalls());
-            sorted.sort(Comparator.comparingLong(ApiCall::startNs));
-            this.callsByStart = sorted;
+            List<ApiCall> calls = t.apiCalls();
+            this.callsByStart = new Reordered<>(calls, StableOrder.byKey(calls.size(), i -> calls.get(i).startNs()));
             this.callsByCorrelation = callsByCorrelation;
-            ApiCall[] launchOf = new ApiCall[t.activities().size()];
+            int[] launchOf = new int[t.activities().size()];
             for (int i = 0; i < launchOf.length; i++) {
                 long c = t.activities().get(i).correlationId();
-                launchOf[i] = c == 0 ? null : callsByCorrelation.get(c);
+                launchOf[i] = c == 0 ? -1 : callsByCorrelation.indexOf(c);
             }
             this.graph = new CriticalPath.Graph(t.activities(), i -> t.classOf(i) != ActivityClass.OTHER, launchOf,
-                    t.apiCalls(), t.dependencies());
+                    calls, t.dependencies());
         }
 
         /** The calls starting in [from, to), found by binary search. */
@@ -85,7 +84,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
 
     /** The breakdowns of a rank's whole trace (for reports, whatever windows were measured). */
     public static Breakdowns wholeTrace(RankTimeline t, int topNames) {
-        Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
+        CallsByCorrelation calls = LaunchLatency.callsByCorrelation(t);
         return of(t, new ClassIntervals(t), WindowPlanner.whole(t),
                 new Inputs(t, RankAnalysis.enqueueTimes(t, calls), calls), topNames);
     }

@@ -32,7 +32,7 @@ final class CollectiveSkews {
             byStream.add(CollectiveAlignment.collectivesByStream(t));
         }
         RankTimeline reference = aligned.get(0);
-        Map<Long, ApiCall> referenceCalls = LaunchLatency.callsByCorrelation(reference);
+        CallsByCorrelation referenceCalls = LaunchLatency.callsByCorrelation(reference);
         CollectiveSkew.Builder skews = new CollectiveSkew.Builder();
         int streams = byStream.stream().mapToInt(List::size).min().orElse(0);
         for (int j = 0; j < streams; j++) {

@@ -35,11 +35,11 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
                               long blockedNs) {
     }
 
-    public static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, Map<Long, ApiCall> calls) {
+    public static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, CallsByCorrelation calls) {
         return of(t, unions, w, calls, PENDING_LAUNCH_LIMIT);
     }
 
-    static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, Map<Long, ApiCall> calls, int limit) {
+    static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, CallsByCorrelation calls, int limit) {
         List<long[]> edges = new ArrayList<>(); // {time, +1/-1}
         Map<Long, List<long[]>> streamEdges = new java.util.TreeMap<>();
         Map<Long, List<long[]>> streamSpans = new java.util.HashMap<>();  // {enqueue, end} of each operation

@@ -10,7 +10,6 @@ import dev.aorta.core.metric.QueueSwitchOverhead;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /** Runs every per-window analysis, built-in then plugin, over one rank's windows. */
 public final class RankAnalysis {
@@ -25,7 +24,7 @@ public final class RankAnalysis {
     static List<WindowReport> analyze(RankTimeline t, AnalysisOptions options, List<String> warnings,
                                       List<StepCoverage> coverage) {
         ClassIntervals unions = new ClassIntervals(t);
-        Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
+        CallsByCorrelation calls = LaunchLatency.callsByCorrelation(t);
         long[] enqueue = enqueueTimes(t, calls);
         DispatchLatency.PerActivity dispatch = DispatchLatency.perActivity(t.activities(), enqueue,
                 i -> t.classOf(i) != ActivityClass.OTHER, t.dependencies());
@@ -51,7 +50,7 @@ public final class RankAnalysis {
     }
 
     /** Each activity's enqueue time: CUPTI's {@code queued} when the trace has it, else its launch call's start. */
-    static long[] enqueueTimes(RankTimeline t, Map<Long, ApiCall> calls) {
+    static long[] enqueueTimes(RankTimeline t, CallsByCorrelation calls) {
         List<DeviceActivity> acts = t.activities();
         long[] e = new long[acts.size()];
         for (int i = 0; i < e.length; i++) {

@@ -1,5 +1,7 @@
 package dev.aorta.analyzer.trace;
 
+import dev.aorta.analyzer.columns.ActivityColumns;
+import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.Dependency;
@@ -17,8 +19,8 @@ public final class RankTrace {
     private final int rank;
     private int worldSize;
     private final Set<String> sources = new LinkedHashSet<>();
-    private final List<DeviceActivity> activities = new ArrayList<>();
-    private final List<ApiCall> apiCalls = new ArrayList<>();
+    private final List<DeviceActivity> activities = new ActivityColumns();
+    private final List<ApiCall> apiCalls = new ApiCallColumns();
     private final List<Marker> markers = new ArrayList<>();
     private final List<StreamInfo> streams = new ArrayList<>();
     private final List<Dependency> dependencies = new ArrayList<>();

@@ -1,5 +1,7 @@
 package dev.aorta.analyzer.trace;
 
+import dev.aorta.analyzer.columns.ActivityColumns;
+import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.read.TraceFormatException;
 import dev.aorta.analyzer.read.TraceReader;
 import dev.aorta.analyzer.read.TraceReaders;
@@ -155,8 +157,8 @@ public final class TraceLoader {
         private final String file;
         private int declaredRank = UNKNOWN_RANK;
         private int worldSize;
-        private final List<DeviceActivity> activities = new ArrayList<>();
-        private final List<ApiCall> apiCalls = new ArrayList<>();
+        private final List<DeviceActivity> activities = new ActivityColumns();
+        private final List<ApiCall> apiCalls = new ApiCallColumns();
         private final List<Marker> markers = new ArrayList<>();
         private final List<StreamInfo> streams = new ArrayList<>();
         private final List<Dependency> dependencies = new ArrayList<>();
