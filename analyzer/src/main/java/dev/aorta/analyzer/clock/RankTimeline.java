@@ -21,7 +21,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.stream.IntStream;
 
 /**
@@ -36,7 +36,10 @@ public final class RankTimeline {
     private final ClockDomain clock;
     private final List<DeviceActivity> activities;
     private final ActivityClass[] classes;
-    private final List<ApiCall> apiCalls;
+    /** Each activity's start and end, read by every window's scans without building the activity. */
+    private final long[] starts;
+    private final long[] ends;
+    private final ApiCallColumns apiCalls;
     private final List<Marker> markers = new ArrayList<>();
     private final List<Dependency> dependencies = new ArrayList<>();
     private final List<JvmPause> jvmPauses = new ArrayList<>();
@@ -50,15 +53,13 @@ public final class RankTimeline {
         this.clock = dominantClock(trace);
         ClockMapper mapper = new ClockMapper(clock, trace.anchors());
         // the records whose clock maps, in order of start once shifted (equal starts in the order read)
-        List<DeviceActivity> read = trace.activities();
-        int[] mappable = IntStream.range(0, read.size()).filter(i -> mapper.canMap(read.get(i).clock())).toArray();
+        ActivityColumns read = trace.activities();
+        int[] mappable = IntStream.range(0, read.size()).filter(i -> mapper.canMap(read.clock(i))).toArray();
         int unmapped = read.size() - mappable.length;
-        int[] byStart = StableOrder.byKey(mappable.length, k -> {
-            DeviceActivity a = read.get(mappable[k]);
-            return a.startNs() + mapper.offset(a.clock());
-        });
+        int[] byStart = StableOrder.byKey(mappable.length,
+                k -> read.startNs(mappable[k]) + mapper.offset(read.clock(mappable[k])));
         this.classes = new ActivityClass[mappable.length];
-        if (onClock(read, DeviceActivity::clock)) {
+        if (onClock(read.size(), read::clock)) {
             // nothing to shift: a view in order of start, so that a large trace is not held twice
             this.activities = new Reordered<>(read, byStart);
             for (int k = 0; k < classes.length; k++) {
@@ -74,7 +75,14 @@ public final class RankTimeline {
             }
             this.activities = mapped;
         }
-        if (onClock(trace.apiCalls(), ApiCall::clock)) {
+        this.starts = new long[classes.length];
+        this.ends = new long[classes.length];
+        for (int i = 0; i < classes.length; i++) {
+            DeviceActivity a = activities.get(i);
+            starts[i] = a.startNs();
+            ends[i] = a.endNs();
+        }
+        if (onClock(trace.apiCalls().size(), trace.apiCalls()::clock)) {
             this.apiCalls = trace.apiCalls();  // nothing to shift: shared, not copied
         } else {
             this.apiCalls = new ApiCallColumns();
@@ -124,25 +132,39 @@ public final class RankTimeline {
         }
     }
 
-    /** Whether every record is on {@link #clock()}, so that mapping changes none. */
-    private <T> boolean onClock(List<T> records, Function<T, ClockDomain> clockOf) {
-        for (T r : records) {
-            if (clockOf.apply(r) != clock) {
+    /** Whether each of n records (their clocks by index) is on {@link #clock()}, so that mapping changes none. */
+    private boolean onClock(int n, IntFunction<ClockDomain> clockOf) {
+        for (int i = 0; i < n; i++) {
+            if (clockOf.apply(i) != clock) {
                 return false;
             }
         }
         return true;
     }
 
+    /** The clock most device activities (else markers and API calls) are on; a tie goes to the first clock declared. */
     private static ClockDomain dominantClock(RankTrace trace) {
-        Map<ClockDomain, Integer> counts = new EnumMap<>(ClockDomain.class);
-        trace.activities().forEach(a -> counts.merge(a.clock(), 1, Integer::sum));
-        if (counts.isEmpty()) {
-            trace.markers().forEach(m -> counts.merge(m.clock(), 1, Integer::sum));
-            trace.apiCalls().forEach(c -> counts.merge(c.clock(), 1, Integer::sum));
+        int[] counts = new int[ClockDomain.values().length];
+        ActivityColumns acts = trace.activities();
+        for (int i = 0; i < acts.size(); i++) {
+            counts[acts.clock(i).ordinal()]++;
         }
-        return counts.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey)
-                .orElse(ClockDomain.HOST_MONOTONIC);
+        if (acts.isEmpty()) {
+            trace.markers().forEach(m -> counts[m.clock().ordinal()]++);
+            ApiCallColumns calls = trace.apiCalls();
+            for (int i = 0; i < calls.size(); i++) {
+                counts[calls.clock(i).ordinal()]++;
+            }
+        }
+        ClockDomain most = ClockDomain.HOST_MONOTONIC;
+        int mostCount = 0;
+        for (ClockDomain c : ClockDomain.values()) {
+            if (counts[c.ordinal()] > mostCount) {
+                most = c;
+                mostCount = counts[c.ordinal()];
+            }
+        }
+        return most;
     }
 
     public int rank() {
@@ -167,11 +189,21 @@ public final class RankTimeline {
         return activities;
     }
 
+    /** The start of activity {@code i} (as {@code activities().get(i).startNs()}). */
+    public long startNs(int i) {
+        return starts[i];
+    }
+
+    /** The end of activity {@code i} (as {@code activities().get(i).endNs()}). */
+    public long endNs(int i) {
+        return ends[i];
+    }
+
     public ActivityClass classOf(int activityIndex) {
         return classes[activityIndex];
     }
 
-    public List<ApiCall> apiCalls() {
+    public ApiCallColumns apiCalls() {
         return apiCalls;
     }
 

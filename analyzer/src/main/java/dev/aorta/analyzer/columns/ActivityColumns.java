@@ -88,9 +88,61 @@ public final class ActivityColumns extends AbstractList<DeviceActivity> implemen
         return size;
     }
 
+    /** The clock of activity {@code i}, without building the record. */
+    public ClockDomain clock(int i) {
+        return CLOCKS[clock[i]];
+    }
+
+    /** The rank of activity {@code i}, without building the record. */
+    public int rank(int i) {
+        return rank[i];
+    }
+
+    /**
+     * Adds activity {@code i} of {@code from} moved by {@code ns} onto {@code toRank} (as
+     * {@link DeviceActivity#shifted} would, clock unchanged), copying its columns without building the record.
+     */
+    public void addShifted(ActivityColumns from, int i, long ns, int toRank) {
+        if (size == start.length) {
+            grow();
+        }
+        int k = size;
+        kind[k] = from.kind[i];
+        clock[k] = from.clock[i];
+        name[k] = names.id(from.names.value(from.name[i]));
+        rank[k] = toRank;
+        device[k] = from.device[i];
+        grid[k] = shapes.id(from.shapes.value(from.grid[i]));
+        block[k] = shapes.id(from.shapes.value(from.block[i]));
+        stream[k] = from.stream[i];
+        start[k] = from.start[i] + ns;
+        end[k] = from.end[i] + ns;
+        correlation[k] = from.correlation[i];
+        bytes[k] = from.bytes[i];
+        if (from.queued != null && from.queued[i] != DeviceActivity.UNKNOWN) {
+            if (queued == null) {
+                queued = unknowns(start.length);
+            }
+            queued[k] = from.queued[i] + ns;
+        }
+        if (from.submitted != null && from.submitted[i] != DeviceActivity.UNKNOWN) {
+            if (submitted == null) {
+                submitted = unknowns(start.length);
+            }
+            submitted[k] = from.submitted[i] + ns;
+        }
+        size++;
+        modCount++;
+    }
+
     /** The start of activity {@code i}, without building the record. */
     public long startNs(int i) {
         return start[i];
+    }
+
+    /** The end of activity {@code i}, without building the record. */
+    public long endNs(int i) {
+        return end[i];
     }
 
     private void grow() {

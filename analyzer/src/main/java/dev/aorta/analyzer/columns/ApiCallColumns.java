@@ -68,6 +68,45 @@ public final class ApiCallColumns extends AbstractList<ApiCall> implements Rando
         return size;
     }
 
+    /** The clock of call {@code i}, without building the record. */
+    public ClockDomain clock(int i) {
+        return CLOCKS[clock[i]];
+    }
+
+    /** The arguments of call {@code i}, without building the record. */
+    public Map<String, Object> args(int i) {
+        return args[i] == NO_ARGS ? Map.of() : argMaps.get(args[i]);
+    }
+
+    /** Adds call {@code i} of {@code from} moved by {@code ns} (clock unchanged), without building the record. */
+    public void addShifted(ApiCallColumns from, int i, long ns) {
+        if (size == start.length) {
+            grow();
+        }
+        int k = size;
+        clock[k] = from.clock[i];
+        name[k] = names.id(from.names.value(from.name[i]));
+        result[k] = from.result[i];
+        if (from.args[i] == NO_ARGS) {
+            args[k] = NO_ARGS;
+        } else {
+            args[k] = argMaps.size();
+            argMaps.add(from.argMaps.get(from.args[i]));
+        }
+        thread[k] = from.thread[i];
+        stream[k] = from.stream[i];
+        start[k] = from.start[i] + ns;
+        end[k] = from.end[i] + ns;
+        correlation[k] = from.correlation[i];
+        size++;
+        modCount++;
+    }
+
+    /** The end of call {@code i}, without building the record. */
+    public long endNs(int i) {
+        return end[i];
+    }
+
     /** The start of call {@code i}, without building the record. */
     public long startNs(int i) {
         return start[i];

@@ -1,6 +1,7 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.columns.Reordered;
 import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.core.event.ApiCall;
@@ -42,7 +43,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
 
     /** What every window of a timeline shares, computed once: the idle gaps and the API calls sorted by start. */
     static final class Inputs {
-        private final List<IdleTimeBreakdown.Gap> gaps;
+        private final IdleTimeBreakdown.Gaps gaps;
         private final List<ApiCall> callsByStart;
         private final CallsByCorrelation callsByCorrelation;
         private final CriticalPath.Graph graph;
@@ -50,8 +51,8 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
         Inputs(RankTimeline t, long[] enqueueNs, CallsByCorrelation callsByCorrelation) {
             this.gaps = IdleTimeBreakdown.gaps(t.activities(), enqueueNs, i -> t.classOf(i) != ActivityClass.OTHER,
                     IdleTimeBreakdown.DEFAULT_KERNEL_WAIT_THRESHOLD_NS);
-            List<ApiCall> calls = t.apiCalls();
-            this.callsByStart = new Reordered<>(calls, StableOrder.byKey(calls.size(), i -> calls.get(i).startNs()));
+            ApiCallColumns calls = t.apiCalls();
+            this.callsByStart = new Reordered<>(calls, StableOrder.byKey(calls.size(), calls::startNs));
             this.callsByCorrelation = callsByCorrelation;
             int[] launchOf = new int[t.activities().size()];
             for (int i = 0; i < launchOf.length; i++) {
@@ -101,7 +102,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
         List<CollectiveBandwidth.Call> collectives = new ArrayList<>();
         int last = -1;
         List<DeviceActivity> all = t.activities();
-        for (int i = WindowActivities.first(t, unions, w); i < all.size() && all.get(i).startNs() < w.endNs(); i++) {
+        for (int i = WindowActivities.first(t, unions, w); i < all.size() && t.startNs(i) < w.endNs(); i++) {
             DeviceActivity a = all.get(i);
             if (!WindowActivities.startsIn(a, w)) {
                 continue;
@@ -113,7 +114,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
             if (t.classOf(i) == ActivityClass.COMMUNICATION) {
                 collectives.add(LaunchedOps.collective(t, a, c));
             }
-            if (t.classOf(i) != ActivityClass.OTHER && (last < 0 || a.endNs() > all.get(last).endNs())) {
+            if (t.classOf(i) != ActivityClass.OTHER && (last < 0 || a.endNs() > t.endNs(last))) {
                 last = i;
             }
         }

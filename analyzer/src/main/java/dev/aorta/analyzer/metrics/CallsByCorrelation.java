@@ -1,10 +1,10 @@
 package dev.aorta.analyzer.metrics;
 
+import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.core.event.ApiCall;
 
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * A rank's API calls by the correlation id of the device work they launched, built once per timeline. An agent
@@ -13,30 +13,30 @@ import java.util.List;
  * call indices (a lookup is a binary search) rather than a map of boxed ids: a large trace has millions of calls.
  */
 public final class CallsByCorrelation {
-    private final List<ApiCall> calls;
+    private final ApiCallColumns calls;
     private final long[] ids;
     private final int[] callIndex;
 
-    private CallsByCorrelation(List<ApiCall> calls, long[] ids, int[] callIndex) {
+    private CallsByCorrelation(ApiCallColumns calls, long[] ids, int[] callIndex) {
         this.calls = calls;
         this.ids = ids;
         this.callIndex = callIndex;
     }
 
-    public static CallsByCorrelation of(List<ApiCall> calls) {
+    public static CallsByCorrelation of(ApiCallColumns calls) {
         int n = calls.size();
         // candidate (id, call) pairs in priority order: every CUPTI id first, then every call's own id
         long[] candidateIds = new long[2 * n];
         int[] candidateCalls = new int[2 * n];
         int count = 0;
         for (int i = 0; i < n; i++) {
-            if (calls.get(i).args().get("cupti_correlation") instanceof Number cupti && cupti.longValue() != 0) {
+            if (calls.args(i).get("cupti_correlation") instanceof Number cupti && cupti.longValue() != 0) {
                 candidateIds[count] = cupti.longValue();
                 candidateCalls[count++] = i;
             }
         }
         for (int i = 0; i < n; i++) {
-            long id = calls.get(i).correlationId();
+            long id = calls.correlationId(i);
             if (id != 0) {
                 candidateIds[count] = id;
                 candidateCalls[count++] = i;

@@ -25,7 +25,7 @@ public record LaunchLatency(SampleStats latency, long negative) {
         long negative = 0;
         if (!calls.isEmpty()) {
             List<DeviceActivity> acts = t.activities();
-            for (int i = WindowActivities.first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+            for (int i = WindowActivities.first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
                 DeviceActivity a = acts.get(i);
                 ApiCall c = a.correlationId() == 0 || !WindowActivities.startsIn(a, w) ? null : calls.get(a.correlationId());
                 if (c == null) {

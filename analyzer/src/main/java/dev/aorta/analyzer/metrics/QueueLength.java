@@ -46,7 +46,7 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
         Map<Long, List<ApiCall>> streamCalls = new java.util.HashMap<>();
         boolean anyEnqueue = false;
         List<DeviceActivity> acts = t.activities();
-        for (int i = WindowActivities.first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+        for (int i = WindowActivities.first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
             DeviceActivity a = acts.get(i);
             if (!WindowActivities.overlaps(a, w) || t.classOf(i) == ActivityClass.OTHER) {
                 continue;

@@ -35,16 +35,26 @@ public final class RankAnalysis {
         if (steps != null) {
             coverage.add(steps);
         }
-        for (Window w : windows) {
-            out.add(new WindowReport(t.rank(), w, t.source(), OverlapMetrics.of(w.startNs(), w.endNs(), unions.compute(),
-                    unions.communication(), unions.memory()),
+        // windows only read what the rank shares, so they are measured in parallel; a parallel stream keeps their
+        // order, and each window's warnings follow those of the windows before it, as when measured one by one
+        record Measured(WindowReport report, List<String> warnings) {
+        }
+        List<Measured> measured = windows.parallelStream().map(w -> {
+            List<String> windowWarnings = new ArrayList<>();
+            WindowReport report = new WindowReport(t.rank(), w, t.source(), OverlapMetrics.of(w.startNs(), w.endNs(),
+                    unions.compute(), unions.communication(), unions.memory()),
                     LabelledStreamUtilization.of(t, unions, w), KernelBreakdown.of(t, unions, w, options.topKernels()),
                     QueueSwitchOverhead.of(WindowActivities.startingIn(t, unions, w)),
                     WindowActivities.dispatchLatency(t, unions, w, dispatch),
                     LaunchLatency.of(t, unions, w, calls), QueueLength.of(t, unions, w, calls),
                     t.jvmPauses().isEmpty() ? null : JvmAttribution.of(t, unions, w),
                     Breakdowns.of(t, unions, w, breakdowns, options.topKernels()),
-                    options.analyses().measure(t, w, warnings)));
+                    options.analyses().measure(t, w, windowWarnings));
+            return new Measured(report, windowWarnings);
+        }).toList();
+        for (Measured m : measured) {
+            out.add(m.report());
+            warnings.addAll(m.warnings());
         }
         return out;
     }

@@ -438,7 +438,9 @@ public final class KinetoReader implements TraceReader {
         return e.cat != null && switch (e.cat) {
             case "kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync", "user_annotation",
                  "gpu_user_annotation" -> true;
-            case "cpu_op" -> e.name != null && PROFILER_STEP.matcher(e.name).matches();
+            // most events are ops: the prefix test spares a regex match for each
+            case "cpu_op" -> e.name != null && e.name.startsWith("ProfilerStep#")
+                    && PROFILER_STEP.matcher(e.name).matches();
             default -> false;
         };
     }

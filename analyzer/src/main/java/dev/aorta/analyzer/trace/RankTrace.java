@@ -19,8 +19,8 @@ public final class RankTrace {
     private final int rank;
     private int worldSize;
     private final Set<String> sources = new LinkedHashSet<>();
-    private final List<DeviceActivity> activities = new ActivityColumns();
-    private final List<ApiCall> apiCalls = new ApiCallColumns();
+    private final ActivityColumns activities = new ActivityColumns();
+    private final ApiCallColumns apiCalls = new ApiCallColumns();
     private final List<Marker> markers = new ArrayList<>();
     private final List<StreamInfo> streams = new ArrayList<>();
     private final List<Dependency> dependencies = new ArrayList<>();
@@ -53,11 +53,11 @@ public final class RankTrace {
         sources.add(source);
     }
 
-    public List<DeviceActivity> activities() {
+    public ActivityColumns activities() {
         return activities;
     }
 
-    public List<ApiCall> apiCalls() {
+    public ApiCallColumns apiCalls() {
         return apiCalls;
     }
 
