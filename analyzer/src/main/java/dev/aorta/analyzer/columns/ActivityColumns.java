@@ -135,6 +135,26 @@ public final class ActivityColumns extends AbstractList<DeviceActivity> implemen
         modCount++;
     }
 
+    /** Gives every activity of rank {@code from} rank {@code to} instead. */
+    public void replaceRank(int from, int to) {
+        for (int i = 0; i < size; i++) {
+            if (rank[i] == from) {
+                rank[i] = to;
+            }
+        }
+        modCount++;
+    }
+
+    /** Whether every activity is of rank {@code a} or {@code b}. */
+    public boolean allOfRanks(int a, int b) {
+        for (int i = 0; i < size; i++) {
+            if (rank[i] != a && rank[i] != b) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The start of activity {@code i}, without building the record. */
     public long startNs(int i) {
         return start[i];

@@ -247,6 +247,13 @@ public final class KinetoReader implements TraceReader {
         String damage;
         /** Where the event starts in the content, for the skip warning. */
         long offset;
+        /** The texts read so far, shared (kept across events). */
+        private final CanonicalStrings texts = new CanonicalStrings();
+
+        /** A value's text: a string's shared one, any other value's as Jackson gives it. */
+        String text(JsonParser p, JsonToken v) throws IOException {
+            return v == JsonToken.VALUE_STRING ? texts.text(p) : p.getText();
+        }
 
         void clear() {
             ph = null;
@@ -284,9 +291,9 @@ public final class KinetoReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "ph" -> e.ph = p.getText();
-                case "cat" -> e.cat = p.getText();
-                case "name" -> e.name = p.getText();
+                case "ph" -> e.ph = e.text(p, v);
+                case "cat" -> e.cat = e.text(p, v);
+                case "name" -> e.name = e.text(p, v);
                 case "pid", "tid" -> {
                     try {
                         long id = JsonNumbers.idValue(p, 0);
@@ -343,7 +350,7 @@ public final class KinetoReader implements TraceReader {
             case "correlation" -> e.correlation = JsonNumbers.idValue(p, 0);
             case "bytes" -> e.bytes = JsonNumbers.idValue(p, 0);
             case "grid" -> e.grid = dim(p, v);
-            case "cuda_sync_kind" -> e.syncKind = p.getText();
+            case "cuda_sync_kind" -> e.syncKind = e.text(p, v);
             case "wait_on_stream" -> e.waitOnStream = JsonNumbers.idValue(p, -1);
             case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
             case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);

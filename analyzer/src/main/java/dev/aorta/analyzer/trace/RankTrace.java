@@ -19,8 +19,8 @@ public final class RankTrace {
     private final int rank;
     private int worldSize;
     private final Set<String> sources = new LinkedHashSet<>();
-    private final ActivityColumns activities = new ActivityColumns();
-    private final ApiCallColumns apiCalls = new ApiCallColumns();
+    private ActivityColumns activities = new ActivityColumns();
+    private ApiCallColumns apiCalls = new ApiCallColumns();
     private final List<Marker> markers = new ArrayList<>();
     private final List<StreamInfo> streams = new ArrayList<>();
     private final List<Dependency> dependencies = new ArrayList<>();
@@ -55,6 +55,22 @@ public final class RankTrace {
 
     public ActivityColumns activities() {
         return activities;
+    }
+
+    /** Takes a file's activities as this rank's, which has none yet: a rank read from one file is not copied. */
+    void takeActivities(ActivityColumns read) {
+        if (!activities.isEmpty()) {
+            throw new IllegalStateException("rank " + rank + " already has activities");
+        }
+        activities = read;
+    }
+
+    /** Takes a file's API calls as this rank's, which has none yet. */
+    void takeApiCalls(ApiCallColumns read) {
+        if (!apiCalls.isEmpty()) {
+            throw new IllegalStateException("rank " + rank + " already has API calls");
+        }
+        apiCalls = read;
     }
 
     public ApiCallColumns apiCalls() {

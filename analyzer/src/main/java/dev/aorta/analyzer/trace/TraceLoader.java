@@ -278,12 +278,22 @@ public final class TraceLoader {
             }
             Map<ClockDomain, Long> shift = shiftsOntoExistingAnchors(set.rank(fileRank));
             // per-record ranks (agent JSONL, AORTA logs) win; records without one belong to the file's rank
-            for (int i = 0; i < activities.size(); i++) {
-                int r = activities.rank(i) == UNKNOWN_RANK ? fileRank : activities.rank(i);
-                ActivityColumns into = target(set, r).activities();
-                into.addShifted(activities, i, shift.getOrDefault(activities.clock(i), 0L), r);
-                int k = into.size() - 1;
-                cover(r, into.clock(k), into.startNs(k), into.endNs(k));
+            if (shift.isEmpty() && set.rank(fileRank).activities().isEmpty()
+                    && activities.allOfRanks(UNKNOWN_RANK, fileRank)) {
+                // the rank's first file: its records become the rank's as they are, without a copy
+                activities.replaceRank(UNKNOWN_RANK, fileRank);
+                target(set, fileRank).takeActivities(activities);
+                for (int i = 0; i < activities.size(); i++) {
+                    cover(fileRank, activities.clock(i), activities.startNs(i), activities.endNs(i));
+                }
+            } else {
+                for (int i = 0; i < activities.size(); i++) {
+                    int r = activities.rank(i) == UNKNOWN_RANK ? fileRank : activities.rank(i);
+                    ActivityColumns into = target(set, r).activities();
+                    into.addShifted(activities, i, shift.getOrDefault(activities.clock(i), 0L), r);
+                    int k = into.size() - 1;
+                    cover(r, into.clock(k), into.startNs(k), into.endNs(k));
+                }
             }
             for (Marker m : markers) {
                 int r = m.rank() == UNKNOWN_RANK ? fileRank : m.rank();
@@ -293,11 +303,18 @@ public final class TraceLoader {
             }
             RankTrace own = target(set, fileRank);
             own.worldSize(worldSize);
-            ApiCallColumns ownCalls = own.apiCalls();
-            for (int i = 0; i < apiCalls.size(); i++) {
-                ownCalls.addShifted(apiCalls, i, shift.getOrDefault(apiCalls.clock(i), 0L));
-                int k = ownCalls.size() - 1;
-                cover(fileRank, ownCalls.clock(k), ownCalls.startNs(k), ownCalls.endNs(k));
+            if (shift.isEmpty() && own.apiCalls().isEmpty()) {
+                own.takeApiCalls(apiCalls);  // the rank's first calls: taken as they are, without a copy
+                for (int i = 0; i < apiCalls.size(); i++) {
+                    cover(fileRank, apiCalls.clock(i), apiCalls.startNs(i), apiCalls.endNs(i));
+                }
+            } else {
+                ApiCallColumns ownCalls = own.apiCalls();
+                for (int i = 0; i < apiCalls.size(); i++) {
+                    ownCalls.addShifted(apiCalls, i, shift.getOrDefault(apiCalls.clock(i), 0L));
+                    int k = ownCalls.size() - 1;
+                    cover(fileRank, ownCalls.clock(k), ownCalls.startNs(k), ownCalls.endNs(k));
+                }
             }
             for (Dependency x : dependencies) {
                 own.dependencies().add(x.shifted(shift.getOrDefault(x.clock(), 0L), x.clock()));
