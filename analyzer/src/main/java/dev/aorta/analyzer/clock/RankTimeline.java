@@ -17,7 +17,6 @@ import dev.aorta.core.event.StreamInfo;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,6 @@ package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CollectiveSkew;

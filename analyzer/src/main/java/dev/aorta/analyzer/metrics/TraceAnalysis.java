@@ -2,7 +2,6 @@ package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.analyzer.trace.TraceSet;
 import dev.aorta.core.metric.CollectiveSkew;
 

@@ -2,10 +2,8 @@ package dev.aorta.analyzer.trace;
 
 import dev.aorta.analyzer.columns.ActivityColumns;
 import dev.aorta.analyzer.columns.ApiCallColumns;
-import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.Dependency;
-import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
 
