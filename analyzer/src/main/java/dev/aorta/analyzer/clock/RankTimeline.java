@@ -1,5 +1,9 @@
 package dev.aorta.analyzer.clock;
 
+import dev.aorta.analyzer.columns.ActivityColumns;
+import dev.aorta.analyzer.columns.ApiCallColumns;
+import dev.aorta.analyzer.columns.Reordered;
+import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.trace.JvmPause;
@@ -13,10 +17,11 @@ import dev.aorta.core.event.StreamInfo;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
 /**
  * One rank's records on one clock, ready for analysis: the reference clock is the one most device activities were
@@ -30,7 +35,10 @@ public final class RankTimeline {
     private final ClockDomain clock;
     private final List<DeviceActivity> activities;
     private final ActivityClass[] classes;
-    private final List<ApiCall> apiCalls = new ArrayList<>();
+    /** Each activity's start and end, read by every window's scans without building the activity. */
+    private final long[] starts;
+    private final long[] ends;
+    private final ApiCallColumns apiCalls;
     private final List<Marker> markers = new ArrayList<>();
     private final List<Dependency> dependencies = new ArrayList<>();
     private final List<JvmPause> jvmPauses = new ArrayList<>();
@@ -43,27 +51,47 @@ public final class RankTimeline {
         this.source = trace.source();
         this.clock = dominantClock(trace);
         ClockMapper mapper = new ClockMapper(clock, trace.anchors());
-        List<DeviceActivity> mapped = new ArrayList<>(trace.activities().size());
-        int unmapped = 0;
-        for (DeviceActivity a : trace.activities()) {
-            if (!mapper.canMap(a.clock())) {
-                unmapped++;
-                continue;
+        // the records whose clock maps, in order of start once shifted (equal starts in the order read)
+        ActivityColumns read = trace.activities();
+        int[] mappable = IntStream.range(0, read.size()).filter(i -> mapper.canMap(read.clock(i))).toArray();
+        int unmapped = read.size() - mappable.length;
+        int[] byStart = StableOrder.byKey(mappable.length,
+                k -> read.startNs(mappable[k]) + mapper.offset(read.clock(mappable[k])));
+        this.classes = new ActivityClass[mappable.length];
+        if (onClock(read.size(), read::clock)) {
+            // nothing to shift: a view in order of start, so that a large trace is not held twice
+            this.activities = new Reordered<>(read, byStart);
+            for (int k = 0; k < classes.length; k++) {
+                classes[k] = classifier.classify(activities.get(k));
             }
-            mapped.add(a.shifted(mapper.offset(a.clock()), a.rank(), clock));
+        } else {
+            ActivityColumns mapped = new ActivityColumns();
+            for (int k : byStart) {
+                DeviceActivity a = read.get(mappable[k]);
+                DeviceActivity shifted = a.shifted(mapper.offset(a.clock()), a.rank(), clock);
+                classes[mapped.size()] = classifier.classify(shifted);
+                mapped.add(shifted);
+            }
+            this.activities = mapped;
         }
-        mapped.sort(Comparator.comparingLong(DeviceActivity::startNs));
-        this.activities = mapped;
-        this.classes = new ActivityClass[mapped.size()];
+        this.starts = new long[classes.length];
+        this.ends = new long[classes.length];
         for (int i = 0; i < classes.length; i++) {
-            classes[i] = classifier.classify(mapped.get(i));
+            DeviceActivity a = activities.get(i);
+            starts[i] = a.startNs();
+            ends[i] = a.endNs();
         }
-        for (ApiCall c : trace.apiCalls()) {
-            if (mapper.canMap(c.clock())) {
-                long d = mapper.offset(c.clock());
-                apiCalls.add(d == 0 ? c : c.shifted(d, clock));  // an unshifted call keeps its own clock tag
-            } else {
-                unmapped++;
+        if (onClock(trace.apiCalls().size(), trace.apiCalls()::clock)) {
+            this.apiCalls = trace.apiCalls();  // nothing to shift: shared, not copied
+        } else {
+            this.apiCalls = new ApiCallColumns();
+            for (ApiCall c : trace.apiCalls()) {
+                if (mapper.canMap(c.clock())) {
+                    long d = mapper.offset(c.clock());
+                    apiCalls.add(d == 0 ? c : c.shifted(d, clock));  // an unshifted call keeps its own clock tag
+                } else {
+                    unmapped++;
+                }
             }
         }
         for (Marker m : trace.markers()) {
@@ -103,15 +131,39 @@ public final class RankTimeline {
         }
     }
 
-    private static ClockDomain dominantClock(RankTrace trace) {
-        Map<ClockDomain, Integer> counts = new EnumMap<>(ClockDomain.class);
-        trace.activities().forEach(a -> counts.merge(a.clock(), 1, Integer::sum));
-        if (counts.isEmpty()) {
-            trace.markers().forEach(m -> counts.merge(m.clock(), 1, Integer::sum));
-            trace.apiCalls().forEach(c -> counts.merge(c.clock(), 1, Integer::sum));
+    /** Whether each of n records (their clocks by index) is on {@link #clock()}, so that mapping changes none. */
+    private boolean onClock(int n, IntFunction<ClockDomain> clockOf) {
+        for (int i = 0; i < n; i++) {
+            if (clockOf.apply(i) != clock) {
+                return false;
+            }
         }
-        return counts.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey)
-                .orElse(ClockDomain.HOST_MONOTONIC);
+        return true;
+    }
+
+    /** The clock most device activities (else markers and API calls) are on; a tie goes to the first clock declared. */
+    private static ClockDomain dominantClock(RankTrace trace) {
+        int[] counts = new int[ClockDomain.values().length];
+        ActivityColumns acts = trace.activities();
+        for (int i = 0; i < acts.size(); i++) {
+            counts[acts.clock(i).ordinal()]++;
+        }
+        if (acts.isEmpty()) {
+            trace.markers().forEach(m -> counts[m.clock().ordinal()]++);
+            ApiCallColumns calls = trace.apiCalls();
+            for (int i = 0; i < calls.size(); i++) {
+                counts[calls.clock(i).ordinal()]++;
+            }
+        }
+        ClockDomain most = ClockDomain.HOST_MONOTONIC;
+        int mostCount = 0;
+        for (ClockDomain c : ClockDomain.values()) {
+            if (counts[c.ordinal()] > mostCount) {
+                most = c;
+                mostCount = counts[c.ordinal()];
+            }
+        }
+        return most;
     }
 
     public int rank() {
@@ -136,11 +188,21 @@ public final class RankTimeline {
         return activities;
     }
 
+    /** The start of activity {@code i} (as {@code activities().get(i).startNs()}). */
+    public long startNs(int i) {
+        return starts[i];
+    }
+
+    /** The end of activity {@code i} (as {@code activities().get(i).endNs()}). */
+    public long endNs(int i) {
+        return ends[i];
+    }
+
     public ActivityClass classOf(int activityIndex) {
         return classes[activityIndex];
     }
 
-    public List<ApiCall> apiCalls() {
+    public ApiCallColumns apiCalls() {
         return apiCalls;
     }
 

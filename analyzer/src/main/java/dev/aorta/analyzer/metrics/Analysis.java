@@ -17,7 +17,7 @@ import java.util.List;
  * (count, mean, median, std, min, max) into {@code summary.json} ({@code "analyses"}) and a table of report.html.
  *
  * <p>An implementation needs a public no-argument constructor, keeps no state between calls and reads only
- * what it is given. Name values with their unit as the built-in metrics do ({@code busy_ns}, {@code share_pct}).
+ * what it is given: windows and ranks are measured in parallel, so {@link #measure} runs on several threads at once. Name values with their unit as the built-in metrics do ({@code busy_ns}, {@code share_pct}).
  * An exception thrown by {@link #measure} becomes a warning naming the analysis, rank and window; the other
  * windows and analyses are unaffected.
  */

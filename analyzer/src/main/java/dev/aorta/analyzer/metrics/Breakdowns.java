@@ -1,6 +1,9 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.analyzer.columns.ApiCallColumns;
+import dev.aorta.analyzer.columns.Reordered;
+import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClass;
@@ -13,9 +16,7 @@ import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The breakdowns users of HTA and TraceLens expect, of one window (docs/metrics.md): idle time per stream by cause,
@@ -42,25 +43,24 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
 
     /** What every window of a timeline shares, computed once: the idle gaps and the API calls sorted by start. */
     static final class Inputs {
-        private final List<IdleTimeBreakdown.Gap> gaps;
+        private final IdleTimeBreakdown.Gaps gaps;
         private final List<ApiCall> callsByStart;
-        private final Map<Long, ApiCall> callsByCorrelation;
+        private final CallsByCorrelation callsByCorrelation;
         private final CriticalPath.Graph graph;
 
-        Inputs(RankTimeline t, long[] enqueueNs, Map<Long, ApiCall> callsByCorrelation) {
+        Inputs(RankTimeline t, long[] enqueueNs, CallsByCorrelation callsByCorrelation) {
             this.gaps = IdleTimeBreakdown.gaps(t.activities(), enqueueNs, i -> t.classOf(i) != ActivityClass.OTHER,
                     IdleTimeBreakdown.DEFAULT_KERNEL_WAIT_THRESHOLD_NS);
-            List<ApiCall> sorted = new ArrayList<>(t.apiCalls());
-            sorted.sort(Comparator.comparingLong(ApiCall::startNs));
-            this.callsByStart = sorted;
+            ApiCallColumns calls = t.apiCalls();
+            this.callsByStart = new Reordered<>(calls, StableOrder.byKey(calls.size(), calls::startNs));
             this.callsByCorrelation = callsByCorrelation;
-            ApiCall[] launchOf = new ApiCall[t.activities().size()];
+            int[] launchOf = new int[t.activities().size()];
             for (int i = 0; i < launchOf.length; i++) {
                 long c = t.activities().get(i).correlationId();
-                launchOf[i] = c == 0 ? null : callsByCorrelation.get(c);
+                launchOf[i] = c == 0 ? -1 : callsByCorrelation.indexOf(c);
             }
             this.graph = new CriticalPath.Graph(t.activities(), i -> t.classOf(i) != ActivityClass.OTHER, launchOf,
-                    t.apiCalls(), t.dependencies());
+                    calls, t.dependencies());
         }
 
         /** The calls starting in [from, to), found by binary search. */
@@ -85,7 +85,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
 
     /** The breakdowns of a rank's whole trace (for reports, whatever windows were measured). */
     public static Breakdowns wholeTrace(RankTimeline t, int topNames) {
-        Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
+        CallsByCorrelation calls = LaunchLatency.callsByCorrelation(t);
         return of(t, new ClassIntervals(t), WindowPlanner.whole(t),
                 new Inputs(t, RankAnalysis.enqueueTimes(t, calls), calls), topNames);
     }
@@ -102,7 +102,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
         List<CollectiveBandwidth.Call> collectives = new ArrayList<>();
         int last = -1;
         List<DeviceActivity> all = t.activities();
-        for (int i = WindowActivities.first(t, unions, w); i < all.size() && all.get(i).startNs() < w.endNs(); i++) {
+        for (int i = WindowActivities.first(t, unions, w); i < all.size() && t.startNs(i) < w.endNs(); i++) {
             DeviceActivity a = all.get(i);
             if (!WindowActivities.startsIn(a, w)) {
                 continue;
@@ -114,7 +114,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
             if (t.classOf(i) == ActivityClass.COMMUNICATION) {
                 collectives.add(LaunchedOps.collective(t, a, c));
             }
-            if (t.classOf(i) != ActivityClass.OTHER && (last < 0 || a.endNs() > all.get(last).endNs())) {
+            if (t.classOf(i) != ActivityClass.OTHER && (last < 0 || a.endNs() > t.endNs(last))) {
                 last = i;
             }
         }

@@ -2,7 +2,6 @@ package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.core.metric.CollectiveSkew;
@@ -32,7 +31,7 @@ final class CollectiveSkews {
             byStream.add(CollectiveAlignment.collectivesByStream(t));
         }
         RankTimeline reference = aligned.get(0);
-        Map<Long, ApiCall> referenceCalls = LaunchLatency.callsByCorrelation(reference);
+        CallsByCorrelation referenceCalls = LaunchLatency.callsByCorrelation(reference);
         CollectiveSkew.Builder skews = new CollectiveSkew.Builder();
         int streams = byStream.stream().mapToInt(List::size).min().orElse(0);
         for (int j = 0; j < streams; j++) {

@@ -7,7 +7,6 @@ import dev.aorta.core.event.DeviceActivity;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Steps measured on the device's time. A host step range ({@code ProfilerStep#N}, an agent iteration) ends when its
@@ -28,7 +27,7 @@ final class DeviceSteps {
      * @param hostSteps the host step windows, sorted by start
      * @param calls     the rank's API calls by the correlation id their device work carries
      */
-    static List<Window> of(RankTimeline t, List<Window> hostSteps, Map<Long, ApiCall> calls, List<String> warnings) {
+    static List<Window> of(RankTimeline t, List<Window> hostSteps, CallsByCorrelation calls, List<String> warnings) {
         int n = hostSteps.size();
         long[] hostStarts = new long[n];
         for (int i = 0; i < n; i++) {

@@ -73,15 +73,16 @@ public final class KernelBreakdown {
                     .toList();
             List<DeviceActivity> acts = t.activities();
             for (int i = 0; i < acts.size(); i++) {
-                Key k = new Key(t.classOf(i), acts.get(i).name());
+                DeviceActivity a = acts.get(i);
+                Key k = new Key(t.classOf(i), a.name());
                 if (!listed.contains(k)) {
                     continue;
                 }
                 for (Window w : rankWindows) {
-                    if (WindowActivities.startsIn(acts.get(i), w)) {
+                    if (WindowActivities.startsIn(a, w)) {
                         perWindow.computeIfAbsent(k, x -> new java.util.HashMap<>())
                                 .computeIfAbsent(t.rank(), x -> new java.util.LinkedHashMap<>())
-                                .merge(w.label(), acts.get(i).durationNs(), Long::sum);
+                                .merge(w.label(), a.durationNs(), Long::sum);
                     }
                 }
             }
@@ -112,7 +113,7 @@ public final class KernelBreakdown {
     public static List<Entry> of(RankTimeline t, ClassIntervals unions, Window w, int topN) {
         Map<ActivityClass, List<DeviceActivity>> byClass = new EnumMap<>(ActivityClass.class);
         List<DeviceActivity> acts = t.activities();
-        for (int i = WindowActivities.first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+        for (int i = WindowActivities.first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
             DeviceActivity a = acts.get(i);
             if (WindowActivities.startsIn(a, w) && t.classOf(i) != ActivityClass.OTHER) {
                 byClass.computeIfAbsent(t.classOf(i), k -> new ArrayList<>()).add(a);

@@ -5,9 +5,7 @@ import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.SampleStats;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Launch latency: for each device activity starting in the window whose correlation id matches a host API call
@@ -17,32 +15,17 @@ import java.util.Map;
  */
 public record LaunchLatency(SampleStats latency, long negative) {
 
-    /**
-     * API calls by the correlation id of the device work they launched, built once per timeline. An agent call
-     * traced with CUPTI carries CUPTI's id apart ({@code args.cupti_correlation}, the id its CUPTI activity has);
-     * that one comes first, as the agent's own id may equal an unrelated CUPTI id.
-     */
-    public static Map<Long, ApiCall> callsByCorrelation(RankTimeline t) {
-        Map<Long, ApiCall> out = new HashMap<>();
-        for (ApiCall c : t.apiCalls()) {
-            if (c.args().get("cupti_correlation") instanceof Number cupti && cupti.longValue() != 0) {
-                out.putIfAbsent(cupti.longValue(), c);
-            }
-        }
-        for (ApiCall c : t.apiCalls()) {
-            if (c.correlationId() != 0) {
-                out.putIfAbsent(c.correlationId(), c);
-            }
-        }
-        return out;
+    /** The rank's API calls by the correlation id of the device work they launched. */
+    public static CallsByCorrelation callsByCorrelation(RankTimeline t) {
+        return CallsByCorrelation.of(t.apiCalls());
     }
 
-    public static LaunchLatency of(RankTimeline t, ClassIntervals unions, Window w, Map<Long, ApiCall> calls) {
+    public static LaunchLatency of(RankTimeline t, ClassIntervals unions, Window w, CallsByCorrelation calls) {
         SampleStats.Samples samples = new SampleStats.Samples();
         long negative = 0;
         if (!calls.isEmpty()) {
             List<DeviceActivity> acts = t.activities();
-            for (int i = WindowActivities.first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+            for (int i = WindowActivities.first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
                 DeviceActivity a = acts.get(i);
                 ApiCall c = a.correlationId() == 0 || !WindowActivities.startsIn(a, w) ? null : calls.get(a.correlationId());
                 if (c == null) {

@@ -52,7 +52,7 @@ final class LaunchedOps {
      * External id: addmm's bias copy and GEMM kernel are one op) or, without one, per call; its device time is the
      * summed duration of its activities.
      */
-    static List<GemmThroughput.Op> gemms(List<DeviceActivity> activities, Map<Long, ApiCall> calls) {
+    static List<GemmThroughput.Op> gemms(List<DeviceActivity> activities, CallsByCorrelation calls) {
         Map<Long, GemmThroughput.Shape> shapes = new LinkedHashMap<>();
         Map<Long, long[]> deviceNs = new LinkedHashMap<>();
         for (DeviceActivity a : activities) {

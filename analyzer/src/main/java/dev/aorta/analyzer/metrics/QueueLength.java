@@ -35,18 +35,18 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
                               long blockedNs) {
     }
 
-    public static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, Map<Long, ApiCall> calls) {
+    public static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, CallsByCorrelation calls) {
         return of(t, unions, w, calls, PENDING_LAUNCH_LIMIT);
     }
 
-    static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, Map<Long, ApiCall> calls, int limit) {
+    static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, CallsByCorrelation calls, int limit) {
         List<long[]> edges = new ArrayList<>(); // {time, +1/-1}
         Map<Long, List<long[]>> streamEdges = new java.util.TreeMap<>();
         Map<Long, List<long[]>> streamSpans = new java.util.HashMap<>();  // {enqueue, end} of each operation
         Map<Long, List<ApiCall>> streamCalls = new java.util.HashMap<>();
         boolean anyEnqueue = false;
         List<DeviceActivity> acts = t.activities();
-        for (int i = WindowActivities.first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
+        for (int i = WindowActivities.first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
             DeviceActivity a = acts.get(i);
             if (!WindowActivities.overlaps(a, w) || t.classOf(i) == ActivityClass.OTHER) {
                 continue;

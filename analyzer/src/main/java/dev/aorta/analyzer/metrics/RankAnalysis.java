@@ -10,7 +10,6 @@ import dev.aorta.core.metric.QueueSwitchOverhead;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /** Runs every per-window analysis, built-in then plugin, over one rank's windows. */
 public final class RankAnalysis {
@@ -25,7 +24,7 @@ public final class RankAnalysis {
     static List<WindowReport> analyze(RankTimeline t, AnalysisOptions options, List<String> warnings,
                                       List<StepCoverage> coverage) {
         ClassIntervals unions = new ClassIntervals(t);
-        Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
+        CallsByCorrelation calls = LaunchLatency.callsByCorrelation(t);
         long[] enqueue = enqueueTimes(t, calls);
         DispatchLatency.PerActivity dispatch = DispatchLatency.perActivity(t.activities(), enqueue,
                 i -> t.classOf(i) != ActivityClass.OTHER, t.dependencies());
@@ -36,22 +35,32 @@ public final class RankAnalysis {
         if (steps != null) {
             coverage.add(steps);
         }
-        for (Window w : windows) {
-            out.add(new WindowReport(t.rank(), w, t.source(), OverlapMetrics.of(w.startNs(), w.endNs(), unions.compute(),
-                    unions.communication(), unions.memory()),
+        // windows only read what the rank shares, so they are measured in parallel; a parallel stream keeps their
+        // order, and each window's warnings follow those of the windows before it, as when measured one by one
+        record Measured(WindowReport report, List<String> warnings) {
+        }
+        List<Measured> measured = windows.parallelStream().map(w -> {
+            List<String> windowWarnings = new ArrayList<>();
+            WindowReport report = new WindowReport(t.rank(), w, t.source(), OverlapMetrics.of(w.startNs(), w.endNs(),
+                    unions.compute(), unions.communication(), unions.memory()),
                     LabelledStreamUtilization.of(t, unions, w), KernelBreakdown.of(t, unions, w, options.topKernels()),
                     QueueSwitchOverhead.of(WindowActivities.startingIn(t, unions, w)),
                     WindowActivities.dispatchLatency(t, unions, w, dispatch),
                     LaunchLatency.of(t, unions, w, calls), QueueLength.of(t, unions, w, calls),
                     t.jvmPauses().isEmpty() ? null : JvmAttribution.of(t, unions, w),
                     Breakdowns.of(t, unions, w, breakdowns, options.topKernels()),
-                    options.analyses().measure(t, w, warnings)));
+                    options.analyses().measure(t, w, windowWarnings));
+            return new Measured(report, windowWarnings);
+        }).toList();
+        for (Measured m : measured) {
+            out.add(m.report());
+            warnings.addAll(m.warnings());
         }
         return out;
     }
 
     /** Each activity's enqueue time: CUPTI's {@code queued} when the trace has it, else its launch call's start. */
-    static long[] enqueueTimes(RankTimeline t, Map<Long, ApiCall> calls) {
+    static long[] enqueueTimes(RankTimeline t, CallsByCorrelation calls) {
         List<DeviceActivity> acts = t.activities();
         long[] e = new long[acts.size()];
         for (int i = 0; i < e.length; i++) {

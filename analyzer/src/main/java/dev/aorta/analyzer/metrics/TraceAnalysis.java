@@ -2,7 +2,6 @@ package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.analyzer.trace.TraceSet;
 import dev.aorta.core.metric.CollectiveSkew;
 
@@ -27,16 +26,26 @@ public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> win
     public static TraceAnalysis of(TraceSet set, AnalysisOptions options) {
         List<String> warnings = new ArrayList<>(set.warnings());
         warnings.addAll(options.analyses().skipped());
-        List<RankTimeline> timelines = new ArrayList<>();
-        for (RankTrace r : set.ranks()) {
-            RankTimeline t = new RankTimeline(r, options.classifier());
-            warnings.addAll(t.warnings());
-            timelines.add(t);
+        // ranks are independent until they are aligned: each is put on its clock and analysed on its own thread
+        // (parallel streams keep the ranks' order, so the output is the same as one rank after the other)
+        record Analysed(RankTimeline timeline, List<WindowReport> windows, List<String> warnings,
+                        List<StepCoverage> coverage) {
         }
+        List<Analysed> analysed = new ArrayList<>(set.ranks()).parallelStream().map(r -> {
+            RankTimeline t = new RankTimeline(r, options.classifier());
+            List<String> rankWarnings = new ArrayList<>();
+            List<StepCoverage> rankCoverage = new ArrayList<>();
+            List<WindowReport> rankWindows = RankAnalysis.analyze(t, options, rankWarnings, rankCoverage);
+            return new Analysed(t, rankWindows, rankWarnings, rankCoverage);
+        }).toList();
+        List<RankTimeline> timelines = analysed.stream().map(Analysed::timeline).toList();
+        timelines.forEach(t -> warnings.addAll(t.warnings()));
         List<WindowReport> windows = new ArrayList<>();
         List<StepCoverage> coverage = new ArrayList<>();
-        for (RankTimeline t : timelines) {
-            windows.addAll(RankAnalysis.analyze(t, options, warnings, coverage));
+        for (Analysed a : analysed) {
+            warnings.addAll(a.warnings());
+            windows.addAll(a.windows());
+            coverage.addAll(a.coverage());
         }
         Map<Integer, CollectiveAlignment.Offset> offsets = CollectiveAlignment.align(timelines);
         warnings.addAll(CollectiveAlignment.implausible(offsets, timelines));

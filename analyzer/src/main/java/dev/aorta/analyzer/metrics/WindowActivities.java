@@ -20,7 +20,7 @@ final class WindowActivities {
         int hi = acts.size();
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (acts.get(mid).startNs() < from) {
+            if (t.startNs(mid) < from) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -42,8 +42,8 @@ final class WindowActivities {
     static List<DeviceActivity> startingIn(RankTimeline t, ClassIntervals unions, Window w) {
         List<DeviceActivity> in = new ArrayList<>();
         List<DeviceActivity> acts = t.activities();
-        for (int i = first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
-            if (startsIn(acts.get(i), w)) {
+        for (int i = first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
+            if (t.startNs(i) >= w.startNs()) {  // before the loop's end: it starts in the window
                 in.add(acts.get(i));
             }
         }
@@ -55,8 +55,8 @@ final class WindowActivities {
                                            DispatchLatency.PerActivity values) {
         DispatchLatency.Builder b = new DispatchLatency.Builder();
         List<DeviceActivity> acts = t.activities();
-        for (int i = first(t, unions, w); i < acts.size() && acts.get(i).startNs() < w.endNs(); i++) {
-            if (startsIn(acts.get(i), w)) {
+        for (int i = first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
+            if (t.startNs(i) >= w.startNs()) {  // before the loop's end: it starts in the window
                 b.add(values, i);
             }
         }

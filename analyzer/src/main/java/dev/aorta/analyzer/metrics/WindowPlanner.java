@@ -1,13 +1,11 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.Marker;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -27,7 +25,7 @@ public final class WindowPlanner {
     }
 
     /** @param calls the rank's API calls by correlation id ({@link LaunchLatency#callsByCorrelation}) */
-    static List<Window> windows(RankTimeline t, WindowMode mode, Map<Long, ApiCall> calls, List<String> warnings) {
+    static List<Window> windows(RankTimeline t, WindowMode mode, CallsByCorrelation calls, List<String> warnings) {
         List<Window> out = new ArrayList<>();
         if (mode != WindowMode.WHOLE) {
             Marker.Kind wanted = switch (mode) {

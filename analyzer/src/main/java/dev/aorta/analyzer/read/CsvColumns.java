@@ -6,6 +6,7 @@ import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -27,9 +28,11 @@ final class CsvColumns {
     static CSVParser parse(TraceSource source) throws IOException {
         CSVFormat format = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true)
                 .setIgnoreSurroundingSpaces(true).get();
+        InputStream in = source.open();
         try {
-            return CSVParser.parse(new InputStreamReader(source.open(), StandardCharsets.UTF_8), format);
+            return CSVParser.parse(new InputStreamReader(in, StandardCharsets.UTF_8), format);
         } catch (IllegalArgumentException e) {
+            in.close();  // no parser owns it (a gzip file's is read on a thread of its own, which closing stops)
             // Commons CSV's "A header name is missing in [...]" / "The header contains a duplicate name"
             throw new TraceFormatException(source.path() + ": its first line, the column names, has an empty or"
                     + " repeated name (a file cut inside its header?); nothing can be read");

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.aorta.analyzer.columns.ApiCallColumns;
+import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.analyzer.trace.TraceSink;
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ApiCall;
@@ -23,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.LongStream;
 
 /**
  * PyTorch profiler (Kineto) JSON, plain or gzip, CUDA and ROCm flavours, streamed with Jackson.
@@ -134,32 +137,57 @@ public final class KinetoReader implements TraceReader {
      * stream-wait-event records, which become dependencies once the calls they refer to are known.
      */
     private static final class Links {
-        final Map<Long, Long> runtimeStartByCorrelation = new HashMap<>();
         final List<long[]> waits = new ArrayList<>(); // {event, recordStream, recordCorrelation, waitStream, waitCorrelation, ts}
         /** The arguments of ops that launched collectives or GEMMs, by their External id. */
         final Map<Long, Map<String, Object>> opArgs = new HashMap<>();
         /** Runtime calls and the External id of the op they were made in (0: none), emitted once every op is known. */
-        final List<ApiCall> calls = new ArrayList<>();
-        final List<Long> callOps = new ArrayList<>();
+        final ApiCallColumns calls = new ApiCallColumns();
+        final LongStream.Builder callOps = LongStream.builder();
 
         void emitCalls(TraceSink sink) {
+            long[] ops = callOps.build().toArray();
             for (int i = 0; i < calls.size(); i++) {
                 ApiCall c = calls.get(i);
-                Map<String, Object> args = callOps.get(i) == 0 ? null : opArgs.get(callOps.get(i));
+                Map<String, Object> args = ops[i] == 0 ? null : opArgs.get(ops[i]);
                 sink.api(args == null ? c : new ApiCall(c.name(), c.thread(), c.stream(), c.startNs(), c.endNs(),
                         c.correlationId(), c.result(), args, c.clock()));
             }
         }
 
         void emitDependencies(TraceSink sink) {
+            if (waits.isEmpty()) {
+                return;
+            }
+            int[] byCorrelation = StableOrder.byKey(calls.size(), calls::correlationId);
             for (long[] w : waits) {
-                Long recordNs = runtimeStartByCorrelation.get(w[2]);
-                if (recordNs == null) {
+                long recordNs = startOfLastCall(byCorrelation, w[2]);
+                if (recordNs == NO_CALL) {
                     continue; // the cudaEventRecord fell outside the profiled window
                 }
-                long waitNs = runtimeStartByCorrelation.getOrDefault(w[4], w[5]);
-                sink.dependency(new Dependency(w[0], w[1], recordNs, w[3], waitNs, CLOCK));
+                long waitNs = startOfLastCall(byCorrelation, w[4]);
+                sink.dependency(new Dependency(w[0], w[1], recordNs, w[3], waitNs == NO_CALL ? w[5] : waitNs, CLOCK));
             }
+        }
+
+        private static final long NO_CALL = Long.MIN_VALUE;
+
+        /** The start of the last call read with this correlation id (0 is no id), or {@link #NO_CALL}. */
+        private long startOfLastCall(int[] byCorrelation, long correlation) {
+            if (correlation == 0) {
+                return NO_CALL;
+            }
+            int lo = 0;
+            int hi = byCorrelation.length;
+            while (lo < hi) {  // the first call with a larger id
+                int mid = (lo + hi) >>> 1;
+                if (calls.correlationId(byCorrelation[mid]) <= correlation) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo > 0 && calls.correlationId(byCorrelation[lo - 1]) == correlation
+                    ? calls.startNs(byCorrelation[lo - 1]) : NO_CALL;
         }
     }
 
@@ -219,6 +247,13 @@ public final class KinetoReader implements TraceReader {
         String damage;
         /** Where the event starts in the content, for the skip warning. */
         long offset;
+        /** The texts read so far, shared (kept across events). */
+        private final CanonicalStrings texts = new CanonicalStrings();
+
+        /** A value's text: a string's shared one, any other value's as Jackson gives it. */
+        String text(JsonParser p, JsonToken v) throws IOException {
+            return v == JsonToken.VALUE_STRING ? texts.text(p) : p.getText();
+        }
 
         void clear() {
             ph = null;
@@ -256,9 +291,9 @@ public final class KinetoReader implements TraceReader {
         while ((field = p.nextFieldName()) != null) {
             JsonToken v = p.nextToken();
             switch (field) {
-                case "ph" -> e.ph = p.getText();
-                case "cat" -> e.cat = p.getText();
-                case "name" -> e.name = p.getText();
+                case "ph" -> e.ph = e.text(p, v);
+                case "cat" -> e.cat = e.text(p, v);
+                case "name" -> e.name = e.text(p, v);
                 case "pid", "tid" -> {
                     try {
                         long id = JsonNumbers.idValue(p, 0);
@@ -315,7 +350,7 @@ public final class KinetoReader implements TraceReader {
             case "correlation" -> e.correlation = JsonNumbers.idValue(p, 0);
             case "bytes" -> e.bytes = JsonNumbers.idValue(p, 0);
             case "grid" -> e.grid = dim(p, v);
-            case "cuda_sync_kind" -> e.syncKind = p.getText();
+            case "cuda_sync_kind" -> e.syncKind = e.text(p, v);
             case "wait_on_stream" -> e.waitOnStream = JsonNumbers.idValue(p, -1);
             case "wait_on_cuda_event_record_corr_id" -> e.waitOnRecordCorrelation = JsonNumbers.idValue(p, -1);
             case "wait_on_cuda_event_id" -> e.waitOnEvent = JsonNumbers.idValue(p, -1);
@@ -410,7 +445,9 @@ public final class KinetoReader implements TraceReader {
         return e.cat != null && switch (e.cat) {
             case "kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "cuda_sync", "user_annotation",
                  "gpu_user_annotation" -> true;
-            case "cpu_op" -> e.name != null && PROFILER_STEP.matcher(e.name).matches();
+            // most events are ops: the prefix test spares a regex match for each
+            case "cpu_op" -> e.name != null && e.name.startsWith("ProfilerStep#")
+                    && PROFILER_STEP.matcher(e.name).matches();
             default -> false;
         };
     }
@@ -467,9 +504,6 @@ public final class KinetoReader implements TraceReader {
                 links.calls.add(new ApiCall(e.name, e.tid, Math.max(e.stream, 0), start, end, e.correlation, 0, Map.of(),
                         CLOCK));
                 links.callOps.add(e.externalId);
-                if (e.correlation != 0) {
-                    links.runtimeStartByCorrelation.put(e.correlation, start);
-                }
             }
             case "cuda_sync" -> {
                 if ("Stream Wait Event".equals(e.syncKind) && e.stream >= 0 && e.waitOnStream >= 0) {

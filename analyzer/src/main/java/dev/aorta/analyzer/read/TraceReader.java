@@ -12,6 +12,9 @@ import java.io.IOException;
  * <p>A reader streams its input, emits every record it could read, reports incomplete input (a truncated
  * gzip, JSON or JSONL of a killed run) through {@link TraceSink#warning} naming file and offset, and throws
  * {@link TraceFormatException} only when the input is not of its format at all or lacks what it requires.
+ *
+ * <p>The files of a trace are read at once, on several threads: {@link #read} may run for several files at the same
+ * time, so a reader keeps nothing between calls.
  */
 public interface TraceReader {
     /** A short name of the format, e.g. "kineto". */

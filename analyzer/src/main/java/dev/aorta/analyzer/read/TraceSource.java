@@ -116,7 +116,8 @@ public final class TraceSource {
 
     /** The content, decompressed when the file is gzip. */
     public InputStream open() throws IOException {
-        return open(path, gzip);
+        // inflating is work of its own: on its own thread, beside the reader's parsing
+        return gzip ? new ReadAhead(open(path, true)) : open(path, false);
     }
 
     private static InputStream open(Path path, boolean gzip) throws IOException {

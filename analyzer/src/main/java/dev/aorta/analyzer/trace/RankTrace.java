@@ -1,9 +1,9 @@
 package dev.aorta.analyzer.trace;
 
-import dev.aorta.core.event.ApiCall;
+import dev.aorta.analyzer.columns.ActivityColumns;
+import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.core.event.ClockAnchor;
 import dev.aorta.core.event.Dependency;
-import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
 
@@ -17,8 +17,8 @@ public final class RankTrace {
     private final int rank;
     private int worldSize;
     private final Set<String> sources = new LinkedHashSet<>();
-    private final List<DeviceActivity> activities = new ArrayList<>();
-    private final List<ApiCall> apiCalls = new ArrayList<>();
+    private ActivityColumns activities = new ActivityColumns();
+    private ApiCallColumns apiCalls = new ApiCallColumns();
     private final List<Marker> markers = new ArrayList<>();
     private final List<StreamInfo> streams = new ArrayList<>();
     private final List<Dependency> dependencies = new ArrayList<>();
@@ -51,11 +51,27 @@ public final class RankTrace {
         sources.add(source);
     }
 
-    public List<DeviceActivity> activities() {
+    public ActivityColumns activities() {
         return activities;
     }
 
-    public List<ApiCall> apiCalls() {
+    /** Takes a file's activities as this rank's, which has none yet: a rank read from one file is not copied. */
+    void takeActivities(ActivityColumns read) {
+        if (!activities.isEmpty()) {
+            throw new IllegalStateException("rank " + rank + " already has activities");
+        }
+        activities = read;
+    }
+
+    /** Takes a file's API calls as this rank's, which has none yet. */
+    void takeApiCalls(ApiCallColumns read) {
+        if (!apiCalls.isEmpty()) {
+            throw new IllegalStateException("rank " + rank + " already has API calls");
+        }
+        apiCalls = read;
+    }
+
+    public ApiCallColumns apiCalls() {
         return apiCalls;
     }
 

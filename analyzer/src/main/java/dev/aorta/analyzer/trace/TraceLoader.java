@@ -1,5 +1,7 @@
 package dev.aorta.analyzer.trace;
 
+import dev.aorta.analyzer.columns.ActivityColumns;
+import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.read.TraceFormatException;
 import dev.aorta.analyzer.read.TraceReader;
 import dev.aorta.analyzer.read.TraceReaders;
@@ -54,7 +56,6 @@ public final class TraceLoader {
         TraceSet set = new TraceSet();
         // a reader plugin that failed to load may be why a file has no reader: say so first
         List<String> errors = new ArrayList<>(readers.skipped());
-        int filesRead = 0;
         List<Map.Entry<TraceSource, TraceReader>> files = new ArrayList<>();
         for (Path path : expand(paths)) {
             try {
@@ -68,17 +69,19 @@ public final class TraceLoader {
         }
         // metrics summaries last: they are left out for ranks that real records cover (see readInto)
         files.sort(Comparator.comparing(f -> f.getValue().format().equals(METRICS_FORMAT)));
-        for (Map.Entry<TraceSource, TraceReader> f : files) {
-            try {
-                readInto(set, f.getKey(), f.getValue());
-                filesRead++;
-            } catch (TraceFormatException e) {
+        // files are read on several threads, and merged in this order as before
+        int[] merged = {0};
+        ParallelInOrder.forEach(files, f -> read(f.getKey(), f.getValue()), (f, records, failure) -> {
+            if (failure instanceof TraceFormatException e) {
                 errors.add(e.getMessage());
-            } catch (IOException e) {
-                errors.add(f.getKey().path() + ": " + e.getMessage());
+            } else if (failure != null) {
+                errors.add(f.getKey().path() + ": " + failure.getMessage());
+            } else {
+                merge(set, f.getKey(), f.getValue(), records);
+                merged[0]++;
             }
-        }
-        if (filesRead == 0 || set.isEmpty()) {
+        });
+        if (merged[0] == 0 || set.isEmpty()) {
             if (errors.isEmpty()) {
                 errors.add(files.isEmpty() ? "no files in " + String.join(", ", paths.stream().map(Path::toString).toList())
                         : "no trace records found: " + String.join(", ", files.stream().map(f -> f.getKey().path()
@@ -100,9 +103,18 @@ public final class TraceLoader {
     }
 
     private void readInto(TraceSet set, TraceSource source, TraceReader reader) throws IOException {
+        merge(set, source, reader, read(source, reader));
+    }
+
+    private static FileRecords read(TraceSource source, TraceReader reader) throws IOException {
         // AORTA metrics lay iterations end to end on a made-up timeline: no time range to compare with other files
         FileRecords records = new FileRecords(source, !reader.format().equals(METRICS_FORMAT));
         reader.read(source, records);
+        return records;
+    }
+
+    /** Adds a file's records to the ranks read so far (which it may be shifted onto, or left out beside). */
+    private static void merge(TraceSet set, TraceSource source, TraceReader reader, FileRecords records) {
         int rank = records.declaredRank != TraceSink.UNKNOWN_RANK ? records.declaredRank : rankFromName(source.name());
         if (reader.format().equals(METRICS_FORMAT) && hasTimedRecords(set.rank(rank))) {
             // AORTA-style metrics carry no absolute times (their timeline is synthetic), so they cannot join real
@@ -155,8 +167,8 @@ public final class TraceLoader {
         private final String file;
         private int declaredRank = UNKNOWN_RANK;
         private int worldSize;
-        private final List<DeviceActivity> activities = new ArrayList<>();
-        private final List<ApiCall> apiCalls = new ArrayList<>();
+        private final ActivityColumns activities = new ActivityColumns();
+        private final ApiCallColumns apiCalls = new ApiCallColumns();
         private final List<Marker> markers = new ArrayList<>();
         private final List<StreamInfo> streams = new ArrayList<>();
         private final List<Dependency> dependencies = new ArrayList<>();
@@ -266,11 +278,22 @@ public final class TraceLoader {
             }
             Map<ClockDomain, Long> shift = shiftsOntoExistingAnchors(set.rank(fileRank));
             // per-record ranks (agent JSONL, AORTA logs) win; records without one belong to the file's rank
-            for (DeviceActivity a : activities) {
-                int r = a.rank() == UNKNOWN_RANK ? fileRank : a.rank();
-                DeviceActivity merged = a.shifted(shift.getOrDefault(a.clock(), 0L), r, a.clock());
-                target(set, r).activities().add(merged);
-                cover(r, merged.clock(), merged.startNs(), merged.endNs());
+            if (shift.isEmpty() && set.rank(fileRank).activities().isEmpty()
+                    && activities.allOfRanks(UNKNOWN_RANK, fileRank)) {
+                // the rank's first file: its records become the rank's as they are, without a copy
+                activities.replaceRank(UNKNOWN_RANK, fileRank);
+                target(set, fileRank).takeActivities(activities);
+                for (int i = 0; i < activities.size(); i++) {
+                    cover(fileRank, activities.clock(i), activities.startNs(i), activities.endNs(i));
+                }
+            } else {
+                for (int i = 0; i < activities.size(); i++) {
+                    int r = activities.rank(i) == UNKNOWN_RANK ? fileRank : activities.rank(i);
+                    ActivityColumns into = target(set, r).activities();
+                    into.addShifted(activities, i, shift.getOrDefault(activities.clock(i), 0L), r);
+                    int k = into.size() - 1;
+                    cover(r, into.clock(k), into.startNs(k), into.endNs(k));
+                }
             }
             for (Marker m : markers) {
                 int r = m.rank() == UNKNOWN_RANK ? fileRank : m.rank();
@@ -280,10 +303,18 @@ public final class TraceLoader {
             }
             RankTrace own = target(set, fileRank);
             own.worldSize(worldSize);
-            for (ApiCall c : apiCalls) {
-                ApiCall merged = c.shifted(shift.getOrDefault(c.clock(), 0L), c.clock());
-                own.apiCalls().add(merged);
-                cover(fileRank, merged.clock(), merged.startNs(), merged.endNs());
+            if (shift.isEmpty() && own.apiCalls().isEmpty()) {
+                own.takeApiCalls(apiCalls);  // the rank's first calls: taken as they are, without a copy
+                for (int i = 0; i < apiCalls.size(); i++) {
+                    cover(fileRank, apiCalls.clock(i), apiCalls.startNs(i), apiCalls.endNs(i));
+                }
+            } else {
+                ApiCallColumns ownCalls = own.apiCalls();
+                for (int i = 0; i < apiCalls.size(); i++) {
+                    ownCalls.addShifted(apiCalls, i, shift.getOrDefault(apiCalls.clock(i), 0L));
+                    int k = ownCalls.size() - 1;
+                    cover(fileRank, ownCalls.clock(k), ownCalls.startNs(k), ownCalls.endNs(k));
+                }
             }
             for (Dependency x : dependencies) {
                 own.dependencies().add(x.shifted(shift.getOrDefault(x.clock(), 0L), x.clock()));

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -96,7 +95,7 @@ class DeviceStepsTest {
         TraceSet set = TraceLoader.withInstalledReaders()
                 .load(List.of(Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz")));
         RankTimeline t = new RankTimeline(set.ranks().iterator().next(), ActivityClassifier.defaults());
-        Map<Long, ApiCall> calls = LaunchLatency.callsByCorrelation(t);
+        CallsByCorrelation calls = LaunchLatency.callsByCorrelation(t);
         List<Window> steps = WindowPlanner.windows(t, WindowMode.STEPS, new ArrayList<>());
         assertThat(steps).hasSize(3).allSatisfy(w -> assertThat(w.basis()).isEqualTo(Window.Basis.DEVICE));
         int checked = 0;

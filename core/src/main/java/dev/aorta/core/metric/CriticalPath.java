@@ -46,26 +46,32 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
         return endNs - startNs;
     }
 
-    /** The indexes of a timeline that every window's walk uses, built once. */
+    /**
+     * The indexes of a timeline that every window's walk uses, built once. Calls are referred to by their index in
+     * the timeline's calls, so that a timeline holding millions of them need not keep them as objects.
+     */
     public static final class Graph {
         private final List<DeviceActivity> activities;
-        private final ApiCall[] launchOf;
+        private final List<ApiCall> calls;
+        private final int[] launchOf;
         private final int[] previousOnStream;
         private final Map<Long, List<Dependency>> waitsByStream = new HashMap<>();
         private final Map<Long, int[]> streamByStart = new HashMap<>();
         private final int[] byEnd;
         private final long[] endsSorted;
-        private final Map<Long, List<ApiCall>> threadCalls = new HashMap<>();
-        private final Map<ApiCall, Integer> callIndex = new java.util.IdentityHashMap<>();
+        /** Per thread, its calls' indexes in order of start; per call, its position there. */
+        private final Map<Long, int[]> threadCalls = new HashMap<>();
+        private final int[] positionOnThread;
 
         /**
          * @param activities the timeline's activities, sorted by start
          * @param included   which of them take part (OTHER records do not)
-         * @param launchOf   each activity's launch call, or null
+         * @param launchOf   each activity's launch call (an index into {@code calls}), or -1
          */
-        public Graph(List<DeviceActivity> activities, IntPredicate included, ApiCall[] launchOf, List<ApiCall> calls,
+        public Graph(List<DeviceActivity> activities, IntPredicate included, int[] launchOf, List<ApiCall> calls,
                      List<Dependency> dependencies) {
             this.activities = activities;
+            this.calls = calls;
             this.launchOf = launchOf;
             this.previousOnStream = new int[activities.size()];
             Map<Long, Integer> last = new HashMap<>();
@@ -89,14 +95,24 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                 waitsByStream.computeIfAbsent(d.waitStream(), x -> new ArrayList<>()).add(d);
             }
             waitsByStream.values().forEach(l -> l.sort(Comparator.comparingLong(Dependency::waitNs)));
-            for (ApiCall c : calls) {
-                threadCalls.computeIfAbsent(c.thread(), x -> new ArrayList<>()).add(c);
+            long[] starts = new long[calls.size()];
+            long[] threads = new long[calls.size()];
+            for (int i = 0; i < starts.length; i++) {
+                ApiCall c = calls.get(i);
+                starts[i] = c.startNs();
+                threads[i] = c.thread();
             }
-            threadCalls.values().forEach(l -> {
-                l.sort(Comparator.comparingLong(ApiCall::startNs));
-                for (int i = 0; i < l.size(); i++) {
-                    callIndex.put(l.get(i), i);
+            Map<Long, List<Integer>> perThread = new HashMap<>();
+            java.util.stream.IntStream.range(0, starts.length).boxed()
+                    .sorted(Comparator.comparingLong(i -> starts[i]))  // stable: equal starts in the calls' order
+                    .forEach(i -> perThread.computeIfAbsent(threads[i], x -> new ArrayList<>()).add(i));
+            positionOnThread = new int[starts.length];
+            perThread.forEach((thread, l) -> {
+                int[] order = l.stream().mapToInt(Integer::intValue).toArray();
+                for (int k = 0; k < order.length; k++) {
+                    positionOnThread[order[k]] = k;
                 }
+                threadCalls.put(thread, order);
             });
         }
     }
@@ -110,11 +126,13 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
         long[] parts = new long[3]; // host, device, launch
         int hostCalls = 0;
         int deviceActivities = 0;
-        Object node = last;  // an Integer (activity index) or an ApiCall
+        int node = last;        // an activity index, or a call index when onHost
+        boolean onHost = false;
         long nodeEnd = end;   // where the path leaves the node (its end, or a sync call's blocked part's end)
         long pathStart = lowerBoundNs;
         for (int guard = 0; guard < 10_000_000; guard++) {
-            if (node instanceof Integer i) {
+            if (!onHost) {
+                int i = node;
                 DeviceActivity a = g.activities.get(i);
                 deviceActivities++;
                 long start = Math.max(a.startNs(), lowerBoundNs);
@@ -124,19 +142,19 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                     break;
                 }
                 // binding predecessor: the one ready last, no later than the activity's start
-                Object pred = null;
+                int pred = -1;
                 long ready = Long.MIN_VALUE;
-                int kind = -1; // 1 device, 2 launch
+                int kind = -1; // 1 device (pred is an activity), 2 launch (pred is a call)
                 int prev = g.previousOnStream[i];
                 if (prev >= 0 && g.activities.get(prev).endNs() <= a.startNs()) {
                     ready = g.activities.get(prev).endNs();
                     pred = prev;
                     kind = 1;
                 }
-                ApiCall launch = g.launchOf[i];
+                ApiCall launch = g.launchOf[i] < 0 ? null : g.calls.get(g.launchOf[i]);
                 if (launch != null && launch.startNs() <= a.startNs() && launch.startNs() > ready) {
                     ready = launch.startNs();
-                    pred = launch;
+                    pred = g.launchOf[i];
                     kind = 2;
                 }
                 int cross = crossStream(g, a, launch == null ? a.startNs() : launch.startNs());
@@ -146,7 +164,7 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                     pred = cross;
                     kind = 1;
                 }
-                if (pred == null) {
+                if (pred < 0) {
                     pathStart = start;
                     break;
                 }
@@ -158,9 +176,10 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                 }
                 // entering a launch call at its start puts none of the call's own time on the path
                 node = pred;
+                onHost = kind == 2;
                 nodeEnd = ready;
             } else {
-                ApiCall c = (ApiCall) node;
+                ApiCall c = g.calls.get(node);
                 hostCalls++;
                 long start = Math.max(c.startNs(), lowerBoundNs);
                 int waitedFor = SYNC.matcher(c.name()).find() ? syncedActivity(g, c, nodeEnd) : -1;
@@ -173,6 +192,7 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                         break;
                     }
                     node = waitedFor;
+                    onHost = false;
                     nodeEnd = workEnd;
                     continue;
                 }
@@ -181,7 +201,8 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                     pathStart = lowerBoundNs;
                     break;
                 }
-                ApiCall prev = previousOnThread(g, c);
+                int prevIndex = previousOnThread(g, node, c);
+                ApiCall prev = prevIndex < 0 ? null : g.calls.get(prevIndex);
                 if (prev == null) {
                     pathStart = start;
                     break;
@@ -192,7 +213,7 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                     pathStart = lowerBoundNs;
                     break;
                 }
-                node = prev;
+                node = prevIndex;
                 nodeEnd = prev.endNs();
             }
         }
@@ -226,8 +247,8 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
         for (int lo = 0, hi = recording.length; lo < hi; ) {
             int mid = (lo + hi) >>> 1;
             int idx = recording[mid];
-            ApiCall l = g.launchOf[idx];
-            long enqueued = l != null ? l.startNs() : g.activities.get(idx).startNs();
+            long enqueued = g.launchOf[idx] >= 0 ? g.calls.get(g.launchOf[idx]).startNs()
+                    : g.activities.get(idx).startNs();
             if (enqueued <= latest.recordNs()) {
                 found = idx;
                 lo = mid + 1;
@@ -263,17 +284,14 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
         return -1;
     }
 
-    private static ApiCall previousOnThread(Graph g, ApiCall c) {
-        List<ApiCall> calls = g.threadCalls.get(c.thread());
-        Integer at = calls == null ? null : g.callIndex.get(c);
-        if (at == null) {
-            return null;
-        }
-        for (int k = at - 1; k >= 0; k--) {
-            if (calls.get(k).endNs() <= c.startNs()) {
-                return calls.get(k);
+    /** The index of the last call of c's thread that ended by c's start, or -1. */
+    private static int previousOnThread(Graph g, int callIndex, ApiCall c) {
+        int[] order = g.threadCalls.get(c.thread());
+        for (int k = g.positionOnThread[callIndex] - 1; k >= 0; k--) {
+            if (g.calls.get(order[k]).endNs() <= c.startNs()) {
+                return order[k];
             }
         }
-        return null;
+        return -1;
     }
 }

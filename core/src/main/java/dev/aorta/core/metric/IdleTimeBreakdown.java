@@ -49,8 +49,8 @@ public record IdleTimeBreakdown(long stream, long hostWaitNs, long kernelWaitNs,
      * @param enqueueNs  each activity's enqueue time by index, or {@link DeviceActivity#UNKNOWN}
      * @param counts     which activity indices take part (the classified ones)
      */
-    public static List<Gap> gaps(List<DeviceActivity> activities, long[] enqueueNs, IntPredicate counts,
-                                 long kernelWaitThresholdNs) {
+    public static Gaps gaps(List<DeviceActivity> activities, long[] enqueueNs, IntPredicate counts,
+                            long kernelWaitThresholdNs) {
         Map<Long, Long> lastEnd = new HashMap<>();
         List<Gap> out = new ArrayList<>();
         for (int i = 0; i < activities.size(); i++) {
@@ -67,13 +67,45 @@ public record IdleTimeBreakdown(long stream, long hostWaitNs, long kernelWaitNs,
             }
             lastEnd.merge(a.stream(), a.endNs(), Math::max);
         }
-        return out;
+        return new Gaps(out);
+    }
+
+    /**
+     * A timeline's gaps in order of their end (each ends where an activity starts, and activities come sorted by
+     * start), with the longest gap's length: the gaps that can overlap a window are then found by binary search
+     * rather than by reading every gap for every window.
+     */
+    public static final class Gaps {
+        private final List<Gap> byEnd;
+        private final long longestNs;
+
+        Gaps(List<Gap> byEnd) {
+            this.byEnd = byEnd;
+            this.longestNs = byEnd.stream().mapToLong(g -> g.toNs() - g.fromNs()).max().orElse(0);
+        }
+
+        /** The first gap ending after {@code ns}. */
+        private int firstEndingAfter(long ns) {
+            int lo = 0;
+            int hi = byEnd.size();
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (byEnd.get(mid).toNs() <= ns) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
     }
 
     /** The breakdown of each stream over [fromNs, toNs), gaps clipped to it; streams in id order, idle ones only. */
-    public static List<IdleTimeBreakdown> perStream(List<Gap> gaps, long fromNs, long toNs) {
+    public static List<IdleTimeBreakdown> perStream(Gaps gaps, long fromNs, long toNs) {
         Map<Long, long[]> sums = new TreeMap<>(); // per stream: ns and count of each cause
-        for (Gap g : gaps) {
+        // a gap overlaps the window only if it ends after fromNs and starts before toNs, so ends before toNs + longest
+        int end = toNs > Long.MAX_VALUE - gaps.longestNs ? gaps.byEnd.size() : gaps.firstEndingAfter(toNs + gaps.longestNs);
+        for (Gap g : gaps.byEnd.subList(Math.min(gaps.firstEndingAfter(fromNs), end), end)) {
             long clipped = Math.min(g.toNs(), toNs) - Math.max(g.fromNs(), fromNs);
             if (clipped <= 0) {
                 continue;

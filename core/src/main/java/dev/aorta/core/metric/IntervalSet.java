@@ -130,10 +130,14 @@ public final class IntervalSet {
             return EMPTY;
         }
         int first = firstEndingAfter(from);
+        int last = first;
+        while (last < size && starts[last] < to) {
+            last++;
+        }
         int n = 0;
-        long[] s = new long[Math.max(0, size - first)];
+        long[] s = new long[last - first];  // the window's intervals only: a set is clipped to every window
         long[] e = new long[s.length];
-        for (int i = first; i < size && starts[i] < to; i++) {
+        for (int i = first; i < last; i++) {
             s[n] = Math.max(starts[i], from);
             e[n] = Math.min(ends[i], to);
             n++;

@@ -26,10 +26,11 @@ class CriticalPathTest {
     }
 
     private static CriticalPath.Graph graph(List<DeviceActivity> acts, List<ApiCall> calls, List<Dependency> deps) {
-        ApiCall[] launchOf = new ApiCall[acts.size()];
+        int[] launchOf = new int[acts.size()];
         for (int i = 0; i < acts.size(); i++) {
             long corr = acts.get(i).correlationId();
-            launchOf[i] = calls.stream().filter(c -> c.correlationId() == corr).findFirst().orElse(null);
+            launchOf[i] = java.util.stream.IntStream.range(0, calls.size())
+                    .filter(k -> calls.get(k).correlationId() == corr).findFirst().orElse(-1);
         }
         return new CriticalPath.Graph(acts, i -> true, launchOf, calls, deps);
     }
