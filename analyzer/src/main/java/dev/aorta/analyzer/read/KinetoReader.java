@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.aorta.analyzer.columns.ActivityColumns;
 import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.analyzer.trace.TraceSink;
@@ -16,13 +17,23 @@ import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.core.event.Marker;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.LongStream;
@@ -54,6 +65,24 @@ public final class KinetoReader implements TraceReader {
     private static final Pattern PROFILER_STEP = Pattern.compile("ProfilerStep#(\\d+)");
     private static final ClockDomain CLOCK = ClockDomain.KINETO_EPOCH_US;
 
+    /** Reads a plain Kineto file in two halves at once; false, with nothing sent to the sink, when it cannot. */
+    static boolean readInHalves(TraceSource source, TraceSink sink) throws IOException {
+        return Halves.read(source, sink);
+    }
+
+    /** Plain files of at least this many bytes are read in two halves at once (see {@link Halves}). */
+    static final long SPLIT_FROM_BYTES = 128L << 20;
+    private final long splitFromBytes;
+
+    public KinetoReader() {
+        this(SPLIT_FROM_BYTES);
+    }
+
+    /** A reader that splits plain files from {@code splitFromBytes} on (tests split small ones). */
+    KinetoReader(long splitFromBytes) {
+        this.splitFromBytes = splitFromBytes;
+    }
+
     @Override
     public String format() {
         return "kineto";
@@ -68,6 +97,9 @@ public final class KinetoReader implements TraceReader {
 
     @Override
     public void read(TraceSource source, TraceSink sink) throws IOException {
+        if (Halves.worthSplitting(source, splitFromBytes) && readInHalves(source, sink)) {
+            return;
+        }
         boolean sawBase = false;
         Links links = new Links();
         EventCount events = new EventCount();
@@ -133,6 +165,228 @@ public final class KinetoReader implements TraceReader {
     }
 
     /**
+     * A large plain trace read in two halves at once, on two threads: the second half from the first event at or
+     * after the middle of the file (a guess, from the bytes {@code "}, {"}), the first half up to that byte. The guess
+     * is right when the first half's parser finds an event of "traceEvents" starting exactly there; then both halves'
+     * records, buffered, go to the sink in file order, as one pass would have sent them. Anything else — a wrong
+     * guess, a damaged or cut file, a skipped record, a byte that is not UTF-8 — and the file is read again in one
+     * pass, so that a damaged trace gets exactly the warnings it always did.
+     */
+    private static final class Halves {
+        private static final byte[] OPEN = "{\"traceEvents\":[".getBytes(StandardCharsets.US_ASCII);
+        private static final int SEARCH_BYTES = 1 << 20;
+
+        static boolean worthSplitting(TraceSource source, long splitFromBytes) throws IOException {
+            return !source.isGzip() && Runtime.getRuntime().availableProcessors() > 1
+                    && Files.size(source.path()) >= splitFromBytes;
+        }
+
+        /** Reads the file in two halves into {@code sink}; false (the sink untouched) when it must be read in one. */
+        static boolean read(TraceSource source, TraceSink sink) throws IOException {
+            long boundary = eventStartAfter(source.path(), Files.size(source.path()) / 2);
+            if (boundary < 0) {
+                return false;
+            }
+            FutureTask<Half> second = new FutureTask<>(() -> secondHalf(source, boundary));
+            Thread thread = new Thread(second, "aorta-kineto-second-half");
+            thread.setDaemon(true);
+            thread.start();
+            Half first = firstHalf(source, boundary);
+            Half rest;
+            try {
+                rest = first.clean ? second.get() : null;
+            } catch (ExecutionException e) {
+                rest = null;  // read again in one pass, which reports what went wrong as it always did
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while reading " + source.path());
+            } finally {
+                second.cancel(true);
+            }
+            if (rest == null || !rest.clean) {
+                return false;
+            }
+            first.records.replayInto(sink);
+            rest.records.replayInto(sink);
+            first.links.append(rest.links);
+            first.links.emitCalls(sink);
+            first.links.emitDependencies(sink);
+            if (!first.sawBase && !rest.sawBase) {
+                sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, 0));
+            }
+            return true;
+        }
+
+        /** The offset of the first "{" after {@code from} that follows "}" and "," (spaces between), or -1. */
+        private static long eventStartAfter(Path path, long from) throws IOException {
+            try (FileChannel ch = FileChannel.open(path)) {
+                ByteBuffer buf = ByteBuffer.allocate(SEARCH_BYTES);
+                ch.read(buf, from);
+                int n = buf.position();
+                int state = 0;  // 0: looking for '}', 1: after '}', 2: after '}' ','
+                for (int i = 0; i < n; i++) {
+                    byte b = buf.get(i);
+                    boolean space = b == ' ' || b == '\n' || b == '\r' || b == '\t';
+                    if (b == '}') {
+                        state = 1;
+                    } else if (state == 1 && b == ',') {
+                        state = 2;
+                    } else if (state == 2 && b == '{') {
+                        return from + i;
+                    } else if (!space) {
+                        state = 0;
+                    }
+                }
+                return -1;
+            }
+        }
+
+        private static Half firstHalf(TraceSource source, long boundary) throws IOException {
+            Half h = new Half(source);
+            // the parser stops at the "{" of the second half's first event; what it buffered beyond is not read
+            try (Utf8Repair in = new Utf8Repair(source.open());
+                 JsonParser p = JSON.createParser(in)) {
+                if (p.nextToken() != JsonToken.START_OBJECT) {
+                    return h;
+                }
+                String field;
+                while ((field = p.nextFieldName()) != null) {
+                    p.nextToken();
+                    if (field.equals("traceEvents")) {
+                        h.clean = readEvents(p, h.records, h.links, h.events, h.skipped, boundary);
+                        break;
+                    }
+                    h.topLevelField(field, p);
+                }
+                h.clean &= in.replaced() == 0 && h.skipped.total() == 0 && h.records.onlyRecords;
+            } catch (IOException | RuntimeException damagedOrWrongGuess) {
+                h.clean = false;
+            }
+            return h;
+        }
+
+        private static Half secondHalf(TraceSource source, long boundary) throws IOException {
+            Half h = new Half(source);
+            try (InputStream file = source.open()) {
+                file.skipNBytes(boundary);
+                try (Utf8Repair repaired = new Utf8Repair(file);
+                     JsonParser p = JSON.createParser(new SequenceInputStream(new ByteArrayInputStream(OPEN), repaired))) {
+                    p.nextToken();
+                    String field;
+                    while ((field = p.nextFieldName()) != null) {
+                        p.nextToken();
+                        if (field.equals("traceEvents")) {
+                            readEvents(p, h.records, h.links, h.events, h.skipped);
+                        } else {
+                            h.topLevelField(field, p);
+                        }
+                    }
+                    h.clean = repaired.replaced() == 0 && h.skipped.total() == 0 && h.records.onlyRecords;
+                }
+            }
+            return h;
+        }
+    }
+
+    /** What one half read: its records (buffered until both halves are known to be whole), links and counts. */
+    private static final class Half {
+        final BufferedRecords records = new BufferedRecords();
+        final Links links = new Links();
+        final EventCount events = new EventCount();
+        final SkippedRecords skipped;
+        boolean sawBase;
+        boolean clean;
+
+        Half(TraceSource source) {
+            this.skipped = new SkippedRecords(source.path().toString());
+        }
+
+        /** A field of the trace object other than "traceEvents", read as a one-pass read does. */
+        void topLevelField(String field, JsonParser p) throws IOException {
+            switch (field) {
+                case "distributedInfo" -> readDistributedInfo(p, records);
+                case "baseTimeNanoseconds" -> {
+                    records.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, p.getLongValue()));
+                    sawBase = true;
+                }
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    /**
+     * The records a half sends while it is read (device records, markers, anchors, the rank), kept in order of
+     * arrival per kind; anything else a clean read never sends, and it makes the half not {@link #onlyRecords}.
+     */
+    private static final class BufferedRecords implements TraceSink {
+        final ActivityColumns activities = new ActivityColumns();
+        final List<Marker> markers = new ArrayList<>();
+        final List<ClockAnchor> anchors = new ArrayList<>();
+        int rank = UNKNOWN_RANK;
+        int worldSize;
+        boolean declared;
+        boolean onlyRecords = true;
+
+        @Override
+        public void activity(DeviceActivity a) {
+            activities.add(a);
+        }
+
+        @Override
+        public void marker(Marker m) {
+            markers.add(m);
+        }
+
+        @Override
+        public void anchor(ClockAnchor a) {
+            anchors.add(a);
+        }
+
+        @Override
+        public void declaredRank(int rank, int worldSize) {
+            this.rank = rank;
+            this.worldSize = worldSize;
+            this.declared = true;
+        }
+
+        @Override
+        public void api(ApiCall c) {
+            onlyRecords = false;
+        }
+
+        @Override
+        public void stream(dev.aorta.core.event.StreamInfo s) {
+            onlyRecords = false;
+        }
+
+        @Override
+        public void dependency(Dependency d) {
+            onlyRecords = false;
+        }
+
+        @Override
+        public void warning(String message) {
+            onlyRecords = false;
+        }
+
+        @Override
+        public void malformed(long lineNumber, String reason) {
+            onlyRecords = false;
+        }
+
+        void replayInto(TraceSink sink) {
+            if (declared) {
+                sink.declaredRank(rank, worldSize);
+            }
+            anchors.forEach(sink::anchor);
+            for (int i = 0; i < activities.size(); i++) {
+                sink.activity(activities.get(i));
+            }
+            markers.forEach(sink::marker);
+        }
+    }
+
+    /**
      * What links records across the trace: the host start of each runtime call by correlation id, and the
      * stream-wait-event records, which become dependencies once the calls they refer to are known.
      */
@@ -143,6 +397,16 @@ public final class KinetoReader implements TraceReader {
         /** Runtime calls and the External id of the op they were made in (0: none), emitted once every op is known. */
         final ApiCallColumns calls = new ApiCallColumns();
         final LongStream.Builder callOps = LongStream.builder();
+
+        /** Adds the links read after these (the second half's), as if read in one pass. */
+        void append(Links later) {
+            waits.addAll(later.waits);
+            later.opArgs.forEach(opArgs::putIfAbsent);
+            for (int i = 0; i < later.calls.size(); i++) {
+                calls.addShifted(later.calls, i, 0);
+            }
+            later.callOps.build().forEach(callOps::add);
+        }
 
         void emitCalls(TraceSink sink) {
             long[] ops = callOps.build().toArray();
@@ -198,14 +462,26 @@ public final class KinetoReader implements TraceReader {
 
     private static void readEvents(JsonParser p, TraceSink sink, Links links, EventCount count,
                                    SkippedRecords skipped) throws IOException {
+        readEvents(p, sink, links, count, skipped, Long.MAX_VALUE);
+    }
+
+    /**
+     * Reads the events of "traceEvents" up to the one starting at byte {@code stopAt}; true when it stopped there
+     * (that event unread), false when the array ended first or no event started exactly there.
+     */
+    private static boolean readEvents(JsonParser p, TraceSink sink, Links links, EventCount count,
+                                      SkippedRecords skipped, long stopAt) throws IOException {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             p.skipChildren();
-            return;
+            return false;
         }
         Event e = new Event();
         while (p.nextToken() == JsonToken.START_OBJECT) {
             e.clear();
             e.offset = p.currentTokenLocation().getByteOffset();
+            if (e.offset >= stopAt) {
+                return e.offset == stopAt;
+            }
             readEvent(p, e);
             emit(e, sink, links, skipped);
             count.read++;
@@ -213,6 +489,7 @@ public final class KinetoReader implements TraceReader {
         if (p.currentToken() != JsonToken.END_ARRAY) {
             throw new IOException("\"traceEvents\" is not an array of objects");
         }
+        return false;
     }
 
     /** The fields of one trace event that matter; reused for every event to keep parsing allocation-free. */
