@@ -129,7 +129,7 @@ final class TrainCommand implements Callable<Integer> {
      */
     static ShardingPlan checkedPlan(TrainerConfig cfg, DistributedEnvironment env) {
         ShardedTrainer.plannedSteps(cfg, env.worldSize());
-        return ShardedTrainer.plan(cfg, env.worldSize(), env.localWorldSize());
+        return ShardingPlan.forRun(cfg, env.worldSize(), env.localWorldSize());
     }
 
     private RankContext context(DistributedEnvironment env, NcclUniqueId id) {

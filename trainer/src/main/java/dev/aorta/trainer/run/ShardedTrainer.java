@@ -27,8 +27,6 @@ import dev.aorta.trainer.plan.Collective;
 import dev.aorta.trainer.plan.FlatUnit;
 import dev.aorta.trainer.plan.MemoryEstimate;
 import dev.aorta.trainer.plan.MemoryFit;
-import dev.aorta.trainer.plan.ModelParameters;
-import dev.aorta.trainer.plan.ParallelMode;
 import dev.aorta.trainer.plan.ShardingPlan;
 import dev.aorta.trainer.schedule.OpKind;
 import dev.aorta.trainer.schedule.ScheduledOp;
@@ -71,11 +69,6 @@ public final class ShardedTrainer {
     private ShardedTrainer() {
     }
 
-    /** The plan this rank's run uses: the configured mode for the world, hybrid groups from the node's size. */
-    public static ShardingPlan plan(TrainerConfig cfg, int worldSize, int localWorldSize) {
-        return ShardingPlan.forRun(cfg, worldSize, localWorldSize);
-    }
-
     /** Optimizer steps in an epoch of a world: whole global batches (every rank's batch_size) only. */
     public static int stepsPerEpoch(TrainerConfig cfg, int worldSize) {
         long global = (long) cfg.training().batchSize() * worldSize;
@@ -106,7 +99,7 @@ public final class ShardedTrainer {
         int k = cfg.training().gradientAccumulation();
         int micro = cfg.training().microBatchSize();
         long seed = cfg.dataset().seed();
-        ShardingPlan plan = plan(cfg, rc.worldSize(), rc.localWorldSize());
+        ShardingPlan plan = ShardingPlan.forRun(cfg, rc.worldSize(), rc.localWorldSize());
         StepSchedule schedule = StepSchedule.of(plan, cfg);
         RankLayout layout = new RankLayout(plan, rc.rank());
         SyntheticRankingDataset dataset = new SyntheticRankingDataset(cfg.dataset());
