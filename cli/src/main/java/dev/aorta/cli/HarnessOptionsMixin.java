@@ -5,6 +5,7 @@ import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.KernelTimingMode;
 import dev.aorta.workloads.harness.PriorityMode;
 import dev.aorta.workloads.harness.SyncMode;
+import dev.aorta.workloads.dist.DistributedEnvironment;
 import picocli.CommandLine.Option;
 
 import java.util.LinkedHashMap;
@@ -24,8 +25,9 @@ final class HarnessOptionsMixin {
                     + "(default: ${DEFAULT-VALUE}).")
     String syncMode;
 
-    @Option(names = {"-d", "--device"}, defaultValue = "0", description = "CUDA device index (default: ${DEFAULT-VALUE}).")
-    int device;
+    @Option(names = {"-d", "--device"}, paramLabel = "N",
+            description = "CUDA device index (default: LOCAL_RANK under a launcher, else 0).")
+    Integer device;
 
     @Option(names = "--dtype", defaultValue = "fp32", paramLabel = "TYPE",
             description = "GEMM element type: fp32, tf32, bf16, fp16 (default: ${DEFAULT-VALUE}); GEMM workloads only.")
@@ -62,7 +64,9 @@ final class HarnessOptionsMixin {
         if (maxConnections != null && (maxConnections < 1 || maxConnections > 32)) {
             throw new IllegalArgumentException("--max-connections must be 1..32 (CUDA's range), got " + maxConnections);
         }
-        return new HarnessOptions(streams, iterations, warmup, SyncMode.parse(syncMode), device,
+        // one GPU per rank under aorta launch, torchrun or srun, as the collective commands choose theirs
+        int dev = device != null ? device : DistributedEnvironment.current().localRank();
+        return new HarnessOptions(streams, iterations, warmup, SyncMode.parse(syncMode), dev,
                 PriorityMode.parse(priorities), DType.parse(dtype), KernelTimingMode.parse(kernelTiming), timingSamples, params, maxConnections);
     }
 }

@@ -2,6 +2,7 @@ package dev.aorta.cli;
 
 import dev.aorta.workloads.session.GpuSession;
 import dev.aorta.workloads.session.GpuSessionFactory;
+import dev.aorta.workloads.dist.DistributedEnvironment;
 import dev.aorta.workloads.harness.Harness;
 import dev.aorta.workloads.harness.HarnessOptions;
 import dev.aorta.workloads.harness.RunResult;
@@ -85,11 +86,13 @@ final class RunCommand implements Callable<Integer> {
         }
         RunReport.print(result, System.out);
         if (output != null) {
-            ResultJson.write(output, ResultJson.toJson(result));
-            System.out.println("result: " + output);
+            Path file = OverlapCommand.rankFile(output, DistributedEnvironment.current());
+            ResultJson.write(file, ResultJson.toJson(result));
+            System.out.println("result: " + file);
         }
         if (profile) {
-            Path trace = profileDir.resolve(workload.name() + "_s" + options.streams() + "_trace.json");
+            Path trace = OverlapCommand.rankFile(profileDir.resolve(workload.name() + "_s" + options.streams()
+                    + "_trace.json"), DistributedEnvironment.current());
             ChromeTrace.write(trace, result);
             System.out.println("trace: " + trace + " (open in ui.perfetto.dev; one track per stream)");
         }
