@@ -4,6 +4,7 @@ import dev.aorta.gpu.cuda.CudaModule;
 import dev.aorta.gpu.cuda.KernelLaunch;
 import dev.aorta.gpu.nvrtc.Nvrtc;
 import dev.aorta.model.DType;
+import dev.aorta.model.Init;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.ops.Linear;
 import dev.aorta.model.ops.TopKGating;
@@ -37,6 +38,8 @@ public final class Moe extends ModelWorkload {
     public static final String NAME = "moe";
     private static final int BLOCK = 256;
     private static final int SAMPLED_TOKENS = 6;
+    /** Every expert's weights come from this seed and their names ("expert3.fc1.weight"), on whichever rank. */
+    private static final long EXPERT_SEED = 43;
 
     private ModelCollectives comm;
     private Linear gate;
@@ -182,8 +185,8 @@ public final class Moe extends ModelWorkload {
                 continue;
             }
             Linear[] mlp = expertsByKey.computeIfAbsent(s * numExperts + globalExpert, key -> new Linear[] {
-                    keep(new Linear(rt.ops(s), "expert" + globalExpert + ".fc1", hidden, inner, false, 43)),
-                    keep(new Linear(rt.ops(s), "expert" + globalExpert + ".fc2", inner, hidden, false, 43))});
+                    keep(new Linear(rt.ops(s), "expert" + globalExpert + ".fc1", hidden, inner, false, EXPERT_SEED)),
+                    keep(new Linear(rt.ops(s), "expert" + globalExpert + ".fc2", inner, hidden, false, EXPERT_SEED))});
             Tensor rows = received.slice(0, from, len);
             Tensor out = expertOut.slice(0, from, len);
             Tensor pre = tensor("expert pre-activation", len, inner);
@@ -286,11 +289,15 @@ public final class Moe extends ModelWorkload {
         return Reference.compare(NAME + " output (" + SAMPLED_TOKENS + " sampled tokens)", gotRows, want);
     }
 
+    /**
+     * Expert e's MLP on x in float64, with the weights it was built with: regenerated on the host from their seed and
+     * names, since under expert parallelism most experts live on other ranks.
+     */
     private double[] expert(int e, double[] x) {
-        Linear[] mlp = expertsByKey.entrySet().stream().filter(en -> en.getKey() % numExperts == e).findFirst()
-                .orElseThrow(() -> new IllegalStateException(NAME + ": expert " + e + " has no weights on this rank"))
-                .getValue();
-        double[] h = Reference.linear(x, mlp[0].weight().value().toFloats(), new float[inner], 1, hidden, inner, true);
-        return Reference.linear(h, mlp[1].weight().value().toFloats(), new float[hidden], 1, inner, hidden, false);
+        String name = "expert" + e;
+        float[] w1 = Init.uniform(EXPERT_SEED, name + ".fc1.weight", Init.linearBound(hidden), inner, hidden).toFloats();
+        float[] w2 = Init.uniform(EXPERT_SEED, name + ".fc2.weight", Init.linearBound(inner), hidden, inner).toFloats();
+        double[] h = Reference.linear(x, w1, new float[inner], 1, hidden, inner, true);
+        return Reference.linear(h, w2, new float[hidden], 1, inner, hidden, false);
     }
 }
