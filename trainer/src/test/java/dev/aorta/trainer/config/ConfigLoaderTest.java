@@ -56,14 +56,21 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void theStressShapeChangesOnlyWhatItNames() {
+    void theStressShapeIsAortasWithOneMicroBatchAndItsOtherKeysAtTheDefaults() {
         TrainerConfig c = ConfigLoader.load(SHIPPED.resolve("mi350_overlap_stress.yaml"), List.of());
         assertThat(c.model().numLayers()).isEqualTo(12);
         assertThat(c.model().modelDim()).isEqualTo(1024);
+        assertThat(c.model().mlpHiddenDim()).isEqualTo(4096);
+        assertThat(c.model().vocabSize()).isEqualTo(200_000);
+        assertThat(c.dataset().vocabSize()).isEqualTo(200_000);
+        assertThat(c.dataset().denseDim()).isEqualTo(256);
         assertThat(c.training().batchSize()).isEqualTo(32);
+        assertThat(c.training().gradientAccumulation()).isEqualTo(1); // AORTA's 4 is never used by its trainer
         assertThat(c.dataset().sequenceLength()).isEqualTo(128);
         assertThat(c.fsdp().limitAllGathers()).isFalse();
-        assertThat(c.optimizer()).isEqualTo(TrainerConfig.defaults().optimizer());
+        assertThat(c.optimizer().lr()).isEqualTo(2.0e-4);
+        assertThat(c.optimizer().eps()).isEqualTo(TrainerConfig.defaults().optimizer().eps());
+        assertThat(c.compile()).isEqualTo(TrainerConfig.defaults().compile());
     }
 
     @Test
