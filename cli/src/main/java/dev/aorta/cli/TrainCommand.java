@@ -11,6 +11,7 @@ import dev.aorta.trainer.run.SingleGpuTrainer;
 import dev.aorta.trainer.run.StopSignal;
 import dev.aorta.trainer.run.TrainOptions;
 import dev.aorta.trainer.run.TrainResult;
+import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.workloads.dist.DistributedEnvironment;
 import dev.aorta.workloads.dist.Rendezvous;
 import dev.aorta.workloads.session.CommunicatorId;
@@ -146,5 +147,25 @@ final class TrainCommand implements Callable<Integer> {
                         + " launch to completion), loop %.2f s; metrics %s%n",
                 r.stoppedBy() == null ? "done" : "stopped by " + r.stoppedBy(), r.steps(), r.plannedSteps(),
                 r.firstLoss(), r.lastLoss(), r.medianStepMs(), r.loopSeconds(), r.metricsFile());
+        printCollectives(r, System.out);
+    }
+
+    /**
+     * Rank 0's collectives from device time, one line per kind, size S and group (nccl-tests' algbw = S / time and
+     * busbw = algbw x its bus factor; docs/metrics.md#collective-bandwidth), from the second step on.
+     */
+    static void printCollectives(TrainResult r, java.io.PrintStream out) {
+        int measured = Math.max(0, r.steps() - 1 - r.unpairedSteps());
+        for (CollectiveBandwidth c : r.collectives()) {
+            out.printf(Locale.ROOT, "collective %s S=%d B over %d ranks: %.1f per step, mean %.1f us, algbw %.1f GB/s,"
+                            + " busbw %.1f GB/s (device time, %d steps)%n", c.kind().label(), c.messageBytes(),
+                    c.groupSize(), measured == 0 ? 0.0 : (double) c.count() / measured, c.meanNs() / 1e3,
+                    c.algbwGbps() == null ? Double.NaN : c.algbwGbps(),
+                    c.busbwGbps() == null ? Double.NaN : c.busbwGbps(), measured);
+        }
+        if (r.unpairedSteps() > 0) {
+            out.printf(Locale.ROOT, "collectives: %d steps left out (their collective kernels did not match the"
+                    + " schedule's collectives)%n", r.unpairedSteps());
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.aorta.trainer.run;
 
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.Event;
 import dev.aorta.gpu.cuda.Stream;
@@ -23,6 +24,7 @@ import dev.aorta.trainer.data.SyntheticRankingDataset;
 import dev.aorta.trainer.log.RankLog;
 import dev.aorta.trainer.loop.LearningRate;
 import dev.aorta.trainer.metrics.MetricsJsonlWriter;
+import dev.aorta.trainer.metrics.StepCollectives;
 import dev.aorta.trainer.plan.Collective;
 import dev.aorta.trainer.plan.FlatUnit;
 import dev.aorta.trainer.plan.MemoryEstimate;
@@ -109,6 +111,8 @@ public final class ShardedTrainer {
         List<AutoCloseable> owned = new ArrayList<>();
         CuptiTracer tracer = null;
         int steps = 0;
+        List<CollectiveBandwidth.Call> collectiveCalls = new ArrayList<>();
+        int unpairedSteps = 0;
         double firstLoss = Double.NaN;
         double lastLoss = Double.NaN;
         double[] stepMs = new double[planned];
@@ -222,6 +226,13 @@ public final class ShardedTrainer {
                             stepRecords.add(a);
                         }
                         reporter.report(s, loss, gradNorm, lr, rank.applied(), stepRecords, t0, t1);
+                        if (s > 0) { // step 0 includes NCCL's connection set-up
+                            Optional<List<CollectiveBandwidth.Call>> calls = StepCollectives.of(schedule.ops(),
+                                    stepRecords, roles, g -> g == Collective.Group.SHARD ? plan.shardGroupSize()
+                                            : rc.worldSize() / plan.shardGroupSize());
+                            calls.ifPresent(collectiveCalls::addAll);
+                            unpairedSteps += calls.isEmpty() ? 1 : 0;
+                        }
                         if (s == 0) {
                             firstLoss = loss;
                         }
@@ -261,7 +272,7 @@ public final class ShardedTrainer {
         Arrays.sort(done);
         double median = steps == 0 ? Double.NaN : done[steps / 2];
         return new TrainResult(steps, planned, firstLoss, lastLoss, median, (loopEnd - loopStart) / 1e9,
-                stop.received(), metricsFile);
+                stop.received(), metricsFile, CollectiveBandwidth.of(collectiveCalls), unpairedSteps);
     }
 
     /**

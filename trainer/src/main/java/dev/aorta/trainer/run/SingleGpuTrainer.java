@@ -364,7 +364,7 @@ public final class SingleGpuTrainer {
         Arrays.sort(done);
         double median = steps == 0 ? Double.NaN : done[steps / 2];
         return new TrainResult(steps, planned, firstLoss, lastLoss, median, (loopEnd - loopStart) / 1e9,
-                stop.received(), metricsFile);
+                stop.received(), metricsFile, List.of(), 0);
     }
 
     /** The memory refusal, before any model memory is allocated. */
