@@ -78,14 +78,15 @@ rows = [json.loads(l) for l in open(sys.argv[1])][10:]
 host = sorted(r["step_time_ms"] for r in rows)
 dev = sorted(r["profile"]["total_ms"] for r in rows)
 comp = sorted(r["profile"]["overlap"]["per_stream_ms"]["compute"] for r in rows)
-print("ours (%s workers): median step %.3f ms (host, launch to completion), device %.3f ms (start to end marker),"
+print("ours (%s workers): median step %.3f ms (host, end to end), device %.3f ms (start to end marker),"
       " compute busy %.3f ms, over %d steps after 10" % (sys.argv[2], host[len(host) // 2], dev[len(dev) // 2],
                                                         comp[len(comp) // 2], len(rows)))
 PY
   done
 done
 timeout 60 python3 "$here/trainer-reference.py" timing > "$out/speed-default-torch.txt" 2>&1
-timeout 60 python3 "$here/trainer-reference.py" timing --batch 32 --seq 128 --layers 12 --model-dim 1024 --heads 16 \
+timeout 90 python3 "$here/trainer-reference.py" timing --batch 32 --seq 128 --layers 12 --model-dim 1024 --heads 16 \
+  --mlp 4096 --emb 256 --vocab 200000 --dense-features 24 --dense-dim 256 --sparse 64 \
   > "$out/speed-mi350_overlap_stress-torch.txt" 2>&1
 head -c 20000 "$w/speed-default-4/rank_00_metrics.jsonl" > "$out/metrics-default-head.jsonl"
 

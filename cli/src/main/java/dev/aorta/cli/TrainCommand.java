@@ -144,7 +144,7 @@ final class TrainCommand implements Callable<Integer> {
 
     private static void printResult(TrainResult r) {
         System.out.printf(Locale.ROOT, "%s after %d of %d steps: loss %.6f -> %.6f, median step %.3f ms (host,"
-                        + " launch to completion), loop %.2f s; metrics %s%n",
+                        + " end to end), loop %.2f s; metrics %s%n",
                 r.stoppedBy() == null ? "done" : "stopped by " + r.stoppedBy(), r.steps(), r.plannedSteps(),
                 r.firstLoss(), r.lastLoss(), r.medianStepMs(), r.loopSeconds(), r.metricsFile());
         printCollectives(r, System.out);

@@ -112,7 +112,7 @@ public final class ShardedTrainer {
         CuptiTracer tracer = null;
         int steps = 0;
         List<CollectiveBandwidth.Call> collectiveCalls = new ArrayList<>();
-        int unpairedSteps = 0;
+        int[] unpairedSteps = {0}; // counted on the reporting thread, read after it finished
         double firstLoss = Double.NaN;
         double lastLoss = Double.NaN;
         double[] stepMs = new double[planned];
@@ -207,37 +207,45 @@ public final class ShardedTrainer {
                 try (StepReporter reporter = new StepReporter(cfg, rc.rank(), rc.worldSize(), planned, perEpoch, true,
                         rc.localRank(), roles, log ? out : null, rankLog,
                         warn -> NvmlTelemetrySource.open(device.info().pciBusId(), warn))) {
-                    loopStart = System.nanoTime();
-                    for (int s = 0; s < planned && stop.received() == null; s++) {
-                        long t0 = System.nanoTime();
-                        double lr = learningRate.at(s);
-                        rank.prepare(s, lr);
-                        executor.issueStep();
-                        awaitStepEnd(rank.end(), collectives, rc, s);
-                        long t1 = System.nanoTime();
-                        stepMs[s] = (t1 - t0) / 1e6;
-                        loopEnd = t1;
-
-                        double loss = rank.loss();
-                        double gradNorm = rank.gradNorm();
-                        tracer.flush();
-                        List<DeviceActivity> stepRecords = new ArrayList<>();
-                        for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
-                            stepRecords.add(a);
-                        }
-                        reporter.report(s, loss, gradNorm, lr, rank.applied(), stepRecords, t0, t1);
-                        if (s > 0) { // step 0 includes NCCL's connection set-up
+                    // this thread issues the steps and collects each one's records; another reports it meanwhile
+                    BackgroundReporting reporting = new BackgroundReporting(e -> {
+                        reporter.report(e.step(), e.loss(), e.gradNorm(), e.lr(), e.applied(), e.records(),
+                                e.hostStartNs(), e.hostEndNs());
+                        if (e.step() > 0) { // step 0 includes NCCL's connection set-up
                             Optional<List<CollectiveBandwidth.Call>> calls = StepCollectives.of(schedule.ops(),
-                                    stepRecords, roles, g -> g == Collective.Group.SHARD ? plan.shardGroupSize()
+                                    e.records(), roles, g -> g == Collective.Group.SHARD ? plan.shardGroupSize()
                                             : rc.worldSize() / plan.shardGroupSize());
                             calls.ifPresent(collectiveCalls::addAll);
-                            unpairedSteps += calls.isEmpty() ? 1 : 0;
+                            unpairedSteps[0] += calls.isEmpty() ? 1 : 0;
                         }
-                        if (s == 0) {
-                            firstLoss = loss;
+                    });
+                    try (reporting) {
+                        loopStart = System.nanoTime();
+                        long previousEnd = loopStart; // a step's time runs from the previous step's end to its own
+                        for (int s = 0; s < planned && stop.received() == null; s++) {
+                            double lr = learningRate.at(s);
+                            rank.prepare(s, lr);
+                            executor.issueStep();
+                            awaitStepEnd(rank.end(), collectives, rc, s);
+                            long t1 = System.nanoTime();
+                            stepMs[s] = (t1 - previousEnd) / 1e6;
+                            loopEnd = t1;
+                            double loss = rank.loss();
+                            tracer.flush(); // the device is idle: every record of the step comes
+                            List<DeviceActivity> stepRecords = new ArrayList<>();
+                            for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
+                                stepRecords.add(a);
+                            }
+                            reporting.submit(new BackgroundReporting.EndedStep(s, loss, rank.gradNorm(), lr,
+                                    rank.applied(), previousEnd, t1, stepRecords));
+                            previousEnd = t1;
+                            if (s == 0) {
+                                firstLoss = loss;
+                            }
+                            lastLoss = loss;
+                            steps = s + 1;
                         }
-                        lastLoss = loss;
-                        steps = s + 1;
+                        reporting.finish();
                     }
                 }
                 if (opts.saveFinalWeights() != null) {
@@ -272,7 +280,7 @@ public final class ShardedTrainer {
         Arrays.sort(done);
         double median = steps == 0 ? Double.NaN : done[steps / 2];
         return new TrainResult(steps, planned, firstLoss, lastLoss, median, (loopEnd - loopStart) / 1e9,
-                stop.received(), metricsFile, CollectiveBandwidth.of(collectiveCalls), unpairedSteps);
+                stop.received(), metricsFile, CollectiveBandwidth.of(collectiveCalls), unpairedSteps[0]);
     }
 
     /**

@@ -59,8 +59,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * </ol>
  * The host then waits for the end marker, reads the loss and the norm that were copied into page-locked memory
  * on the way, collects the step's kernel and copy records from CUPTI, and writes the metrics line: device times
- * are CUPTI's ({@code device_time_source: cupti}). Waiting at the end of every step keeps each line's records
- * complete; it also means the host issues step s + 1 only after step s ended (AORTA synchronises every step too).
+ * are CUPTI's ({@code device_time_source: cupti}). Collecting the records at the end of every step, with the device
+ * idle, keeps each line's records complete; it also means the host issues step s + 1 only after step s ended (AORTA
+ * synchronises every step too). The line itself is written by another thread ({@link BackgroundReporting}) while
+ * the host issues the next step.
  * The allreduce and reducescatter streams exist with their priorities but carry nothing with one rank.
  *
  * <p>With {@code compile.enabled} ({@link GraphedStep}), aux copies the k micro-batches into k fixed device
@@ -223,115 +225,123 @@ public final class SingleGpuTrainer {
             records.clear(); // set-up work (weights, moments) is no step's
             try (StepReporter reporter = new StepReporter(cfg, 0, 1, planned, perEpoch, false, 0, roles, out, log,
                     warn -> NvmlTelemetrySource.open(device.info().pciBusId(), warn))) {
-                loopStart = System.nanoTime();
-                for (int s = 0; s < planned && stop.received() == null; s++) {
-                    long t0 = System.nanoTime();
-                    double lr = learningRate.at(s);
-                    lrs.add(lr);
-                    marker.fill8Async((byte) 0, MARKER_BYTES, compute);
-                    start.record(compute);
-                    aux.waitFor(start);
-                    boolean applied = true;
-                    float scale = scaler == null ? 1f : scaler.scale();
-                    if (graphed) {
-                        // the step's micro-batches into the fixed device batches the graph reads
-                        for (int m = 0; m < k; m++) {
-                            long n = (long) s * k + m;
-                            PinnedBatch host = (PinnedBatch) loader.acquire(n);
-                            if (dump != null) {
-                                host.exportTo(String.format(Locale.ROOT, "step%05d.micro%03d.", s, m), dump);
+                BackgroundReporting reporting = new BackgroundReporting(e -> reporter.report(e.step(), e.loss(),
+                        e.gradNorm(), e.lr(), e.applied(), e.records(), e.hostStartNs(), e.hostEndNs()));
+                try (reporting) { // on a failure, the lines of the steps that ended are still written
+                    loopStart = System.nanoTime();
+                    long previousEnd = loopStart; // a step's time runs from the previous step's end to its own
+                    for (int s = 0; s < planned && stop.received() == null; s++) {
+                        double lr = learningRate.at(s);
+                        lrs.add(lr);
+                        marker.fill8Async((byte) 0, MARKER_BYTES, compute);
+                        start.record(compute);
+                        aux.waitFor(start);
+                        boolean applied = true;
+                        float scale = scaler == null ? 1f : scaler.scale();
+                        if (graphed) {
+                            // the step's micro-batches into the fixed device batches the graph reads
+                            for (int m = 0; m < k; m++) {
+                                long n = (long) s * k + m;
+                                PinnedBatch host = (PinnedBatch) loader.acquire(n);
+                                if (dump != null) {
+                                    host.exportTo(String.format(Locale.ROOT, "step%05d.micro%03d.", s, m), dump);
+                                }
+                                host.copyTo(deviceBatches[m], aux);
+                                int slot = loader.slotOf(n);
+                                copied[slot].record(aux);
+                                copyIssued[slot] = true;
                             }
-                            host.copyTo(deviceBatches[m], aux);
-                            int slot = loader.slotOf(n);
-                            copied[slot].record(aux);
-                            copyIssued[slot] = true;
-                        }
-                        h2dDone[0].record(aux);
-                        compute.waitFor(h2dDone[0]);
-                        // what changes from step to step, where the graph reads it
-                        float[] h = opt.nextStepHyperparameters(lr);
-                        for (int i = 0; i < h.length; i++) {
-                            scalars.setFloat(HYPERPARAMETER_WORD + i, h[i]);
-                        }
-                        scalars.setLong(PHILOX_BASE_WORD, (long) s * k * model.philoxOffsetsPerStep());
-                        scalars.upload(compute);
-                        long hyperparameters = scalars.address(HYPERPARAMETER_WORD);
-                        graphedStep.issue(() -> {
+                            h2dDone[0].record(aux);
+                            compute.waitFor(h2dDone[0]);
+                            // what changes from step to step, where the graph reads it
+                            float[] h = opt.nextStepHyperparameters(lr);
+                            for (int i = 0; i < h.length; i++) {
+                                scalars.setFloat(HYPERPARAMETER_WORD + i, h[i]);
+                            }
+                            scalars.setLong(PHILOX_BASE_WORD, (long) s * k * model.philoxOffsetsPerStep());
+                            scalars.upload(compute);
+                            long hyperparameters = scalars.address(HYPERPARAMETER_WORD);
+                            graphedStep.issue(() -> {
+                                opt.zeroGrad(compute);
+                                for (int m = 0; m < k; m++) {
+                                    DeviceBatch b = deviceBatches[m];
+                                    // micro-batch m's dropout offsets; the base adds the step's
+                                    model.forward(b.dense, b.categorical, b.target, b.importance, acts, seed, m,
+                                            compute);
+                                    acts.loss().copyToAsync(lossHost[m], compute);
+                                    model.backward(b.dense, b.categorical, b.target, b.importance, 1f / k, acts, seed,
+                                            m, compute);
+                                }
+                                opt.computeGradNorm(compute); // logged whether or not it clips
+                                opt.stepWithDeviceHyperparameters(hyperparameters, clip, compute);
+                                opt.gradNorm().copyToAsync(normHost, compute);
+                            });
+                        } else {
                             opt.zeroGrad(compute);
                             for (int m = 0; m < k; m++) {
-                                DeviceBatch b = deviceBatches[m];
-                                // micro-batch m's dropout offsets; the base adds the step's
-                                model.forward(b.dense, b.categorical, b.target, b.importance, acts, seed, m, compute);
+                                long n = (long) s * k + m;
+                                PinnedBatch host = (PinnedBatch) loader.acquire(n);
+                                if (dump != null) {
+                                    host.exportTo(String.format(Locale.ROOT, "step%05d.micro%03d.", s, m), dump);
+                                }
+                                int d = (int) (n % DEVICE_BATCHES);
+                                DeviceBatch b = deviceBatches[d];
+                                if (deviceUsed[d]) {
+                                    aux.waitFor(deviceFree[d]);
+                                }
+                                host.copyTo(b, aux);
+                                int slot = loader.slotOf(n);
+                                copied[slot].record(aux);
+                                copyIssued[slot] = true;
+                                h2dDone[d].record(aux);
+                                compute.waitFor(h2dDone[d]);
+                                model.forward(b.dense, b.categorical, b.target, b.importance, acts, seed, n, compute);
                                 acts.loss().copyToAsync(lossHost[m], compute);
-                                model.backward(b.dense, b.categorical, b.target, b.importance, 1f / k, acts, seed, m,
+                                model.backward(b.dense, b.categorical, b.target, b.importance, scale / k, acts, seed, n,
                                         compute);
+                                deviceFree[d].record(compute);
+                                deviceUsed[d] = true;
                             }
-                            opt.computeGradNorm(compute); // logged whether or not it clips
-                            opt.stepWithDeviceHyperparameters(hyperparameters, clip, compute);
+                            if (scaler != null) {
+                                applied = scaler.step(opt, lr, clip, compute);
+                            } else {
+                                if (clip <= 0) {
+                                    opt.computeGradNorm(compute); // logged whether or not it clips
+                                }
+                                opt.step(lr, clip, compute);
+                            }
                             opt.gradNorm().copyToAsync(normHost, compute);
-                        });
-                    } else {
-                        opt.zeroGrad(compute);
-                        for (int m = 0; m < k; m++) {
-                            long n = (long) s * k + m;
-                            PinnedBatch host = (PinnedBatch) loader.acquire(n);
-                            if (dump != null) {
-                                host.exportTo(String.format(Locale.ROOT, "step%05d.micro%03d.", s, m), dump);
-                            }
-                            int d = (int) (n % DEVICE_BATCHES);
-                            DeviceBatch b = deviceBatches[d];
-                            if (deviceUsed[d]) {
-                                aux.waitFor(deviceFree[d]);
-                            }
-                            host.copyTo(b, aux);
-                            int slot = loader.slotOf(n);
-                            copied[slot].record(aux);
-                            copyIssued[slot] = true;
-                            h2dDone[d].record(aux);
-                            compute.waitFor(h2dDone[d]);
-                            model.forward(b.dense, b.categorical, b.target, b.importance, acts, seed, n, compute);
-                            acts.loss().copyToAsync(lossHost[m], compute);
-                            model.backward(b.dense, b.categorical, b.target, b.importance, scale / k, acts, seed, n,
-                                    compute);
-                            deviceFree[d].record(compute);
-                            deviceUsed[d] = true;
                         }
-                        if (scaler != null) {
-                            applied = scaler.step(opt, lr, clip, compute);
-                        } else {
-                            if (clip <= 0) {
-                                opt.computeGradNorm(compute); // logged whether or not it clips
-                            }
-                            opt.step(lr, clip, compute);
-                        }
-                        opt.gradNorm().copyToAsync(normHost, compute);
-                    }
-                    auxDone.record(aux);
-                    compute.waitFor(auxDone);
-                    marker.fill8Async((byte) 0, MARKER_BYTES, compute);
-                    end.record(compute);
-                    end.synchronize();
-                    long t1 = System.nanoTime();
-                    stepMs[s] = (t1 - t0) / 1e6;
-                    loopEnd = t1;
+                        auxDone.record(aux);
+                        compute.waitFor(auxDone);
+                        marker.fill8Async((byte) 0, MARKER_BYTES, compute);
+                        end.record(compute);
+                        end.synchronize();
+                        long t1 = System.nanoTime();
+                        stepMs[s] = (t1 - previousEnd) / 1e6;
+                        loopEnd = t1;
 
-                    double loss = 0;
-                    for (int m = 0; m < k; m++) {
-                        loss += lossHost[m].segment().get(ValueLayout.JAVA_FLOAT, 0);
+                        double loss = 0;
+                        for (int m = 0; m < k; m++) {
+                            loss += lossHost[m].segment().get(ValueLayout.JAVA_FLOAT, 0);
+                        }
+                        loss /= k;
+                        double gradNorm = normHost.segment().get(ValueLayout.JAVA_FLOAT, 0) / (double) scale;
+                        tracer.flush();
+                        List<DeviceActivity> stepRecords = new ArrayList<>();
+                        for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
+                            stepRecords.add(a);
+                        }
+                        reporting.submit(new BackgroundReporting.EndedStep(s, loss, gradNorm, lr, applied, previousEnd,
+                                t1, stepRecords));
+                        previousEnd = t1;
+                        if (s == 0) {
+                            firstLoss = loss;
+                        }
+                        lastLoss = loss;
+                        steps = s + 1;
                     }
-                    loss /= k;
-                    double gradNorm = normHost.segment().get(ValueLayout.JAVA_FLOAT, 0) / (double) scale;
-                    tracer.flush();
-                    List<DeviceActivity> stepRecords = new ArrayList<>();
-                    for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
-                        stepRecords.add(a);
-                    }
-                    reporter.report(s, loss, gradNorm, lr, applied, stepRecords, t0, t1);
-                    if (s == 0) {
-                        firstLoss = loss;
-                    }
-                    lastLoss = loss;
-                    steps = s + 1;
+                    reporting.finish();
                 }
             }
             if (opts.saveFinalWeights() != null) {
