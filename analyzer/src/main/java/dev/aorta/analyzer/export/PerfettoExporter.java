@@ -192,7 +192,7 @@ public final class PerfettoExporter {
     }
 
     private static void dim(JsonGenerator g, String field, Dim3 d) throws IOException {
-        if (!d.equals(Dim3.NONE)) {
+        if (d != null && !d.equals(Dim3.NONE)) {
             g.writeArrayFieldStart(field);
             g.writeNumber(d.x());
             g.writeNumber(d.y());
