@@ -3,6 +3,8 @@ package dev.aorta.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.aorta.analyzer.Fixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,6 +15,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,6 +75,38 @@ class MergeAndReportCommandTest {
                 "Kernel launches (whole trace)", "API calls (whole trace", "cudaLaunchKernel",
                 "Memory-copy bandwidth (whole trace)", "<td>DtoD</td>");
         assertThat(summary).contains("\"whole_trace_breakdowns\"", "\"host_wait_ns\" : 540091317");
+    }
+
+    @Test
+    void theReportShowsTheCriticalPathOfEachStepAsAnalyzeMeasuresIt(@TempDir Path tmp) throws IOException {
+        Path a = Files.createDirectories(tmp.resolve("cuda"));
+        Files.copy(Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz"), a.resolve("rank0.json.gz"));
+        Path out = tmp.resolve("report");
+        CliRunner.Outcome run = CliRunner.run(null, "report", "--log-dir", a.toString(), "--label", "cuda",
+                "--output", out.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        String html = Files.readString(out.resolve("report.html"));
+        CliRunner.Outcome analyze = CliRunner.run(null, "analyze", "--format", "json", "--details",
+                a.resolve("rank0.json.gz").toString());
+        assertThat(analyze.exitCode()).as(analyze.err()).isZero();
+
+        assertThat(html).contains("Critical path per window");
+        List<String> steps = analyze.out().lines().toList();
+        assertThat(steps).hasSize(3);
+        for (String line : steps) {
+            JsonNode w = new ObjectMapper().readTree(line);
+            JsonNode p = w.get("critical_path");
+            double length = p.get("length_ns").asDouble();
+            // the A100 run is host-bound (CriticalPathOnSampleTest): a path of real length, mostly host time
+            assertThat(p.get("host_ns").asDouble() / length).isGreaterThan(0.95);
+            assertThat(html).contains(String.format(Locale.ROOT, "<tr><td>0</td><td>%s</td><td>%.3f</td><td>%.3f</td>"
+                            + "<td>%.1f%%</td><td>%d</td><td>%.3f</td><td>%.1f%%</td><td>%d</td><td>%.3f</td><td>%.1f%%</td>"
+                            + "</tr>", w.get("window").asText(), length / 1e6, p.get("host_ns").asLong() / 1e6,
+                    100 * p.get("host_ns").asDouble() / length, p.get("host_calls").asInt(),
+                    p.get("device_ns").asLong() / 1e6, 100 * p.get("device_ns").asDouble() / length,
+                    p.get("device_activities").asInt(), p.get("launch_ns").asLong() / 1e6,
+                    100 * p.get("launch_ns").asDouble() / length));
+        }
     }
 
     @Test
