@@ -118,6 +118,41 @@ class AortaChromeTraceReaderTest {
     }
 
     @Test
+    void aRunProfileTraceWrittenBeforeVersion1IsReadByItsKindsWithTheTrackAsStream() throws IOException {
+        // aorta run --profile's shape before the mark (Jackson's indented output): "cat" is the kind, the track the
+        // workload's stream index; the Kineto reader took its kernels and silently dropped its copies
+        Path old = Files.writeString(dir.resolve("hetero_kernels_s2_trace.json"), """
+                {
+                  "traceEvents" : [ {
+                    "ph" : "M",
+                    "name" : "process_name",
+                    "pid" : 0,
+                    "args" : {
+                      "name" : "GPU 0 NVIDIA H100 80GB HBM3 - hetero_kernels"
+                    }
+                  }, {
+                    "ph" : "X", "cat" : "kernel", "name" : "gemm", "pid" : 0, "tid" : 0, "ts" : 0.0, "dur" : 40.0,
+                    "args" : { "correlation" : 1 }
+                  }, {
+                    "ph" : "X", "cat" : "memcpy", "name" : "HtoD", "pid" : 0, "tid" : 1, "ts" : 30.0, "dur" : 20.0,
+                    "args" : { "correlation" : 2 }
+                  } ],
+                  "displayTimeUnit" : "ns",
+                  "otherData" : { "timing_source" : "cupti", "clock" : "cupti", "workload" : "hetero_kernels" }
+                }
+                """);
+        TraceAnalysis a = analyze(old);
+
+        assertThat(a.warnings()).anyMatch(w -> w.contains("hetero_kernels_s2_trace.json")
+                && w.contains("before version 1"));
+        WindowReport whole = a.windows().get(0);
+        assertThat(whole.overlap().computeNs()).isEqualTo(40_000);
+        assertThat(whole.overlap().memoryNs()).isEqualTo(20_000);
+        assertThat(whole.overlap().exposedMemcpyNs()).isEqualTo(10_000);
+        assertThat(whole.streams()).extracting(s -> s.stream()).containsExactly(0L, 1L);
+    }
+
+    @Test
     void aVersionNewerThanThisReaderKnowsIsAnErrorNamingTheFileAndBothVersions() throws IOException {
         Path newer = Files.writeString(dir.resolve("newer.json"),
                 "{\"otherData\":{\"aorta_trace_version\":9,\"pid_is\":\"rank\"},\"traceEvents\":[]}");
