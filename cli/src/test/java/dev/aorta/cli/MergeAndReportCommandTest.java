@@ -49,6 +49,38 @@ class MergeAndReportCommandTest {
     }
 
     @Test
+    void analyzeReadsTheMergedTraceBackWithTheNumbersOfItsInputs(@TempDir Path tmp) throws IOException {
+        String[] inputs = {Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz").toString(),
+                Fixtures.resource("aorta/rank_1_metrics.jsonl").toString()};
+        Path merged = tmp.resolve("merged.json");
+        List<String> merge = new java.util.ArrayList<>(List.of("merge", "-o", merged.toString()));
+        merge.addAll(List.of(inputs));
+        assertThat(CliRunner.run(null, merge.toArray(String[]::new)).exitCode()).isZero();
+        List<String> analyze = new java.util.ArrayList<>(List.of("analyze", "--format", "json"));
+        analyze.addAll(List.of(inputs));
+
+        CliRunner.Outcome direct = CliRunner.run(null, analyze.toArray(String[]::new));
+        CliRunner.Outcome back = CliRunner.run(null, "analyze", "--format", "json", merged.toString());
+        assertThat(back.exitCode()).as(back.err()).isZero();
+        // every window of both ranks, its overlap numbers included; "source" names the files read, and the
+        // cross-rank line's clock offsets are 0 once the export has aligned the ranks
+        assertThat(windows(back.out())).isEqualTo(windows(direct.out())).hasSize(6);
+    }
+
+    /** The window lines, each without its "source". */
+    private static List<JsonNode> windows(String jsonLines) throws IOException {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (String line : jsonLines.lines().toList()) {
+            JsonNode n = new ObjectMapper().readTree(line);
+            if (n.has("window")) {
+                ((com.fasterxml.jackson.databind.node.ObjectNode) n).remove("source");
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    @Test
     void reportComparesTwoLabelledRunsAndWritesSummaryPlotsAndHtml(@TempDir Path tmp) throws IOException {
         Path a = Files.createDirectories(tmp.resolve("cuda"));
         Path b = Files.createDirectories(tmp.resolve("aorta"));

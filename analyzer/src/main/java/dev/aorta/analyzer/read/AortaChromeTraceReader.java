@@ -50,7 +50,7 @@ import java.util.regex.Pattern;
 public final class AortaChromeTraceReader implements TraceReader {
     private static final JsonFactory JSON = JsonFactory.builder().disable(StreamReadFeature.AUTO_CLOSE_SOURCE).build();
     private static final ClockDomain CLOCK = ClockDomain.TRACE_RELATIVE;
-    private static final Pattern VERSION = Pattern.compile("\"" + AortaChromeTrace.VERSION_FIELD + "\"\\s*:\\s*(\\d+)");
+    private static final Pattern VERSION = Pattern.compile("\"" + AortaChromeTrace.VERSION_FIELD + "\"\\s*:\\s*(\\d{1,9})");
     private static final Pattern PID_IS = Pattern.compile("\"" + AortaChromeTrace.PID_FIELD + "\"\\s*:\\s*\"(\\w+)\"");
     /** The first bytes of a merge export before version 1: its first event names process "rank N". */
     private static final Pattern MERGE_V0 = Pattern.compile("^\\{\"displayTimeUnit\":\"ms\",\"traceEvents\":\\[\\{\"ph\":"
