@@ -133,7 +133,7 @@ if has profiled; then
     training.output_dir="$out/ours-default-profiled"
   # rank 0's traces through one analyzer: steps, overlap and exposed communication by HTA's definitions
   a=$(ls "$out"/aorta-default-profiled/torch_profiler/rank0/*.json 2>/dev/null | head -n 1)
-  o=$(ls "$out"/ours-default-profiled/torch_profiler/rank0/*.events.jsonl 2>/dev/null | head -n 1)
+  o=$(ls "$out"/ours-default-profiled/torch_profiler/rank0/*.json 2>/dev/null | head -n 1)
   [ -n "$a" ] && step analyze-aorta 120 "$aorta" analyze "$a" --format json
   [ -n "$o" ] && step analyze-ours 120 "$aorta" analyze "$o" --format json
 fi

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # aorta train's remaining one-GPU items (issue 14), in one call of about 3 minutes on an H100:
-#   1. profiling.enabled: the window's traces per cycle (Perfetto JSON and the event JSONL), and aorta analyze
-#      reading the event file;
+#   1. profiling.enabled: the window's Perfetto traces per cycle, and aorta analyze reading them;
 #   2. telemetry.nvml: every metrics line's telemetry block, its fields present and in plausible ranges;
 #   3. the per-rank log rank0.log: the console's step lines, plus the start and finish lines;
 #   4. compile.enabled against eager from the same weights and batches: losses (fp32 without dropout, and bf16 with
@@ -26,7 +25,7 @@ timeout 90 "${aorta[@]}" --config "$conf/default.yaml" --override training.max_s
 echo "exit $?" >> "$out/extras.txt"
 ls -la "$w/extras" "$w/extras/torch_profiler/rank0" > "$out/extras-files.txt" 2>&1
 cp "$w/extras/rank0.log" "$out/rank0.log" 2>/dev/null
-for f in "$w"/extras/torch_profiler/rank0/*.events.jsonl; do
+for f in "$w"/extras/torch_profiler/rank0/*.json; do
   timeout 60 "$dist/bin/aorta" analyze "$f" > "$out/analyze-$(basename "$f").txt" 2>&1
   echo "exit $?" >> "$out/analyze-$(basename "$f").txt"
 done
@@ -82,7 +81,7 @@ row("profiling traces (wait 1, warmup 1, active 2, repeat 2)", "%s; %d device sl
     names == ["trace_step3.json", "trace_step7.json"] and steps == 4 and slices > 0)
 an = sorted(glob.glob(out + "/analyze-*.txt"))
 an_ok = an and all(open(a).read().rstrip().endswith("exit 0") for a in an)
-row("aorta analyze on the event JSONL", "%d files, exits: %s" % (len(an), ", ".join(
+row("aorta analyze on the traces", "%d files, exits: %s" % (len(an), ", ".join(
     open(a).read().rstrip().splitlines()[-1] for a in an)), "exit 0", bool(an_ok))
 
 # 2. telemetry

@@ -12,6 +12,7 @@ import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.core.metric.QueueSwitchOverhead;
 import dev.aorta.analyzer.metrics.StepCoverage;
 import dev.aorta.analyzer.metrics.Stragglers;
+import dev.aorta.analyzer.report.CrossRankJson;
 import dev.aorta.analyzer.metrics.TraceAnalysis;
 import dev.aorta.analyzer.metrics.Window;
 import dev.aorta.analyzer.metrics.WindowMode;
@@ -136,6 +137,19 @@ public final class AnalyzeCommand implements Callable<Integer> {
             StringWriter line = new StringWriter();
             try (JsonGenerator g = f.createGenerator(line)) {
                 WindowReportJson.write(g, r, coverageOf(analysis, r.rank()), details);
+            }
+            out.println(line);
+        }
+        if (analysis.timelines().size() > 1) {
+            // what the text prints below the windows: one more line, told from a window's by having no "window"
+            StringWriter line = new StringWriter();
+            try (JsonGenerator g = f.createGenerator(line)) {
+                g.writeStartObject();
+                g.writeObjectFieldStart("cross_rank");
+                g.writeNumberField("ranks", analysis.timelines().size());
+                CrossRankJson.writeFields(g, analysis);
+                g.writeEndObject();
+                g.writeEndObject();
             }
             out.println(line);
         }

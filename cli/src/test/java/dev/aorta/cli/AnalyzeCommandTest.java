@@ -3,6 +3,8 @@ package dev.aorta.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.aorta.analyzer.Fixtures;
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ClockDomain;
@@ -72,9 +74,11 @@ class AnalyzeCommandTest {
         assertThat(run.out().lines()).allSatisfy(l -> assertThat(l).contains("\"window_ns\":"));
     }
 
-    @Test
-    void severalRanksAreAlignedByTheirCollectivesAndTheStragglerIsNamed(@TempDir Path tmp) throws IOException {
-        // the agent writer of rank 1 runs its CUPTI clock 3 ms ahead of rank 0's; the collective ends together
+    /**
+     * Two agent ranks of one step: rank 1's CUPTI clock runs 3 ms ahead of rank 0's, its gemm ends 0.5 ms later, and
+     * the all-reduce that follows ends together on both.
+     */
+    private static void writeTwoRanks(Path tmp) throws IOException {
         for (int rank = 0; rank < 2; rank++) {
             long skew = rank == 1 ? 3_000_000 : 0;
             long computeEnd = rank == 1 ? 5_500_000 : 5_000_000;
@@ -91,6 +95,54 @@ class AnalyzeCommandTest {
                         Dim3.NONE, Dim3.NONE, 1 << 20, cupti));
             }
         }
+    }
+
+    @Test
+    void withSeveralRanksTheJsonEndsWithTheCrossRankSectionsOfTheText(@TempDir Path tmp) throws IOException {
+        writeTwoRanks(tmp);
+        CliRunner.Outcome run = CliRunner.run(null, "analyze", "--format", "json", tmp.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        List<String> lines = run.out().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(keys(lines.get(2))).containsExactly("cross_rank");
+        JsonNode x = new ObjectMapper().readTree(lines.get(2)).get("cross_rank");
+
+        assertThat(x.get("ranks").asInt()).isEqualTo(2);
+        assertThat(x.at("/clock_offsets/1/offset_ns").asLong()).isEqualTo(-3_000_000);
+        assertThat(x.at("/clock_offsets/1/matched_collectives").asInt()).isEqualTo(1);
+        assertThat(x.at("/stragglers/0/step").asLong()).isEqualTo(1);
+        assertThat(x.at("/stragglers/0/rank").asInt()).isEqualTo(1);
+        assertThat(x.at("/stragglers/0/lateness_ns").asLong()).isEqualTo(500_000);
+        JsonNode gemm = null;
+        for (JsonNode k : x.get("kernels_across_ranks")) {
+            gemm = k.get("name").asText().equals("gemm") ? k : gemm;
+        }
+        assertThat(gemm).isNotNull();
+        assertThat(gemm.get("slowest_rank").asInt()).isEqualTo(1);
+        assertThat(gemm.at("/ranks/0/total_ns").asLong()).isEqualTo(5_000_000);
+        assertThat(gemm.at("/ranks/1/total_ns").asLong()).isEqualTo(5_500_000);
+        assertThat(x.get("collective_skew")).hasSize(1);
+        JsonNode skew = x.at("/collective_skew/0");
+        assertThat(skew.get("message_bytes").asLong()).isEqualTo(1 << 20);
+        assertThat(skew.get("start_skew_max_ns").asDouble()).isEqualTo(500_000);
+        assertThat(skew.get("end_skew_max_ns").asDouble()).isZero();
+        assertThat(skew.get("last_to_start_rank").asInt()).isEqualTo(1);
+        // the text says the same
+        assertThat(CliRunner.run(null, "analyze", tmp.toString()).out()).contains("start skew mean 0.500 ms max 0.500 ms"
+                + "  end skew max 0.000 ms  last to start: rank 1 (1 x)");
+    }
+
+    @Test
+    void withOneRankTheJsonHasNoCrossRankLine() {
+        CliRunner.Outcome run = CliRunner.run(null, "analyze", "--format", "json",
+                Path.of("..", "samples", "traces", "a100-event-sync").toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out()).isNotEmpty().doesNotContain("cross_rank");
+    }
+
+    @Test
+    void severalRanksAreAlignedByTheirCollectivesAndTheStragglerIsNamed(@TempDir Path tmp) throws IOException {
+        writeTwoRanks(tmp);
         CliRunner.Outcome run = CliRunner.run(null, "analyze", tmp.toString());
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out()).contains("rank 0  step 1", "rank 1  step 1", "clock alignment by collectives",

@@ -3,6 +3,8 @@ package dev.aorta.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.aorta.analyzer.Fixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,6 +15,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,6 +49,38 @@ class MergeAndReportCommandTest {
     }
 
     @Test
+    void analyzeReadsTheMergedTraceBackWithTheNumbersOfItsInputs(@TempDir Path tmp) throws IOException {
+        String[] inputs = {Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz").toString(),
+                Fixtures.resource("aorta/rank_1_metrics.jsonl").toString()};
+        Path merged = tmp.resolve("merged.json");
+        List<String> merge = new java.util.ArrayList<>(List.of("merge", "-o", merged.toString()));
+        merge.addAll(List.of(inputs));
+        assertThat(CliRunner.run(null, merge.toArray(String[]::new)).exitCode()).isZero();
+        List<String> analyze = new java.util.ArrayList<>(List.of("analyze", "--format", "json"));
+        analyze.addAll(List.of(inputs));
+
+        CliRunner.Outcome direct = CliRunner.run(null, analyze.toArray(String[]::new));
+        CliRunner.Outcome back = CliRunner.run(null, "analyze", "--format", "json", merged.toString());
+        assertThat(back.exitCode()).as(back.err()).isZero();
+        // every window of both ranks, its overlap numbers included; "source" names the files read, and the
+        // cross-rank line's clock offsets are 0 once the export has aligned the ranks
+        assertThat(windows(back.out())).isEqualTo(windows(direct.out())).hasSize(6);
+    }
+
+    /** The window lines, each without its "source". */
+    private static List<JsonNode> windows(String jsonLines) throws IOException {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (String line : jsonLines.lines().toList()) {
+            JsonNode n = new ObjectMapper().readTree(line);
+            if (n.has("window")) {
+                ((com.fasterxml.jackson.databind.node.ObjectNode) n).remove("source");
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    @Test
     void reportComparesTwoLabelledRunsAndWritesSummaryPlotsAndHtml(@TempDir Path tmp) throws IOException {
         Path a = Files.createDirectories(tmp.resolve("cuda"));
         Path b = Files.createDirectories(tmp.resolve("aorta"));
@@ -71,6 +107,38 @@ class MergeAndReportCommandTest {
                 "Kernel launches (whole trace)", "API calls (whole trace", "cudaLaunchKernel",
                 "Memory-copy bandwidth (whole trace)", "<td>DtoD</td>");
         assertThat(summary).contains("\"whole_trace_breakdowns\"", "\"host_wait_ns\" : 540091317");
+    }
+
+    @Test
+    void theReportShowsTheCriticalPathOfEachStepAsAnalyzeMeasuresIt(@TempDir Path tmp) throws IOException {
+        Path a = Files.createDirectories(tmp.resolve("cuda"));
+        Files.copy(Fixtures.file("kineto/a100_allreduce_rank0_of2.json.gz"), a.resolve("rank0.json.gz"));
+        Path out = tmp.resolve("report");
+        CliRunner.Outcome run = CliRunner.run(null, "report", "--log-dir", a.toString(), "--label", "cuda",
+                "--output", out.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        String html = Files.readString(out.resolve("report.html"));
+        CliRunner.Outcome analyze = CliRunner.run(null, "analyze", "--format", "json", "--details",
+                a.resolve("rank0.json.gz").toString());
+        assertThat(analyze.exitCode()).as(analyze.err()).isZero();
+
+        assertThat(html).contains("Critical path per window");
+        List<String> steps = analyze.out().lines().toList();
+        assertThat(steps).hasSize(3);
+        for (String line : steps) {
+            JsonNode w = new ObjectMapper().readTree(line);
+            JsonNode p = w.get("critical_path");
+            double length = p.get("length_ns").asDouble();
+            // the A100 run is host-bound (CriticalPathOnSampleTest): a path of real length, mostly host time
+            assertThat(p.get("host_ns").asDouble() / length).isGreaterThan(0.95);
+            assertThat(html).contains(String.format(Locale.ROOT, "<tr><td>0</td><td>%s</td><td>%.3f</td><td>%.3f</td>"
+                            + "<td>%.1f%%</td><td>%d</td><td>%.3f</td><td>%.1f%%</td><td>%d</td><td>%.3f</td><td>%.1f%%</td>"
+                            + "</tr>", w.get("window").asText(), length / 1e6, p.get("host_ns").asLong() / 1e6,
+                    100 * p.get("host_ns").asDouble() / length, p.get("host_calls").asInt(),
+                    p.get("device_ns").asLong() / 1e6, 100 * p.get("device_ns").asDouble() / length,
+                    p.get("device_activities").asInt(), p.get("launch_ns").asLong() / 1e6,
+                    100 * p.get("launch_ns").asDouble() / length));
+        }
     }
 
     @Test

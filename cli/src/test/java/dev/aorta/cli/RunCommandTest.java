@@ -1,6 +1,7 @@
 package dev.aorta.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.aorta.core.metric.IntervalSet;
 import dev.aorta.workloads.session.GpuUnavailableException;
 import dev.aorta.workloads.session.NativeEnvironment;
 import dev.aorta.workloads.session.SimulatedGpuSession;
@@ -12,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -80,6 +83,37 @@ class RunCommandTest {
         assertThat(tracks).containsExactly("stream 0 (large, priority 0)", "stream 1 (large, priority 0)",
                 "stream 2 (small, priority 0)", "stream 3 (small, priority 0)");
         assertThat(kernels).isEqualTo(5 * (2 + 2 * 10));
+    }
+
+    @Test
+    void analyzeReadsTheProfileTraceWithTheBusyTimeOfEachStreamItHolds() throws Exception {
+        CliRunner.Outcome o = aorta("run", "hetero_kernels", "-s", "4", "-i", "5", "-w", "1",
+                "-p", "gemm_size=256", "--profile", "--profile-dir", dir.toString());
+        assertThat(o.exitCode()).as(o.err()).isZero();
+        Path file = dir.resolve("hetero_kernels_s4_trace.json");
+        // the union of the slices of each stream (args.stream) and of all, in ns, straight from the file
+        Map<Long, IntervalSet> byStream = new TreeMap<>();
+        IntervalSet all = IntervalSet.EMPTY;
+        for (JsonNode e : ResultJson.read(file).path("traceEvents")) {
+            if (e.path("ph").asText().equals("X")) {
+                long start = e.path("ts").decimalValue().movePointRight(3).longValueExact();
+                long end = start + e.path("dur").decimalValue().movePointRight(3).longValueExact();
+                byStream.merge(e.path("args").path("stream").asLong(), IntervalSet.of(start, end), IntervalSet::union);
+                all = all.union(IntervalSet.of(start, end));
+            }
+        }
+
+        CliRunner.Outcome a = CliRunner.run(null, "analyze", "--format", "json", "--details", "--window", "whole",
+                file.toString());
+        assertThat(a.exitCode()).as(a.err()).isZero();
+        assertThat(a.err()).doesNotContain("warning");
+        JsonNode w = ResultJson.MAPPER.readTree(a.out().lines().findFirst().orElseThrow());
+        assertThat(w.path("busy_ns").asLong()).isEqualTo(all.length());
+        Map<Long, Long> busy = new TreeMap<>();
+        w.path("streams").forEach(s -> busy.put(s.path("stream").asLong(), s.path("busy_ns").asLong()));
+        Map<Long, Long> expected = new TreeMap<>();
+        byStream.forEach((stream, u) -> expected.put(stream, u.length()));
+        assertThat(busy).hasSize(4).isEqualTo(expected);
     }
 
     @Test

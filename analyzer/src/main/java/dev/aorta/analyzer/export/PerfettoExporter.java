@@ -4,8 +4,11 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.clock.RankTimeline;
+import dev.aorta.core.event.AortaChromeTrace;
 import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
+import dev.aorta.core.event.Dim3;
 import dev.aorta.core.event.Marker;
 
 import java.io.IOException;
@@ -21,11 +24,20 @@ import java.util.TreeSet;
  * a track "ranges" for user ranges and one track per host thread for API calls. Times are the ranks' timeline
  * clocks shifted by the collective-alignment offsets, so ranks line up; {@code ts}/{@code dur} are microseconds with
  * nanosecond decimals, relative to the earliest record so the numbers stay small.
+ *
+ * <p>So that {@code aorta analyze} can read the file back (a slice's {@code cat} is the analyzer's activity class,
+ * which Perfetto colours by, not a Kineto category), it carries what the event model needs beyond the display:
+ * the marks of {@link AortaChromeTrace} with {@code pid_is} = "rank"; each device slice's {@code args.kind}, {@code queued}/{@code submitted}
+ * (µs on the same scale as {@code ts}) and {@code grid}/{@code block} when known; each iteration's {@code args.step}
+ * and each marker's {@code args.kind}; each API call's correlation id, stream, result and arguments; each stream
+ * track's id and role; each dependency as a flow (an arrow in Perfetto) from its record on one stream to its wait on
+ * another. {@code dev.aorta.analyzer.read.AortaChromeTraceReader} reads it.
  */
 public final class PerfettoExporter {
     private static final long ITERATIONS_TID = -1;
     private static final long RANGES_TID = -2;
-    private static final long HOST_TID_BASE = 1L << 40;
+    /** The host thread of an API call is its track id minus this (the tracks of streams and markers lie below). */
+    public static final long HOST_TID_BASE = 1L << 40;
 
     private PerfettoExporter() {
     }
@@ -51,6 +63,10 @@ public final class PerfettoExporter {
         }
         try (JsonGenerator g = JsonFactory.builder().build().createGenerator(out)) {
             g.writeStartObject();
+            g.writeObjectFieldStart("otherData");
+            g.writeNumberField(AortaChromeTrace.VERSION_FIELD, AortaChromeTrace.VERSION);
+            g.writeStringField(AortaChromeTrace.PID_FIELD, AortaChromeTrace.PID_RANK);
+            g.writeEndObject();
             g.writeStringField("displayTimeUnit", "ms");
             g.writeArrayFieldStart("traceEvents");
             for (RankTimeline t : ranks) {
@@ -61,7 +77,7 @@ public final class PerfettoExporter {
                 TreeSet<Long> streams = new TreeSet<>();
                 t.activities().forEach(a -> streams.add(a.stream()));
                 for (long s : streams) {
-                    meta(g, "thread_name", t.rank(), s, "stream " + t.streamLabel(s));
+                    streamMeta(g, t, s);
                 }
                 TreeSet<Long> threads = new TreeSet<>();
                 t.apiCalls().forEach(c -> threads.add(c.thread()));
@@ -69,18 +85,33 @@ public final class PerfettoExporter {
                     meta(g, "thread_name", t.rank(), HOST_TID_BASE + th, "host thread " + th);
                 }
                 for (Marker m : t.markers()) {
-                    slice(g, m.name(), m.kind() == Marker.Kind.ITERATION ? "iteration" : "range", t.rank(),
-                            m.kind() == Marker.Kind.ITERATION ? ITERATIONS_TID : RANGES_TID, m.startNs() + shift,
-                            m.endNs() - m.startNs(), null);
+                    boolean iteration = m.kind() == Marker.Kind.ITERATION;
+                    start(g, m.name(), iteration ? "iteration" : "range", t.rank(),
+                            iteration ? ITERATIONS_TID : RANGES_TID, m.startNs() + shift, m.endNs() - m.startNs());
+                    g.writeObjectFieldStart("args");
+                    g.writeStringField("kind", m.kind().name());
+                    g.writeNumberField("step", m.step());
+                    g.writeEndObject();
+                    g.writeEndObject();
                 }
                 for (int i = 0; i < t.activities().size(); i++) {
                     DeviceActivity a = t.activities().get(i);
-                    slice(g, a.name(), t.classOf(i).name().toLowerCase(Locale.ROOT), t.rank(), a.stream(),
-                            a.startNs() + shift, a.durationNs(), a);
+                    start(g, a.name(), t.classOf(i).name().toLowerCase(Locale.ROOT), t.rank(), a.stream(),
+                            a.startNs() + shift, a.durationNs());
+                    activityArgs(g, a, shift);
+                    g.writeEndObject();
                 }
                 for (ApiCall c : t.apiCalls()) {
-                    slice(g, c.name(), "api", t.rank(), HOST_TID_BASE + c.thread(), c.startNs() + shift,
-                            c.endNs() - c.startNs(), null);
+                    start(g, c.name(), "api", t.rank(), HOST_TID_BASE + c.thread(), c.startNs() + shift,
+                            c.endNs() - c.startNs());
+                    callArgs(g, c);
+                    g.writeEndObject();
+                }
+                long flow = 0;
+                for (Dependency d : t.dependencies()) {
+                    flow++;
+                    flowEnd(g, "s", t.rank(), d.recordStream(), d.recordNs() + shift, flow, d.event());
+                    flowEnd(g, "f", t.rank(), d.waitStream(), d.waitNs() + shift, flow, d.event());
                 }
             }
             g.writeEndArray();
@@ -105,8 +136,27 @@ public final class PerfettoExporter {
         g.writeEndObject();
     }
 
-    private static void slice(JsonGenerator g, String name, String cat, int pid, long tid, long startNs, long durNs,
-                              DeviceActivity a) throws IOException {
+    /** A stream's track: named for Perfetto, with the stream's id and role for a reader. */
+    private static void streamMeta(JsonGenerator g, RankTimeline t, long stream) throws IOException {
+        String label = t.streamLabel(stream);
+        g.writeStartObject();
+        g.writeStringField("ph", "M");
+        g.writeStringField("name", "thread_name");
+        g.writeNumberField("pid", t.rank());
+        g.writeNumberField("tid", stream);
+        g.writeObjectFieldStart("args");
+        g.writeStringField("name", "stream " + label);
+        g.writeNumberField("stream", stream);
+        if (!label.equals(Long.toString(stream))) {
+            g.writeStringField("role", label);
+        }
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    /** Opens a complete event; the caller writes its args and closes it. */
+    private static void start(JsonGenerator g, String name, String cat, int pid, long tid, long startNs, long durNs)
+            throws IOException {
         g.writeStartObject();
         g.writeStringField("ph", "X");
         g.writeStringField("name", name == null ? cat : name);
@@ -117,16 +167,83 @@ public final class PerfettoExporter {
         g.writeNumber(micros(startNs));
         g.writeFieldName("dur");
         g.writeNumber(micros(durNs));
-        if (a != null) {
-            g.writeObjectFieldStart("args");
-            g.writeNumberField("device", a.device());
-            g.writeNumberField("stream", a.stream());
-            g.writeNumberField("correlation", a.correlationId());
-            if (a.bytes() != 0) {
-                g.writeNumberField("bytes", a.bytes());
+    }
+
+    private static void activityArgs(JsonGenerator g, DeviceActivity a, long shift) throws IOException {
+        g.writeObjectFieldStart("args");
+        g.writeStringField("kind", a.kind().name());
+        g.writeNumberField("device", a.device());
+        g.writeNumberField("stream", a.stream());
+        g.writeNumberField("correlation", a.correlationId());
+        if (a.bytes() != 0) {
+            g.writeNumberField("bytes", a.bytes());
+        }
+        if (a.queuedNs() != DeviceActivity.UNKNOWN) {
+            g.writeFieldName("queued");
+            g.writeNumber(micros(a.queuedNs() + shift));
+        }
+        if (a.submittedNs() != DeviceActivity.UNKNOWN) {
+            g.writeFieldName("submitted");
+            g.writeNumber(micros(a.submittedNs() + shift));
+        }
+        dim(g, "grid", a.grid());
+        dim(g, "block", a.block());
+        g.writeEndObject();
+    }
+
+    private static void dim(JsonGenerator g, String field, Dim3 d) throws IOException {
+        if (d != null && !d.equals(Dim3.NONE)) {
+            g.writeArrayFieldStart(field);
+            g.writeNumber(d.x());
+            g.writeNumber(d.y());
+            g.writeNumber(d.z());
+            g.writeEndArray();
+        }
+    }
+
+    /** A call's correlation id, stream, result and its arguments (under {@code call_args}, as numbers or text). */
+    private static void callArgs(JsonGenerator g, ApiCall c) throws IOException {
+        g.writeObjectFieldStart("args");
+        g.writeNumberField("stream", c.stream());
+        g.writeNumberField("correlation", c.correlationId());
+        g.writeNumberField("result", c.result());
+        if (!c.args().isEmpty()) {
+            g.writeObjectFieldStart("call_args");
+            for (Map.Entry<String, Object> e : new java.util.TreeMap<>(c.args()).entrySet()) {
+                Object v = e.getValue();
+                if (v instanceof Long || v instanceof Integer) {
+                    g.writeNumberField(e.getKey(), ((Number) v).longValue());
+                } else if (v instanceof Number n) {
+                    g.writeNumberField(e.getKey(), n.doubleValue());
+                } else if (v instanceof Boolean b) {
+                    g.writeBooleanField(e.getKey(), b);
+                } else {
+                    g.writeStringField(e.getKey(), String.valueOf(v));
+                }
             }
             g.writeEndObject();
         }
+        g.writeEndObject();
+    }
+
+    /** One end of a dependency's flow: "s" where the event was recorded, "f" where a stream waited for it. */
+    private static void flowEnd(JsonGenerator g, String ph, int pid, long stream, long atNs, long id, long event)
+            throws IOException {
+        g.writeStartObject();
+        g.writeStringField("ph", ph);
+        g.writeStringField("name", "dependency");
+        g.writeStringField("cat", "dependency");
+        g.writeNumberField("pid", pid);
+        g.writeNumberField("tid", stream);
+        g.writeFieldName("ts");
+        g.writeNumber(micros(atNs));
+        g.writeNumberField("id", id);
+        if (ph.equals("f")) {
+            g.writeStringField("bp", "e");  // bound to the slice enclosing the wait, or the next one
+        }
+        g.writeObjectFieldStart("args");
+        g.writeNumberField("event", event);
+        g.writeEndObject();
         g.writeEndObject();
     }
 

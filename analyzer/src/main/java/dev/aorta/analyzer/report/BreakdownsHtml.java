@@ -89,7 +89,7 @@ final class BreakdownsHtml {
         return v == null ? "&ndash;" : String.format(Locale.ROOT, "%.2f", v);
     }
 
-    private static String row(int rank, String... cells) {
+    static String row(int rank, String... cells) {
         StringBuilder b = new StringBuilder("<tr><td>").append(rank).append("</td>");
         for (String c : cells) {
             b.append("<td>").append(c).append("</td>");
@@ -97,7 +97,7 @@ final class BreakdownsHtml {
         return b.append("</tr>\n").toString();
     }
 
-    private static String ms(long ns) {
+    static String ms(long ns) {
         return String.format(Locale.ROOT, "%.3f", ns / 1e6);
     }
 
@@ -105,7 +105,7 @@ final class BreakdownsHtml {
         return String.format(Locale.ROOT, "%.1f", ns / 1e3);
     }
 
-    private static String esc(String s) {
+    static String esc(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

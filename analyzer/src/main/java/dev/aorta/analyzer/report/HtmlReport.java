@@ -67,6 +67,7 @@ public final class HtmlReport {
             }
             w.write("</table>\n");
             BreakdownsHtml.write(w, run.wholeTraceBreakdowns());
+            CriticalPathHtml.write(w, run.iterations());
             if (run.analysis().offsets().size() > 1) {
                 w.write("<h3>Clock alignment and stragglers</h3><table><tr><th>rank</th><th>offset (ms)</th>"
                         + "<th>collectives matched</th><th>residual (ms)</th></tr>\n");

@@ -2,12 +2,9 @@ package dev.aorta.analyzer.report;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.aorta.analyzer.clock.CollectiveAlignment;
 import dev.aorta.analyzer.metrics.Analysis;
 import dev.aorta.analyzer.metrics.AnalysisResult;
 import dev.aorta.analyzer.metrics.KernelBreakdown;
-import dev.aorta.analyzer.metrics.Stragglers;
-import dev.aorta.core.metric.CollectiveSkew;
 import dev.aorta.analyzer.metrics.WindowReport;
 
 import java.io.IOException;
@@ -23,8 +20,8 @@ import java.util.Map;
  * <pre>
  * {"labels": {L: {"log_dir", "ranks", "iterations", "metrics": {name: {count, mean, median, std, min, max}},
  *                  "analyses": {analysis: {value name: {count, mean, median, std, min, max}}},
- *                  "clock_offsets": {rank: {offset_ns, matched_collectives, residual_ns, aligned}},
- *                  "stragglers": [{step, rank, lateness_ns}], "top_kernels": [{rank, class, name, count, total_ns,
+ *                  "clock_offsets", "stragglers", "kernels_across_ranks", "collective_skew" ({@link CrossRankJson}),
+ *                  "top_kernels": [{rank, class, name, count, total_ns,
  *                  share_of_class}], "warnings": [..]}},
  *  "comparisons": [{"reference", "candidate", "metrics": {name: {reference_mean, candidate_mean, delta, ratio,
  *                   welch_t_p, mann_whitney_p, significant}}}],
@@ -120,71 +117,7 @@ public record OverlapReport(List<LabelRun> runs, String reference, List<String> 
                     g.writeEndObject();
                 }
                 g.writeEndObject();
-                g.writeObjectFieldStart("clock_offsets");
-                for (CollectiveAlignment.Offset o : run.analysis().offsets().values()) {
-                    g.writeObjectFieldStart(Integer.toString(o.rank()));
-                    g.writeNumberField("offset_ns", o.offsetNs());
-                    g.writeNumberField("matched_collectives", o.matchedCollectives());
-                    g.writeNumberField("residual_ns", o.residualNs());
-                    g.writeBooleanField("aligned", o.aligned());
-                    g.writeEndObject();
-                }
-                g.writeEndObject();
-                g.writeArrayFieldStart("stragglers");
-                for (Stragglers st : run.analysis().stragglers()) {
-                    g.writeStartObject();
-                    g.writeNumberField("step", st.step());
-                    g.writeNumberField("rank", st.stragglerRank());
-                    g.writeNumberField("lateness_ns", st.latenessNs());
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-                g.writeArrayFieldStart("kernels_across_ranks");
-                for (KernelBreakdown.AcrossRanks k : run.analysis().kernelsAcrossRanks()) {
-                    g.writeStartObject();
-                    g.writeStringField("class", k.activityClass().name().toLowerCase(java.util.Locale.ROOT));
-                    g.writeStringField("name", k.name());
-                    g.writeNumberField("total_ns", k.totalNs());
-                    g.writeNumberField("slowest_rank", k.slowestRank());
-                    g.writeArrayFieldStart("ranks");
-                    for (KernelBreakdown.RankEntry e : k.ranks()) {
-                        g.writeStartObject();
-                        g.writeNumberField("rank", e.rank());
-                        g.writeNumberField("count", e.count());
-                        g.writeNumberField("total_ns", e.totalNs());
-                        g.writeNumberField("mean_ns", e.meanNs());
-                        g.writeNumberField("share_of_class", e.shareOfClass());
-                        g.writeObjectFieldStart("window_ns");
-                        for (Map.Entry<String, Long> w : e.windowNs().entrySet()) {
-                            g.writeNumberField(w.getKey(), w.getValue());
-                        }
-                        g.writeEndObject();
-                        g.writeEndObject();
-                    }
-                    g.writeEndArray();
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
-                g.writeArrayFieldStart("collective_skew");
-                for (CollectiveSkew sk : run.analysis().collectiveSkew()) {
-                    g.writeStartObject();
-                    g.writeStringField("collective", sk.kind().label());
-                    if (sk.messageBytes() < 0) {
-                        g.writeNullField("message_bytes");
-                    } else {
-                        g.writeNumberField("message_bytes", sk.messageBytes());
-                    }
-                    g.writeNumberField("matched", sk.collectives());
-                    g.writeNumberField("start_skew_mean_ns", sk.startSkewNs().mean());
-                    g.writeNumberField("start_skew_p95_ns", sk.startSkewNs().p95());
-                    g.writeNumberField("start_skew_max_ns", sk.startSkewNs().max());
-                    g.writeNumberField("end_skew_mean_ns", sk.endSkewNs().mean());
-                    g.writeNumberField("end_skew_max_ns", sk.endSkewNs().max());
-                    g.writeNumberField("last_to_start_rank", sk.lastToStartRank());
-                    g.writeNumberField("times_last_to_start", sk.timesLastToStart());
-                    g.writeEndObject();
-                }
-                g.writeEndArray();
+                CrossRankJson.writeFields(g, run.analysis());
                 g.writeArrayFieldStart("top_kernels");
                 for (WindowReport.RankKernels rk : run.topKernels()) {
                     for (KernelBreakdown.Entry k : rk.kernels()) {

@@ -162,6 +162,13 @@ public final class TraceLoader {
      */
     private static final long LATEST_PLAUSIBLE_NS = 4_000_000_000_000_000_000L;
 
+    /** The API calls, streams and dependencies of one rank of a file that holds several. */
+    private static final class OfRank {
+        final ApiCallColumns apiCalls = new ApiCallColumns();
+        final List<StreamInfo> streams = new ArrayList<>();
+        final List<Dependency> dependencies = new ArrayList<>();
+    }
+
     /** The records of one file, held until the file's rank is known (a trace may declare it at its end). */
     private static final class FileRecords implements TraceSink {
         private final String file;
@@ -174,6 +181,8 @@ public final class TraceLoader {
         private final List<Dependency> dependencies = new ArrayList<>();
         private final List<ClockAnchor> anchors = new ArrayList<>();
         private final List<JvmPause> pauses = new ArrayList<>();
+        /** API calls, streams and dependencies the reader gave a rank of their own (a file holding several ranks). */
+        private final Map<Integer, OfRank> ofRank = new HashMap<>();
         private final List<String> warnings = new ArrayList<>();
         private long untimed;
         private final SkippedRecords impossible;
@@ -232,6 +241,37 @@ public final class TraceLoader {
         }
 
         @Override
+        public void api(int rank, ApiCall c) {
+            if (rank == UNKNOWN_RANK) {
+                api(c);
+            } else if (possible("API calls", c.startNs(), c.endNs())) {
+                ofRank(rank).apiCalls.add(c);
+            }
+        }
+
+        @Override
+        public void stream(int rank, StreamInfo s) {
+            if (rank == UNKNOWN_RANK) {
+                stream(s);
+            } else {
+                ofRank(rank).streams.add(s);
+            }
+        }
+
+        @Override
+        public void dependency(int rank, Dependency d) {
+            if (rank == UNKNOWN_RANK) {
+                dependency(d);
+            } else {
+                ofRank(rank).dependencies.add(d);
+            }
+        }
+
+        private OfRank ofRank(int rank) {
+            return ofRank.computeIfAbsent(rank, r -> new OfRank());
+        }
+
+        @Override
         public void stream(StreamInfo s) {
             streams.add(s);
         }
@@ -269,6 +309,13 @@ public final class TraceLoader {
         }
 
         void flushInto(TraceSet set, int fileRank) {
+            OfRank mine = ofRank.remove(fileRank);
+            if (mine != null) {
+                // the file's own rank named explicitly: its records are the file's
+                mine.apiCalls.forEach(apiCalls::add);
+                streams.addAll(mine.streams);
+                dependencies.addAll(mine.dependencies);
+            }
             set.warnings().addAll(warnings);
             if (impossible.warning() != null) {
                 set.warnings().add(impossible.warning());
@@ -328,6 +375,17 @@ public final class TraceLoader {
                     own.anchors().add(a);
                 }
             }
+            ofRank.forEach((r, records) -> {
+                RankTrace other = target(set, r);
+                for (int i = 0; i < records.apiCalls.size(); i++) {
+                    other.apiCalls().addShifted(records.apiCalls, i, shift.getOrDefault(records.apiCalls.clock(i), 0L));
+                    cover(r, records.apiCalls.clock(i), records.apiCalls.startNs(i), records.apiCalls.endNs(i));
+                }
+                other.streams().addAll(records.streams);
+                for (Dependency x : records.dependencies) {
+                    other.dependencies().add(x.shifted(shift.getOrDefault(x.clock(), 0L), x.clock()));
+                }
+            });
             if (realTimes) {
                 covered.forEach((r, byClock) -> byClock.forEach((clock, c) ->
                         set.rank(r).sourceSpans().add(new SourceSpan(path, clock, c[0], c[1], c[2]))));

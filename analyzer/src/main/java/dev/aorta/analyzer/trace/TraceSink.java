@@ -1,5 +1,8 @@
 package dev.aorta.analyzer.trace;
 
+import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.event.Dependency;
+import dev.aorta.core.event.StreamInfo;
 import dev.aorta.core.jsonl.EventJsonlReader;
 
 /**
@@ -15,6 +18,24 @@ public interface TraceSink extends EventJsonlReader.Sink {
     }
 
     default void jvmPause(JvmPause pause) {
+    }
+
+    /**
+     * An API call of a given rank, or of the file's rank when {@link #UNKNOWN_RANK}: a file holding several ranks
+     * (aorta's merged export) says whose each call is, which the call record itself does not carry.
+     */
+    default void api(int rank, ApiCall c) {
+        api(c);
+    }
+
+    /** A stream of a given rank, or of the file's rank when {@link #UNKNOWN_RANK} (see {@link #api(int, ApiCall)}). */
+    default void stream(int rank, StreamInfo s) {
+        stream(s);
+    }
+
+    /** A dependency of a given rank, or of the file's when {@link #UNKNOWN_RANK} (see {@link #api(int, ApiCall)}). */
+    default void dependency(int rank, Dependency d) {
+        dependency(d);
     }
 
     /** Something read partly or skipped; the message names where (offset, line, record). */

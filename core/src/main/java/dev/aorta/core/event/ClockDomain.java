@@ -16,7 +16,12 @@ public enum ClockDomain {
     /** Nanoseconds since an Nsight Systems session started. */
     SESSION_RELATIVE("session-relative"),
     /** Kineto's epoch microseconds, converted to nanoseconds. */
-    KINETO_EPOCH_US("kineto-epoch-us");
+    KINETO_EPOCH_US("kineto-epoch-us"),
+    /**
+     * Nanoseconds from the first record of a Chrome trace aorta exported ({@link AortaChromeTrace}): the records of
+     * one rank share it, and it relates to no other clock.
+     */
+    TRACE_RELATIVE("trace-relative");
 
     private final String tag;
 

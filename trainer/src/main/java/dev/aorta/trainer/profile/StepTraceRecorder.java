@@ -6,7 +6,6 @@ import dev.aorta.analyzer.trace.RankTrace;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
-import dev.aorta.core.jsonl.EventJsonlWriter;
 import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.trainer.config.ProfilingConfig;
 import dev.aorta.trainer.schedule.StreamRole;
@@ -27,10 +26,9 @@ import java.util.Map;
  * analyzer's {@link PerfettoExporter}: one track per stream, named by its role, and an "iterations" track with one
  * slice per traced step, from its start marker to its end marker. The file is
  * {@code <output_dir>/torch_profiler/rank<r>/<name>_step<N><ext>}, where AORTA's torch.profiler handler puts its
- * traces, {@code <name><ext>} is {@code profiling.trace_filename} and N the cycle's last step. Beside it,
- * {@code rank<r>_<name>_step<N>.events.jsonl} holds the same records in aorta's event JSONL (core's
- * {@link EventJsonlWriter}), which {@code aorta analyze} reads: its trace readers do not read the exporter's
- * output back (the rank in the name is the rank of its stream records, which carry none). Each file is written beside its target and renamed into place, so it is whole or absent.
+ * traces, {@code <name><ext>} is {@code profiling.trace_filename} and N the cycle's last step. {@code aorta analyze}
+ * reads it (the exporter's file carries the kinds, streams, roles and steps it needs; its process is the rank). The
+ * file is written beside its target and renamed into place, so it is whole or absent.
  */
 public final class StepTraceRecorder {
     private final ProfilingWindow window;
@@ -101,19 +99,6 @@ public final class StepTraceRecorder {
         RankTimeline timeline = new RankTimeline(trace, ActivityClassifier.defaults());
         String name = String.format(Locale.ROOT, "%s_step%d", stem, lastKeptStep);
         Files.createDirectories(directory);
-        writeAtomically(directory.resolve("rank" + rank + "_" + name + ".events.jsonl"), out -> {
-            try (EventJsonlWriter w = new EventJsonlWriter(out)) {
-                for (StreamInfo s : trace.streams()) {
-                    w.write(s);
-                }
-                for (Marker m : steps) {
-                    w.write(m);
-                }
-                for (DeviceActivity a : kept) {
-                    w.write(a.rank() == rank ? a : a.shifted(0, rank, a.clock()));
-                }
-            }
-        });
         Path target = directory.resolve(name + extension);
         writeAtomically(target, out -> PerfettoExporter.write(List.of(timeline), Map.of(), out));
         kept.clear();

@@ -92,15 +92,18 @@ class StepTraceRecorderTest {
     }
 
     @Test
-    void theCompanionEventFileIsWhatAortaAnalyzeReads() throws IOException {
+    void aortaAnalyzeReadsTheTraceWithItsRankStepsKindsAndStreamRoles() throws IOException {
         StepTraceRecorder r = new StepTraceRecorder(new ProfilingWindow(1, 1, 2, 1), out, "trace.json", 3, 0, ROLES);
         run(r, 8);
-        Path events = out.resolve("torch_profiler/rank3/rank3_trace_step3.events.jsonl");
-        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(events));
+        Path trace = out.resolve("torch_profiler/rank3/trace_step3.json");
+        TraceSet set = TraceLoader.withInstalledReaders().load(List.of(trace));
         assertThat(set.ranks()).extracting(RankTrace::rank).containsExactly(3);
         RankTrace rank = set.ranks().iterator().next();
         assertThat(rank.activities()).hasSize(8);
+        assertThat(rank.activities()).extracting(DeviceActivity::kind).containsOnly(ActivityKind.MEMSET,
+                ActivityKind.MEMCPY, ActivityKind.KERNEL);
         assertThat(rank.markers()).extracting(Marker::name).containsExactly("step 2", "step 3");
+        assertThat(rank.markers()).extracting(Marker::step).containsExactly(2L, 3L);
         assertThat(rank.streams()).extracting(StreamInfo::role).containsExactlyInAnyOrder("compute", "aux");
     }
 
