@@ -3,6 +3,8 @@ package dev.aorta.trainer.run;
 import dev.aorta.core.event.DeviceActivity;
 
 import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -10,11 +12,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Reports ended steps on a thread of its own, in order, so that the thread that issues the steps only waits for a
- * step's end, reads its loss, collects its records from CUPTI and issues the next one: building the step's profile
- * and writing its metrics line, trace and log line (milliseconds a step at the default shape) then overlap the next
- * step instead of delaying it. The records are collected by the issuing thread while the device is idle, right
- * after the step ended: a CUPTI flush then returns every record of the step (while the device runs the next step,
- * a flush can lack the last ones). {@link #finish()} waits until every submitted step is reported.
+ * step's end, reads its loss and issues the next one: building the step's profile and writing its metrics line,
+ * trace and log line (milliseconds a step at the default shape) then overlap the next steps instead of delaying
+ * them. A step's records come later than its loss, every few steps ({@link StepRecordSplitter}): {@link #ended}
+ * keeps the step until {@link #recordsCame} pairs it with them, in order. {@link #finish()} waits until every
+ * step that has its records is reported.
  */
 final class BackgroundReporting implements AutoCloseable {
     /** What the issuing thread knows of a step once it ended; host times from {@link System#nanoTime()}. */
@@ -22,6 +24,15 @@ final class BackgroundReporting implements AutoCloseable {
                      long hostEndNs, List<DeviceActivity> records) {
         EndedStep {
             records = List.copyOf(records);
+        }
+
+        EndedStep(int step, double loss, double gradNorm, double lr, boolean applied, long hostStartNs,
+                  long hostEndNs) {
+            this(step, loss, gradNorm, lr, applied, hostStartNs, hostEndNs, List.of());
+        }
+
+        EndedStep withRecords(List<DeviceActivity> r) {
+            return new EndedStep(step, loss, gradNorm, lr, applied, hostStartNs, hostEndNs, r);
         }
     }
 
@@ -33,6 +44,8 @@ final class BackgroundReporting implements AutoCloseable {
     private static final EndedStep END = new EndedStep(-1, 0, 0, 0, false, 0, 0, List.of());
 
     private final Sink sink;
+    /** Ended steps whose records have not come yet; the issuing thread's alone. */
+    private final Deque<EndedStep> awaitingRecords = new ArrayDeque<>();
     private final BlockingQueue<EndedStep> ended = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile Throwable failure;
@@ -42,10 +55,22 @@ final class BackgroundReporting implements AutoCloseable {
         this.thread = Thread.ofPlatform().daemon().name("aorta-step-reporter").start(this::run);
     }
 
-    /** Hands an ended step over; throws what the reporting thread failed with, if it did. */
-    void submit(EndedStep step) {
+    /** A step has ended: it is reported once its records came. Throws what the reporting thread failed with. */
+    void ended(EndedStep step) {
         rethrow();
-        ended.add(step);
+        awaitingRecords.add(step);
+    }
+
+    /** The records of the oldest ended steps, one list per step in order: those steps go to the reporting thread. */
+    void recordsCame(List<List<DeviceActivity>> steps) {
+        rethrow();
+        if (steps.size() > awaitingRecords.size()) {
+            throw new IllegalStateException("records of " + steps.size() + " steps came, but " + awaitingRecords.size()
+                    + " ended steps were waiting for them");
+        }
+        for (List<DeviceActivity> records : steps) {
+            ended.add(awaitingRecords.poll().withRecords(records));
+        }
     }
 
     /** Waits until every submitted step is reported, then throws what failed, if anything did. */

@@ -32,8 +32,6 @@ import java.util.Map;
 final class CudaRankDevice implements RankDevice, AutoCloseable {
     /** Two device batches: the copy of micro-batch m + 1 may run while compute still reads micro-batch m. */
     private static final int DEVICE_BATCHES = 2;
-    /** The step markers' memset size, as on one GPU: an odd size no op of the model uses. */
-    private static final long MARKER_BYTES = 256;
 
     private final CudaDevice device;
     private final TrainStreams streams;
@@ -94,7 +92,7 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
             owned.add(lossHost[m]);
         }
         normHost = device.allocatePinned(4);
-        marker = device.allocate(MARKER_BYTES);
+        marker = device.allocate(StepRecordSplitter.END_MARKER_BYTES);
         end = device.createEvent(false);
         owned.addAll(List.of(normHost, marker, end));
     }
@@ -163,7 +161,7 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
 
     @Override
     public void beginStep(ScheduledOp op) {
-        marker.fill8Async((byte) 0, MARKER_BYTES, compute());
+        marker.fill8Async((byte) 0, StepRecordSplitter.START_MARKER_BYTES, compute());
         flat.zeroGrads(compute());
     }
 
@@ -251,7 +249,7 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
 
     @Override
     public void endStep(ScheduledOp op) {
-        marker.fill8Async((byte) 0, MARKER_BYTES, compute());
+        marker.fill8Async((byte) 0, StepRecordSplitter.END_MARKER_BYTES, compute());
         end.record(compute());
     }
 

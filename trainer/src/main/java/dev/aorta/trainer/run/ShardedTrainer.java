@@ -207,7 +207,7 @@ public final class ShardedTrainer {
                 try (StepReporter reporter = new StepReporter(cfg, rc.rank(), rc.worldSize(), planned, perEpoch, true,
                         rc.localRank(), roles, log ? out : null, rankLog,
                         warn -> NvmlTelemetrySource.open(device.info().pciBusId(), warn))) {
-                    // this thread issues the steps and collects each one's records; another reports it meanwhile
+                    // this thread issues the steps and collects their records every few steps; another reports them
                     BackgroundReporting reporting = new BackgroundReporting(e -> {
                         reporter.report(e.step(), e.loss(), e.gradNorm(), e.lr(), e.applied(), e.records(),
                                 e.hostStartNs(), e.hostEndNs());
@@ -219,6 +219,8 @@ public final class ShardedTrainer {
                             unpairedSteps[0] += calls.isEmpty() ? 1 : 0;
                         }
                     });
+                    StepRecordSplitter splitter = new StepRecordSplitter(tracer::flush, records,
+                            streams.get(StreamRole.COMPUTE).address(), SingleGpuTrainer.FLUSH_EVERY);
                     try (reporting) {
                         loopStart = System.nanoTime();
                         long previousEnd = loopStart; // a step's time runs from the previous step's end to its own
@@ -231,13 +233,9 @@ public final class ShardedTrainer {
                             stepMs[s] = (t1 - previousEnd) / 1e6;
                             loopEnd = t1;
                             double loss = rank.loss();
-                            tracer.flush(); // the device is idle: every record of the step comes
-                            List<DeviceActivity> stepRecords = new ArrayList<>();
-                            for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
-                                stepRecords.add(a);
-                            }
-                            reporting.submit(new BackgroundReporting.EndedStep(s, loss, rank.gradNorm(), lr,
-                                    rank.applied(), previousEnd, t1, stepRecords));
+                            reporting.ended(new BackgroundReporting.EndedStep(s, loss, rank.gradNorm(), lr,
+                                    rank.applied(), previousEnd, t1));
+                            reporting.recordsCame(splitter.stepEnded()); // every few steps, the device idle
                             previousEnd = t1;
                             if (s == 0) {
                                 firstLoss = loss;
@@ -245,6 +243,7 @@ public final class ShardedTrainer {
                             lastLoss = loss;
                             steps = s + 1;
                         }
+                        reporting.recordsCame(splitter.flushPending());
                         reporting.finish();
                     }
                 }

@@ -57,12 +57,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *   <li>compute: gradient norm, clipping and AdamW on every parameter (fp32 master weights);</li>
  *   <li>compute waits for aux, then an end marker.</li>
  * </ol>
- * The host then waits for the end marker, reads the loss and the norm that were copied into page-locked memory
- * on the way, collects the step's kernel and copy records from CUPTI, and writes the metrics line: device times
- * are CUPTI's ({@code device_time_source: cupti}). Collecting the records at the end of every step, with the device
- * idle, keeps each line's records complete; it also means the host issues step s + 1 only after step s ended (AORTA
- * synchronises every step too). The line itself is written by another thread ({@link BackgroundReporting}) while
- * the host issues the next step.
+ * The host then waits for the end marker and reads the loss and the norm that were copied into page-locked memory
+ * on the way; it issues step s + 1 only after step s ended (AORTA synchronises every step too). Every
+ * {@link #FLUSH_EVERY} steps, with the device idle, it collects the kernel and copy records from CUPTI
+ * ({@link StepRecordSplitter}), and another thread writes each step's metrics line ({@link BackgroundReporting}):
+ * device times are CUPTI's ({@code device_time_source: cupti}).
  * The allreduce and reducescatter streams exist with their priorities but carry nothing with one rank.
  *
  * <p>With {@code compile.enabled} ({@link GraphedStep}), aux copies the k micro-batches into k fixed device
@@ -73,8 +72,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 public final class SingleGpuTrainer {
     /** Two device batches: the copy of micro-batch m + 1 may run while compute still reads micro-batch m. */
     private static final int DEVICE_BATCHES = 2;
-    /** The step markers' memset size; an odd size no op of the model uses, so they are easy to tell apart. */
-    private static final long MARKER_BYTES = 256;
+    /** Steps between two CUPTI flushes (each costs the host about a millisecond with the device idle). */
+    static final int FLUSH_EVERY = 10;
     /** compile.enabled's device-held values: the dropout base (a 64-bit word pair), then AdamW's three floats. */
     private static final int PHILOX_BASE_WORD = 0;
     private static final int HYPERPARAMETER_WORD = 2;
@@ -201,7 +200,7 @@ public final class SingleGpuTrainer {
             }
             PinnedHostBuffer normHost = device.allocatePinned(4);
             owned.add(normHost);
-            DeviceBuffer marker = device.allocate(MARKER_BYTES);
+            DeviceBuffer marker = device.allocate(StepRecordSplitter.END_MARKER_BYTES);
             owned.add(marker);
             Event start = device.createEvent(false);
             Event auxDone = device.createEvent(false);
@@ -227,13 +226,15 @@ public final class SingleGpuTrainer {
                     warn -> NvmlTelemetrySource.open(device.info().pciBusId(), warn))) {
                 BackgroundReporting reporting = new BackgroundReporting(e -> reporter.report(e.step(), e.loss(),
                         e.gradNorm(), e.lr(), e.applied(), e.records(), e.hostStartNs(), e.hostEndNs()));
+                StepRecordSplitter splitter = new StepRecordSplitter(tracer::flush, records, compute.address(),
+                        FLUSH_EVERY);
                 try (reporting) { // on a failure, the lines of the steps that ended are still written
                     loopStart = System.nanoTime();
                     long previousEnd = loopStart; // a step's time runs from the previous step's end to its own
                     for (int s = 0; s < planned && stop.received() == null; s++) {
                         double lr = learningRate.at(s);
                         lrs.add(lr);
-                        marker.fill8Async((byte) 0, MARKER_BYTES, compute);
+                        marker.fill8Async((byte) 0, StepRecordSplitter.START_MARKER_BYTES, compute);
                         start.record(compute);
                         aux.waitFor(start);
                         boolean applied = true;
@@ -314,7 +315,7 @@ public final class SingleGpuTrainer {
                         }
                         auxDone.record(aux);
                         compute.waitFor(auxDone);
-                        marker.fill8Async((byte) 0, MARKER_BYTES, compute);
+                        marker.fill8Async((byte) 0, StepRecordSplitter.END_MARKER_BYTES, compute);
                         end.record(compute);
                         end.synchronize();
                         long t1 = System.nanoTime();
@@ -327,13 +328,9 @@ public final class SingleGpuTrainer {
                         }
                         loss /= k;
                         double gradNorm = normHost.segment().get(ValueLayout.JAVA_FLOAT, 0) / (double) scale;
-                        tracer.flush();
-                        List<DeviceActivity> stepRecords = new ArrayList<>();
-                        for (DeviceActivity a = records.poll(); a != null; a = records.poll()) {
-                            stepRecords.add(a);
-                        }
-                        reporting.submit(new BackgroundReporting.EndedStep(s, loss, gradNorm, lr, applied, previousEnd,
-                                t1, stepRecords));
+                        reporting.ended(new BackgroundReporting.EndedStep(s, loss, gradNorm, lr, applied, previousEnd,
+                                t1));
+                        reporting.recordsCame(splitter.stepEnded()); // every few steps, with the device idle
                         previousEnd = t1;
                         if (s == 0) {
                             firstLoss = loss;
@@ -341,6 +338,7 @@ public final class SingleGpuTrainer {
                         lastLoss = loss;
                         steps = s + 1;
                     }
+                    reporting.recordsCame(splitter.flushPending());
                     reporting.finish();
                 }
             }

@@ -13,7 +13,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class BackgroundReportingTest {
     private static BackgroundReporting.EndedStep step(int s) {
-        return new BackgroundReporting.EndedStep(s, 0.5, 1, 1e-3, true, s, s + 1, List.of());
+        return new BackgroundReporting.EndedStep(s, 0.5, 1, 1e-3, true, s, s + 1);
+    }
+
+    private static void submit(BackgroundReporting reporting, int s) {
+        reporting.ended(step(s));
+        reporting.recordsCame(List.of(List.of()));
     }
 
     @Test
@@ -31,7 +36,10 @@ class BackgroundReportingTest {
             threads.add(Thread.currentThread().getName());
         });
         for (int s = 0; s < 50; s++) {
-            reporting.submit(step(s));
+            reporting.ended(step(s));
+            if (s % 10 == 9) {
+                reporting.recordsCame(java.util.Collections.nCopies(10, List.of()));
+            }
         }
         assertThat(reported).isEmpty(); // all 50 submitted while the first line is still being written
         release.countDown();
@@ -46,11 +54,25 @@ class BackgroundReportingTest {
     }
 
     @Test
+    void aStepIsReportedOnlyOnceItsRecordsCame() throws Exception {
+        List<Integer> reported = Collections.synchronizedList(new ArrayList<>());
+        BackgroundReporting reporting = new BackgroundReporting(e -> reported.add(e.records().size()));
+        reporting.ended(step(0));
+        reporting.ended(step(1));
+        reporting.recordsCame(List.of(List.of()));
+        Thread.sleep(50);
+        assertThat(reported).hasSize(1);
+        assertThatThrownBy(() -> reporting.recordsCame(List.of(List.of(), List.of())))
+                .hasMessageContaining("records of 2 steps came");
+        reporting.finish();
+    }
+
+    @Test
     void aFailureToWriteALineReachesTheIssuingThread() {
         BackgroundReporting reporting = new BackgroundReporting(e -> {
             throw new IOException("disk full: rank_00_metrics.jsonl");
         });
-        reporting.submit(step(0));
+        submit(reporting, 0);
 
         assertThatThrownBy(reporting::finish).isInstanceOf(IOException.class).hasMessageContaining("disk full");
     }
@@ -62,10 +84,10 @@ class BackgroundReportingTest {
             failed.countDown();
             throw new IllegalArgumentException("step 0 has no device activity records");
         });
-        reporting.submit(step(0));
+        submit(reporting, 0);
         failed.await();
         Thread.sleep(50);
 
-        assertThatThrownBy(() -> reporting.submit(step(1))).hasMessageContaining("no device activity records");
+        assertThatThrownBy(() -> submit(reporting, 1)).hasMessageContaining("no device activity records");
     }
 }
