@@ -3,7 +3,7 @@
 # whole-process wall time and peak resident memory of each, on 2 CPUs (taskset), the table last.
 #   HTA: TraceAnalysis(trace_dir) load + get_temporal_breakdown + get_comm_comp_overlap + get_idle_time_breakdown
 #   aorta: aorta analyze TRACE (steps, overlap, idle time breakdown and every other section)
-# Needs: python3 with pandas, numpy, plotly, networkx (HTA's requirements), a clone of
+# Needs: python3 with pandas, numpy, plotly, networkx, psutil and pyyaml (what HTA imports), a clone of
 # https://github.com/facebookresearch/HolisticTraceAnalysis (HTA_SRC), dist/ and a Java 25 runtime (AORTA_JAVA_HOME
 # or on PATH), GNU time (/usr/bin/time) and taskset. Large inputs: scripts/make-large-kineto.py SOURCE OUT SIZE_MB.
 # Usage: HTA_SRC=/path/to/HolisticTraceAnalysis scripts/bench-analyzer-vs-hta.sh TRACE.json[.gz]...

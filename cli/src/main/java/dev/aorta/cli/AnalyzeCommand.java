@@ -250,9 +250,11 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "step %d: straggler rank %d (others waited %.3f ms in total)%n", st.step(),
                     st.stragglerRank(), st.latenessNs() / 1e6);
         }
-        if (analysis.timelines().size() > 1 && !analysis.kernelsAcrossRanks().isEmpty()) {
+        List<KernelBreakdown.AcrossRanks> acrossRanks = analysis.timelines().size() > 1
+                ? analysis.kernelsAcrossRanks() : List.of();
+        if (!acrossRanks.isEmpty()) {
             out.println("kernels across ranks (whole trace, most time over all ranks first; slowest: largest mean):");
-            for (KernelBreakdown.AcrossRanks k : analysis.kernelsAcrossRanks()) {
+            for (KernelBreakdown.AcrossRanks k : acrossRanks) {
                 StringBuilder perRank = new StringBuilder();
                 for (KernelBreakdown.RankEntry e : k.ranks()) {
                     perRank.append(String.format(Locale.ROOT, "  r%d %d x %s %.1f%%", e.rank(), e.count(),

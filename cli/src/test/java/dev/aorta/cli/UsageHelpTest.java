@@ -14,9 +14,9 @@ class UsageHelpTest {
     /** The names of every command and subcommand, hidden ones included (aliases once, by their name). */
     private static List<List<String>> everyCommand() {
         List<List<String>> commands = new ArrayList<>();
-        collect(new CommandLine(new AortaCli(), new CommandFactory(gpu -> {
+        collect(AortaCli.commandLine(gpu -> {
             throw new AssertionError("-h must not open a GPU");
-        })), new ArrayList<>(), commands);
+        }), new ArrayList<>(), commands);
         return commands;
     }
 

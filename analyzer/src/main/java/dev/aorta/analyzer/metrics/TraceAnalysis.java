@@ -15,12 +15,11 @@ import java.util.Map;
  *
  * @param stepCoverage   per rank measured by steps, how much of its device time lies in no step
  * @param collectiveSkew with several aligned ranks, the skew of each collective kind and size across them
- * @param kernelsAcrossRanks the top kernel names over all ranks, per rank and window
+ * @param topKernels     how many kernel names {@link #kernelsAcrossRanks()} lists
  */
 public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> windows,
                             Map<Integer, CollectiveAlignment.Offset> offsets, List<Stragglers> stragglers,
-                            List<CollectiveSkew> collectiveSkew, List<KernelBreakdown.AcrossRanks> kernelsAcrossRanks,
-                            List<StepCoverage> stepCoverage,
+                            List<CollectiveSkew> collectiveSkew, int topKernels, List<StepCoverage> stepCoverage,
                             List<String> warnings) {
 
     public static TraceAnalysis of(TraceSet set, AnalysisOptions options) {
@@ -51,7 +50,15 @@ public record TraceAnalysis(List<RankTimeline> timelines, List<WindowReport> win
         warnings.addAll(CollectiveAlignment.implausible(offsets, timelines));
         List<Stragglers> stragglers = timelines.size() > 1 ? Stragglers.of(timelines, offsets) : List.of();
         List<CollectiveSkew> skew = timelines.size() > 1 ? CollectiveSkews.of(timelines, offsets) : List.of();
-        return new TraceAnalysis(timelines, windows, offsets, stragglers, skew,
-                KernelBreakdown.acrossRanks(timelines, windows, options.topKernels()), coverage, warnings);
+        return new TraceAnalysis(timelines, windows, offsets, stragglers, skew, options.topKernels(), coverage,
+                warnings);
+    }
+
+    /**
+     * The top kernel names over all ranks, per rank and window, computed on each call: it reads every activity of
+     * every rank once more, building a record for each, and only the reports that list it need it.
+     */
+    public List<KernelBreakdown.AcrossRanks> kernelsAcrossRanks() {
+        return KernelBreakdown.acrossRanks(timelines, windows, topKernels);
     }
 }

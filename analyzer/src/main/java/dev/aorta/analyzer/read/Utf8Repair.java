@@ -83,6 +83,13 @@ final class Utf8Repair extends InputStream {
     private void check() {
         int i = checked;
         while (i < lim) {
+            // ASCII (a sign bit of 0) is nearly every byte of a trace: a loop that does nothing else costs least
+            while (i < lim && buf[i] >= 0) {
+                i++;
+            }
+            if (i == lim) {
+                break;
+            }
             int c = buf[i] & 0xff;
             int need = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
                     : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
