@@ -12,6 +12,7 @@ import dev.aorta.trainer.run.StopSignal;
 import dev.aorta.trainer.run.TrainOptions;
 import dev.aorta.trainer.run.TrainResult;
 import dev.aorta.core.metric.CollectiveBandwidth;
+import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.dist.DistributedEnvironment;
 import dev.aorta.workloads.dist.Rendezvous;
 import dev.aorta.workloads.session.CommunicatorId;
@@ -148,6 +149,22 @@ final class TrainCommand implements Callable<Integer> {
                 r.stoppedBy() == null ? "done" : "stopped by " + r.stoppedBy(), r.steps(), r.plannedSteps(),
                 r.firstLoss(), r.lastLoss(), r.medianStepMs(), r.loopSeconds(), r.metricsFile());
         printCollectives(r, System.out);
+        printMemory(r.deviceMemory(), System.out);
+    }
+
+    /** The allocator's peak (rank 0's) and the ops that held the most of it. */
+    static void printMemory(MemoryStats m, java.io.PrintStream out) {
+        if (m == null) {
+            return;
+        }
+        StringBuilder owners = new StringBuilder();
+        m.atPeakByOwner().entrySet().stream()
+                .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                .forEach(e -> owners.append(owners.isEmpty() ? "" : ", ").append(e.getKey()).append(' ')
+                        .append(String.format(Locale.ROOT, "%.0f", e.getValue() / 1048576.0)));
+        out.printf(Locale.ROOT, "device memory in tensors: peak %.0f MiB (reserved from the driver %.0f MiB); at the"
+                        + " peak, MiB by op: %s%n", m.peakAllocatedBytes() / 1048576.0,
+                m.peakReservedBytes() / 1048576.0, owners);
     }
 
     /**

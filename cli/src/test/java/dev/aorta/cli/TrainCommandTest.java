@@ -86,4 +86,14 @@ class TrainCommandTest {
                 .doesNotContain("\tat ");
         assertThat(r.out()).isEmpty();
     }
+
+    @Test
+    void theMemoryLineGivesThePeakAndTheOpsThatHeldMostOfItLargestFirst() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        TrainCommand.printMemory(new dev.aorta.gpu.cuda.MemoryStats(0, 3L << 30, 0, 4L << 30, 10, 2,
+                java.util.Map.of("linear", 1L << 30, "attention", 2L << 30)), new java.io.PrintStream(bytes, true));
+
+        assertThat(bytes.toString()).isEqualTo("device memory in tensors: peak 3072 MiB (reserved from the driver 4096"
+                + " MiB); at the peak, MiB by op: attention 2048, linear 1024" + System.lineSeparator());
+    }
 }

@@ -47,7 +47,7 @@ public final class Tensor implements AutoCloseable {
         long bytes = Math.max(1, Shapes.numel(s)) * dtype.bytes();
         DeviceBuffer buffer;
         try {
-            buffer = device.allocate(bytes);
+            buffer = device.allocate(bytes, op);
         } catch (GpuException e) {
             if (e.code() != OUT_OF_MEMORY) {
                 throw e;

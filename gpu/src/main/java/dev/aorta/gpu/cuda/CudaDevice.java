@@ -171,6 +171,11 @@ public final class CudaDevice implements AutoCloseable {
         return allocator.allocate(bytes);
     }
 
+    /** Device memory counted for {@code owner} in {@link #memoryStats()}. */
+    public DeviceBuffer allocate(long bytes, String owner) {
+        return allocator.allocate(bytes, owner);
+    }
+
     public MemoryStats memoryStats() {
         return allocator.stats();
     }

@@ -11,6 +11,8 @@ import java.util.Map;
  * A caching device allocator with accounting. Sizes are rounded up to {@link #GRANULARITY}; a freed
  * buffer is kept for the next request of the same rounded size instead of going back to the driver
  * (cuMemAlloc/cuMemFree synchronize the device, which would distort timings), until {@link #emptyCache}.
+ * Each request names its owner (the op that asked, e.g. "linear"), and the live bytes per owner at the moment of
+ * the peak are kept, so that a run can say what its peak memory was made of.
  */
 public final class DeviceAllocator {
     /** Allocation granularity in bytes (cuMemAlloc's alignment is 256; 512 keeps PyTorch's rounding). */
@@ -18,6 +20,8 @@ public final class DeviceAllocator {
 
     private final CudaDevice device;
     private final Map<Long, ArrayDeque<CUdeviceptr>> cache = new HashMap<>();
+    private final Map<String, Long> liveByOwner = new HashMap<>();
+    private Map<String, Long> atPeakByOwner = Map.of();
     private long allocated;
     private long peakAllocated;
     private long reserved;
@@ -33,8 +37,13 @@ public final class DeviceAllocator {
         return Math.max(GRANULARITY, (bytes + GRANULARITY - 1) / GRANULARITY * GRANULARITY);
     }
 
-    /** A buffer of at least {@code bytes} bytes (contents undefined). */
-    public synchronized DeviceBuffer allocate(long bytes) {
+    /** A buffer of at least {@code bytes} bytes (contents undefined), owned by "other". */
+    public DeviceBuffer allocate(long bytes) {
+        return allocate(bytes, "other");
+    }
+
+    /** A buffer of at least {@code bytes} bytes (contents undefined), counted for {@code owner}. */
+    public synchronized DeviceBuffer allocate(long bytes, String owner) {
         if (bytes <= 0) {
             throw new IllegalArgumentException("device allocation of " + bytes + " bytes; expected a positive size");
         }
@@ -57,12 +66,18 @@ public final class DeviceAllocator {
         }
         allocations++;
         allocated += size;
-        peakAllocated = Math.max(peakAllocated, allocated);
-        return new DeviceBuffer(this, ptr, bytes, size);
+        liveByOwner.merge(owner, size, Long::sum);
+        if (allocated > peakAllocated) {
+            peakAllocated = allocated;
+            atPeakByOwner = null; // copied when asked: a new peak is reached many times in a row at set-up
+        }
+        return new DeviceBuffer(this, ptr, bytes, size, owner);
     }
 
     synchronized void release(DeviceBuffer buffer) {
+        snapshotPeakIfPending();
         allocated -= buffer.roundedBytes();
+        liveByOwner.merge(buffer.owner(), -buffer.roundedBytes(), Long::sum);
         cache.computeIfAbsent(buffer.roundedBytes(), k -> new ArrayDeque<>()).addFirst(buffer.pointer());
     }
 
@@ -83,12 +98,28 @@ public final class DeviceAllocator {
     }
 
     public synchronized MemoryStats stats() {
-        return new MemoryStats(allocated, peakAllocated, reserved, peakReserved, allocations, cacheHits);
+        snapshotPeakIfPending();
+        return new MemoryStats(allocated, peakAllocated, reserved, peakReserved, allocations, cacheHits,
+                atPeakByOwner);
     }
 
     /** Starts the peak counters again from the current values. */
     public synchronized void resetPeaks() {
         peakAllocated = allocated;
         peakReserved = reserved;
+        atPeakByOwner = null;
+    }
+
+    /** The live bytes per owner are those of the peak until something is released after it. */
+    private void snapshotPeakIfPending() {
+        if (atPeakByOwner == null) {
+            Map<String, Long> live = new HashMap<>();
+            liveByOwner.forEach((k, v) -> {
+                if (v > 0) {
+                    live.put(k, v);
+                }
+            });
+            atPeakByOwner = Map.copyOf(live);
+        }
     }
 }

@@ -11,10 +11,12 @@ public final class DeviceBuffer implements AutoCloseable {
     private final long address;
     private final long bytes;
     private final long roundedBytes;
+    private final String ownerLabel;
     private boolean closed;
 
-    DeviceBuffer(DeviceAllocator owner, CUdeviceptr pointer, long bytes, long roundedBytes) {
+    DeviceBuffer(DeviceAllocator owner, CUdeviceptr pointer, long bytes, long roundedBytes, String ownerLabel) {
         this.owner = owner;
+        this.ownerLabel = ownerLabel;
         this.pointer = pointer;
         this.address = Handles.address(pointer);
         this.bytes = bytes;
@@ -37,6 +39,11 @@ public final class DeviceBuffer implements AutoCloseable {
 
     long roundedBytes() {
         return roundedBytes;
+    }
+
+    /** Whom the allocator counts this buffer for. */
+    String owner() {
+        return ownerLabel;
     }
 
     public void copyFrom(float[] host) {

@@ -80,7 +80,64 @@ public final class TransformerEncoderLayer implements Layer {
         return p;
     }
 
-    /** What the forward pass keeps for the backward pass, and the backward pass's scratch, for one [batch, T]. */
+    /**
+     * The backward pass's scratch for one [batch, T]: gradients of the layer's inner activations, needed only while
+     * one layer's backward runs. Layers of the same width whose backward passes run one after the other on one
+     * stream can share one (a model with L layers then holds one set instead of L: llm.c's layout).
+     */
+    public final class Gradients implements AutoCloseable {
+        final int batch;
+        final int t;
+        private final int width;
+        private final int hidden;
+        private final int headCount;
+        private final List<Tensor> all = new ArrayList<>();
+        final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
+
+        Gradients(int batch, int t) {
+            this.batch = batch;
+            this.t = t;
+            this.width = dModel;
+            this.hidden = ff;
+            this.headCount = heads;
+            ds2 = make("d second residual", batch, t, dModel);
+            df = make("d feed-forward branch", batch, t, dModel);
+            dh = make("d feed-forward hidden", batch, t, ff);
+            dx1 = make("d norm1 output", batch, t, dModel);
+            dr1 = make("d attention branch", batch, t, dModel);
+            da = make("d merged heads", batch, t, dModel);
+            datt = make("d attention output", batch, heads, t, headDim);
+            delta = make("attention delta", batch, heads, t);
+            dqkvHeads = make("dq, dk, dv by head", 3, batch, heads, t, headDim);
+            dq = dqkvHeads.slice(0, 0, 1).view(batch, heads, t, headDim);
+            dk = dqkvHeads.slice(0, 1, 1).view(batch, heads, t, headDim);
+            dv = dqkvHeads.slice(0, 2, 1).view(batch, heads, t, headDim);
+            dqkv = make("d qkv", batch, t, 3 * dModel);
+        }
+
+        private Tensor make(String what, int... shape) {
+            Tensor x = ctx.empty(OP, what, DType.FP32, shape);
+            all.add(x);
+            return x;
+        }
+
+        @Override
+        public void close() {
+            for (Tensor x : all) {
+                x.close();
+            }
+        }
+    }
+
+    /** Backward scratch for [batch, T], to share between layers of this width (see {@link Gradients}). */
+    public Gradients gradients(int batch, int t) {
+        return new Gradients(batch, t);
+    }
+
+    /**
+     * What the forward pass keeps for the backward pass for one [batch, T], and the backward pass's scratch: its
+     * own, or a {@link Gradients} it shares with other layers.
+     */
     public final class Activations implements AutoCloseable {
         final int batch;
         final int t;
@@ -92,7 +149,7 @@ public final class TransformerEncoderLayer implements Layer {
         final AutocastCopy hLow;
         final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
 
-        Activations(int batch, int t) {
+        Activations(int batch, int t, Gradients shared) {
             this.batch = batch;
             this.t = t;
             int rows = batch * t;
@@ -120,19 +177,29 @@ public final class TransformerEncoderLayer implements Layer {
             s2 = make("second residual", batch, t, dModel);
             mean2 = make("norm2 mean", rows);
             rstd2 = make("norm2 rstd", rows);
-            ds2 = make("d second residual", batch, t, dModel);
-            df = make("d feed-forward branch", batch, t, dModel);
-            dh = make("d feed-forward hidden", batch, t, ff);
-            dx1 = make("d norm1 output", batch, t, dModel);
-            dr1 = make("d attention branch", batch, t, dModel);
-            da = make("d merged heads", batch, t, dModel);
-            datt = make("d attention output", batch, heads, t, headDim);
-            delta = make("attention delta", batch, heads, t);
-            dqkvHeads = make("dq, dk, dv by head", 3, batch, heads, t, headDim);
-            dq = part(dqkvHeads, 0);
-            dk = part(dqkvHeads, 1);
-            dv = part(dqkvHeads, 2);
-            dqkv = make("d qkv", batch, t, 3 * dModel);
+            Gradients g = shared;
+            if (g == null) {
+                g = new Gradients(batch, t);
+                all.add(g);
+            } else if (g.batch != batch || g.t != t || g.width != dModel || g.hidden != ff || g.headCount != heads) {
+                throw new IllegalArgumentException(OP + ": shared backward scratch is for [" + g.batch + ", " + g.t
+                        + "] of width " + g.width + ", MLP " + g.hidden + ", " + g.headCount + " heads; this layer"
+                        + " needs [" + batch + ", " + t + "] of width " + dModel + ", MLP " + ff + ", " + heads
+                        + " heads");
+            }
+            ds2 = g.ds2;
+            df = g.df;
+            dh = g.dh;
+            dx1 = g.dx1;
+            dr1 = g.dr1;
+            da = g.da;
+            datt = g.datt;
+            delta = g.delta;
+            dqkvHeads = g.dqkvHeads;
+            dq = g.dq;
+            dk = g.dk;
+            dv = g.dv;
+            dqkv = g.dqkv;
         }
 
         private Tensor part(Tensor stacked, int i) {
@@ -157,8 +224,14 @@ public final class TransformerEncoderLayer implements Layer {
         }
     }
 
+    /** Activations with their own backward scratch. */
     public Activations activations(int batch, int t) {
-        return new Activations(batch, t);
+        return new Activations(batch, t, null);
+    }
+
+    /** Activations whose backward scratch is {@code shared} (made by a layer of the same width). */
+    public Activations activations(int batch, int t, Gradients shared) {
+        return new Activations(batch, t, shared);
     }
 
     public void forward(Tensor x, Tensor out, Activations a, long seed, long offset, Stream s) {

@@ -131,8 +131,11 @@ public final class RankingModel implements Layer {
             all.add(normOutLow);
             hiddenLow = new AutocastCopy(ctx, "scorer hidden", b, t, cfg.mlpHidden());
             all.add(hiddenLow);
+            // the layers' backward passes run one after the other on one stream: one backward scratch serves all
+            TransformerEncoderLayer.Gradients layerGrads = layers.getFirst().gradients(b, t);
+            all.add(layerGrads);
             for (TransformerEncoderLayer l : layers) {
-                TransformerEncoderLayer.Activations a = l.activations(b, t);
+                TransformerEncoderLayer.Activations a = l.activations(b, t, layerGrads);
                 layerActs.add(a);
                 all.add(a);
             }

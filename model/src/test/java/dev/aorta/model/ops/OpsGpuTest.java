@@ -34,4 +34,26 @@ class OpsGpuTest {
             assertThat(device.memoryStats().allocatedBytes()).isEqualTo(before);
         }
     }
+
+    @Test
+    void thePeaksLiveBytesAreCountedForTheOpsThatAskedForThem() {
+        CudaDevice device;
+        try {
+            device = CudaDevice.open(0);
+        } catch (RuntimeException | LinkageError e) {
+            Assumptions.abort("no GPU here: " + e.getMessage());
+            return;
+        }
+        try (device) {
+            device.allocator().resetPeaks();
+            var a = dev.aorta.model.Tensor.empty(device, "peakprobe-a", "x", dev.aorta.model.DType.FP32, 1 << 20);
+            var b = dev.aorta.model.Tensor.empty(device, "peakprobe-b", "y", dev.aorta.model.DType.FP32, 1 << 18);
+            b.close(); // after the peak: the peak's composition stays
+            var c = dev.aorta.model.Tensor.empty(device, "peakprobe-b", "z", dev.aorta.model.DType.FP32, 1 << 10);
+            var m = device.memoryStats();
+            assertThat(m.atPeakByOwner()).containsEntry("peakprobe-a", 4L << 20).containsEntry("peakprobe-b", 1L << 20);
+            a.close();
+            c.close();
+        }
+    }
 }

@@ -4,6 +4,7 @@ import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.Event;
+import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.gpu.cupti.CuptiTracer;
 import dev.aorta.gpu.nccl.Nccl;
@@ -116,6 +117,7 @@ public final class ShardedTrainer {
         double firstLoss = Double.NaN;
         double lastLoss = Double.NaN;
         double[] stepMs = new double[planned];
+        MemoryStats memory = null;
         Path outputDir = Path.of(cfg.training().outputDir());
         Path metricsFile = MetricsJsonlWriter.fileFor(outputDir, rc.rank());
         long loopStart = 0;
@@ -247,6 +249,7 @@ public final class ShardedTrainer {
                         reporting.finish();
                     }
                 }
+                memory = device.memoryStats();
                 if (opts.saveFinalWeights() != null) {
                     gatherAll(schedule, layout, collectives, streams);
                     device.synchronize();
@@ -279,7 +282,7 @@ public final class ShardedTrainer {
         Arrays.sort(done);
         double median = steps == 0 ? Double.NaN : done[steps / 2];
         return new TrainResult(steps, planned, firstLoss, lastLoss, median, (loopEnd - loopStart) / 1e9,
-                stop.received(), metricsFile, CollectiveBandwidth.of(collectiveCalls), unpairedSteps[0]);
+                stop.received(), metricsFile, CollectiveBandwidth.of(collectiveCalls), unpairedSteps[0], memory);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.DeviceBuffer;
 import dev.aorta.gpu.cuda.Event;
+import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.gpu.cuda.PinnedHostBuffer;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.gpu.cupti.CuptiTracer;
@@ -128,6 +129,7 @@ public final class SingleGpuTrainer {
         double firstLoss = Double.NaN;
         double lastLoss = Double.NaN;
         double[] stepMs = new double[planned];
+        MemoryStats memory = null;
         Path metricsFile = MetricsJsonlWriter.fileFor(Path.of(cfg.training().outputDir()), 0);
         long loopStart = 0;
         long loopEnd = 0;
@@ -342,6 +344,7 @@ public final class SingleGpuTrainer {
                     reporting.finish();
                 }
             }
+            memory = device.memoryStats();
             if (opts.saveFinalWeights() != null) {
                 Map<String, HostTensor> w = new LinkedHashMap<>();
                 model.exportTo(w);
@@ -372,7 +375,7 @@ public final class SingleGpuTrainer {
         Arrays.sort(done);
         double median = steps == 0 ? Double.NaN : done[steps / 2];
         return new TrainResult(steps, planned, firstLoss, lastLoss, median, (loopEnd - loopStart) / 1e9,
-                stop.received(), metricsFile, List.of(), 0);
+                stop.received(), metricsFile, List.of(), 0, memory);
     }
 
     /** The memory refusal, before any model memory is allocated. */
