@@ -152,6 +152,14 @@ for shape in ("default", "stress", "default-connections"):
     if so and sa:
         ratio = so["step"] / sa["step"]
         row("ours / AORTA step time, %s, %d ranks" % (shape, ranks), "%.3f" % ratio, "<= 0.5", ratio <= 0.5)
+inject = metrics("ours-inject").get(0, [])
+if rc("ours-inject") is not None:
+    lines = [l for l in inject if l["step"] >= WARMUP]
+    per_step = [sum(1 for r in l["profile"]["ranges"] if r["stream"] == "allreduce" and "allreduce" in r["tag"].lower())
+                for l in lines]
+    row("inject_allreduce_copies level 3: all-reduce kernels per step on allreduce",
+        "%s (rc %s, %d steps)" % (sorted(set(per_step)), rc("ours-inject"), len(lines)), "10 every step",
+        bool(per_step) and set(per_step) == {10})
 for run in ("aorta-default-profiled", "ours-default-profiled"):
     if rc(run) is not None:
         traces = [os.path.relpath(p, out) for p in glob.glob(os.path.join(out, run, "**", "*.json*"), recursive=True)]

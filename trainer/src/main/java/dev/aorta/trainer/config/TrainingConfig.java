@@ -11,7 +11,8 @@ import static dev.aorta.trainer.config.ConfigValueException.require;
  * means {@code epochs} passes over the dataset.
  */
 public record TrainingConfig(int epochs, int batchSize, int gradientAccumulation, MixedPrecision mixedPrecision,
-                             double gradClipNorm, int logInterval, int maxSteps, String outputDir) {
+                             double gradClipNorm, int logInterval, int maxSteps, String outputDir,
+                             boolean injectAllreduceCopies, int allreduceStressLevel) {
 
     /** The compute precision; master weights, gradients and optimizer state stay fp32. fp16 adds loss scaling. */
     public enum MixedPrecision {
@@ -31,6 +32,8 @@ public record TrainingConfig(int epochs, int batchSize, int gradientAccumulation
         require(logInterval >= 1, "training.log_interval", "a whole number of at least 1");
         require(maxSteps >= 0, "training.max_steps", "a whole number of at least 0 (0: run training.epochs)");
         require(outputDir != null && !outputDir.isBlank(), "training.output_dir", "a directory name");
+        require(allreduceStressLevel >= 1 && allreduceStressLevel <= 10, "training.allreduce_stress_level",
+                "a whole number from 1 to 10 (the all-reduce + copy cycles injected into each step)");
     }
 
     /** Samples in each micro-batch. */
@@ -39,6 +42,6 @@ public record TrainingConfig(int epochs, int batchSize, int gradientAccumulation
     }
 
     static TrainingConfig defaults() {
-        return new TrainingConfig(1, 8, 1, MixedPrecision.BF16, 1.0, 5, 200, "artifacts");
+        return new TrainingConfig(1, 8, 1, MixedPrecision.BF16, 1.0, 5, 200, "artifacts", false, 1);
     }
 }

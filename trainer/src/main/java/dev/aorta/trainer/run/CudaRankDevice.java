@@ -53,6 +53,8 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
     private final PinnedHostBuffer normHost;
     private final DeviceBuffer marker;
     private final Event end;
+    /** training.inject_allreduce_copies: null when off. */
+    private final AllReduceStress stress;
     private final Map<Integer, Event> events = new HashMap<>();
     private final List<AutoCloseable> owned = new ArrayList<>();
     private int step;
@@ -66,8 +68,9 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
      */
     CudaRankDevice(CudaDevice device, TrainStreams streams, RankingModel model, FlatParameters flat, AdamW optimizer,
                    LossScaler scaler, BatchLoader loader, Event[] slotCopied, boolean[] slotCopyIssued,
-                   DeviceBatch[] batches, long seed, int microBatches, double clip) {
+                   DeviceBatch[] batches, long seed, int microBatches, double clip, AllReduceStress stress) {
         this.device = device;
+        this.stress = stress;
         this.streams = streams;
         this.model = model;
         this.flat = flat;
@@ -249,6 +252,9 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
 
     @Override
     public void endStep(ScheduledOp op) {
+        if (stress != null) {
+            stress.inject(acts.loss(), compute(), streams.get(StreamRole.ALLREDUCE));
+        }
         marker.fill8Async((byte) 0, StepRecordSplitter.END_MARKER_BYTES, compute());
         end.record(compute());
     }

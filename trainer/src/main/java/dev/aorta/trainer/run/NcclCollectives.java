@@ -44,6 +44,11 @@ final class NcclCollectives implements RankCollectives, AutoCloseable {
         this.replica = group == 1 ? world : world.split(rank % group, rank);
     }
 
+    /** The world communicator, for collectives outside the schedule (the injected stress). */
+    NcclComm world() {
+        return world;
+    }
+
     private NcclComm comm(Collective.Group group) {
         return group == Collective.Group.SHARD ? shard : replica;
     }

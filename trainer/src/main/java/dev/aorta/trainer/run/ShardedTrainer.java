@@ -188,8 +188,13 @@ public final class ShardedTrainer {
                             }
                         }, rc.rank(), rc.worldSize());
                 owned.add(loader);
+                AllReduceStress stress = null;
+                if (cfg.training().injectAllreduceCopies()) {
+                    stress = new AllReduceStress(device, collectives.world(), cfg.training().allreduceStressLevel());
+                    owned.add(stress);
+                }
                 CudaRankDevice rank = new CudaRankDevice(device, streams, model, flat, opt, scaler, loader, copied,
-                        copyIssued, deviceBatches, seed, k, cfg.training().gradClipNorm());
+                        copyIssued, deviceBatches, seed, k, cfg.training().gradClipNorm(), stress);
                 owned.add(rank);
                 StepExecutor executor = new StepExecutor(schedule, layout, rank, collectives);
 

@@ -140,6 +140,13 @@ public final class SingleGpuTrainer {
             log.info(String.format(Locale.ROOT, "training on %s: %d steps, %d micro-batch(es) of %d per step, %s",
                     deviceName, planned, k, micro, precision.name().toLowerCase(Locale.ROOT)));
             requireFits(cfg, device.driverMemoryInfo()[0], deviceName);
+            if (cfg.training().injectAllreduceCopies()) {
+                // as AORTA, which injects it only when torch.distributed is initialised; said, not silent
+                String skip = "training.inject_allreduce_copies is true, but one GPU without a launcher has no"
+                        + " collectives to stress: run it under aorta launch (any number of ranks) to inject them";
+                log.warning(skip);
+                out.println("warning: " + skip);
+            }
             Stream compute = streams.get(StreamRole.COMPUTE);
             Stream aux = streams.get(StreamRole.AUX);
             OpContext ctx = new OpContext(device, compute);

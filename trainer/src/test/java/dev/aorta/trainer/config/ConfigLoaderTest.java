@@ -214,4 +214,17 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(f, List.of()))
                 .hasMessage(f + ":2: training.batch_size is empty, expected a whole number.");
     }
+
+    @Test
+    void aortasAllReduceStressKeysAreReadAndALevelOutsideOneToTenIsRefusedNamingTheKey() {
+        TrainerConfig c = ConfigLoader.load(null, List.of("training.inject_allreduce_copies=true",
+                "training.allreduce_stress_level=5"));
+        assertThat(c.training().injectAllreduceCopies()).isTrue();
+        assertThat(c.training().allreduceStressLevel()).isEqualTo(5);
+        assertThat(TrainerConfig.defaults().training().injectAllreduceCopies()).isFalse();
+
+        // AORTA clamps 11 to 10 without a word
+        assertThatThrownBy(() -> ConfigLoader.load(null, List.of("training.allreduce_stress_level=11")))
+                .hasMessageContaining("training.allreduce_stress_level").hasMessageContaining("1 to 10");
+    }
 }
