@@ -157,9 +157,10 @@ if rc("ours-inject") is not None:
     lines = [l for l in inject if l["step"] >= WARMUP]
     per_step = [sum(1 for r in l["profile"]["ranges"] if r["stream"] == "allreduce" and "allreduce" in r["tag"].lower())
                 for l in lines]
+    # 3 cycles x 3 all-reduces + the loss's; the gradient norm's all-reduce may share the stream
     row("inject_allreduce_copies level 3: all-reduce kernels per step on allreduce",
-        "%s (rc %s, %d steps)" % (sorted(set(per_step)), rc("ours-inject"), len(lines)), "10 every step",
-        bool(per_step) and set(per_step) == {10})
+        "%s (rc %s, %d steps)" % (sorted(set(per_step)), rc("ours-inject"), len(lines)), ">= 10 every step",
+        bool(per_step) and min(per_step) >= 10)
 for run in ("aorta-default-profiled", "ours-default-profiled"):
     if rc(run) is not None:
         traces = [os.path.relpath(p, out) for p in glob.glob(os.path.join(out, run, "**", "*.json*"), recursive=True)]

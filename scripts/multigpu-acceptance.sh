@@ -82,7 +82,7 @@ if has trainer; then
     echo "== .aorta-ref/train.py missing: AORTA's trainer is not run"
   fi
 
-  # AORTA's injected all-reduce + copy stress, level 3: 3 x 3 + 1 = 10 all-reduces per step on the allreduce stream
+  # AORTA's injected all-reduce + copy stress, level 3: at least 3 x 3 + 1 = 10 all-reduces a step on allreduce
   step ours-inject 180 $(launch "$n" 170) train --config config/default.yaml --override training.max_steps=40 \
     training.log_interval=20 training.inject_allreduce_copies=true training.allreduce_stress_level=3 \
     training.output_dir="$out/ours-inject"
