@@ -1,0 +1,103 @@
+package dev.aorta.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * bin/aorta's choice of JVM options for analyze and report, run against a stand-in java that prints the options it
+ * was given: a large plain trace gets a heap of 0.35 x its size with the serial collector (docs/analyzer.md), a
+ * small one the JIT's first tier only, and a gzip trace or the user's own heap option no cap.
+ */
+class BinScriptHeapTest {
+    @TempDir
+    Path dir;
+
+    private Path home() throws IOException {
+        Path root = Paths.get("..").toAbsolutePath().normalize();
+        Path home = dir.resolve("aorta");
+        if (Files.exists(home)) {
+            return home;
+        }
+        Files.createDirectories(home.resolve("bin/lib"));
+        Files.createDirectories(home.resolve("lib"));
+        Files.copy(root.resolve("distribution/src/dist/bin/aorta"), home.resolve("bin/aorta"));
+        Files.copy(root.resolve("scripts/lib/find-java.sh"), home.resolve("bin/lib/find-java.sh"));
+        Files.createFile(home.resolve("lib/aorta.jar"));
+        Path jdk = dir.resolve("jdk");
+        Files.createDirectories(jdk.resolve("bin"));
+        Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25.0.1\"\n");
+        Path java = jdk.resolve("bin/java");
+        Files.writeString(java, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\n");
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return home;
+    }
+
+    /** A sparse file: its size counts, it takes no disk. */
+    private Path trace(String name, long bytes) throws IOException {
+        Path p = dir.resolve(name);
+        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+            f.setLength(bytes);
+        }
+        return p;
+    }
+
+    private String options(Map<String, String> env, String... args) throws Exception {
+        Path home = home();
+        String[] cmd = new String[args.length + 2];
+        cmd[0] = "bash";
+        cmd[1] = home.resolve("bin/aorta").toString();
+        System.arraycopy(args, 0, cmd, 2, args.length);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().remove("AORTA_JAVA_OPTS");
+        pb.environment().put("AORTA_JAVA_HOME", dir.resolve("jdk").toString());
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(out).isZero();
+        return out.substring(0, out.indexOf("dev.aorta.cli.AortaCli"));
+    }
+
+    @Test
+    void aPlainTraceOf500MbOrMoreGetsAHeapOf035TimesItsSizeWithTheSerialCollector() throws Exception {
+        Path t = trace("big.json", 800L << 20);
+
+        String o = options(Map.of(), "analyze", t.toString());
+
+        assertThat(o).contains("-XX:+UseSerialGC\n", "-Xmx280m\n").doesNotContain("TieredStopAtLevel");
+    }
+
+    @Test
+    void aSmallTraceGetsTheFirstJitTierAndNoHeapCap() throws Exception {
+        String o = options(Map.of(), "analyze", trace("small.json", 20L << 20).toString());
+
+        assertThat(o).contains("-XX:TieredStopAtLevel=1\n").doesNotContain("-Xmx", "UseSerialGC");
+    }
+
+    @Test
+    void aGzipTraceWhoseSizeIsOnlyGuessedOrTheUsersOwnHeapOptionGetsNoCap() throws Exception {
+        assertThat(options(Map.of(), "analyze", trace("big.json.gz", 80L << 20).toString()))
+                .doesNotContain("-Xmx", "UseSerialGC");
+        assertThat(options(Map.of("AORTA_JAVA_OPTS", "-Xmx3g"), "report", trace("big.json", 800L << 20).toString()))
+                .contains("-Xmx3g\n").doesNotContain("-Xmx280m", "UseSerialGC");
+    }
+
+    @Test
+    void otherCommandsGetNeither() throws Exception {
+        String o = options(Map.of(), "run", trace("big.json", 800L << 20).toString());
+
+        assertThat(o).doesNotContain("-Xmx", "UseSerialGC", "TieredStopAtLevel");
+    }
+}
