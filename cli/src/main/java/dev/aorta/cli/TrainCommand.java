@@ -1,5 +1,7 @@
 package dev.aorta.cli;
 
+import dev.aorta.core.metric.CollectiveBandwidth;
+import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.gpu.nccl.Nccl;
 import dev.aorta.gpu.nccl.NcclUniqueId;
 import dev.aorta.trainer.config.ConfigOptions;
@@ -11,8 +13,6 @@ import dev.aorta.trainer.run.SingleGpuTrainer;
 import dev.aorta.trainer.run.StopSignal;
 import dev.aorta.trainer.run.TrainOptions;
 import dev.aorta.trainer.run.TrainResult;
-import dev.aorta.core.metric.CollectiveBandwidth;
-import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.workloads.dist.DistributedEnvironment;
 import dev.aorta.workloads.dist.Rendezvous;
 import dev.aorta.workloads.session.CommunicatorId;
@@ -20,8 +20,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -153,13 +155,13 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     /** The allocator's peak (rank 0's) and the ops that held the most of it. */
-    static void printMemory(MemoryStats m, java.io.PrintStream out) {
+    static void printMemory(MemoryStats m, PrintStream out) {
         if (m == null) {
             return;
         }
         StringBuilder owners = new StringBuilder();
         m.atPeakByOwner().entrySet().stream()
-                .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
                 .forEach(e -> owners.append(owners.isEmpty() ? "" : ", ").append(e.getKey()).append(' ')
                         .append(String.format(Locale.ROOT, "%.0f", e.getValue() / 1048576.0)));
         out.printf(Locale.ROOT, "device memory in tensors: peak %.0f MiB (reserved from the driver %.0f MiB); at the"
@@ -171,7 +173,7 @@ final class TrainCommand implements Callable<Integer> {
      * Rank 0's collectives from device time, one line per kind, size S and group (nccl-tests' algbw = S / time and
      * busbw = algbw x its bus factor; docs/metrics.md#collective-bandwidth), from the second step on.
      */
-    static void printCollectives(TrainResult r, java.io.PrintStream out) {
+    static void printCollectives(TrainResult r, PrintStream out) {
         int measured = Math.max(0, r.steps() - 1 - r.unpairedSteps());
         for (CollectiveBandwidth c : r.collectives()) {
             out.printf(Locale.ROOT, "collective %s S=%d B over %d ranks: %.1f per step, mean %.1f us, algbw %.1f GB/s,"

@@ -1,8 +1,11 @@
 package dev.aorta.model.ops;
 
 import dev.aorta.gpu.cuda.CudaDevice;
+import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
 import dev.aorta.model.OpContext;
+import dev.aorta.model.Tensor;
 import dev.aorta.model.check.CheckRow;
 import dev.aorta.model.check.OpsCheck;
 import org.junit.jupiter.api.Assumptions;
@@ -46,11 +49,11 @@ class OpsGpuTest {
         }
         try (device) {
             device.allocator().resetPeaks();
-            var a = dev.aorta.model.Tensor.empty(device, "peakprobe-a", "x", dev.aorta.model.DType.FP32, 1 << 20);
-            var b = dev.aorta.model.Tensor.empty(device, "peakprobe-b", "y", dev.aorta.model.DType.FP32, 1 << 18);
+            Tensor a = Tensor.empty(device, "peakprobe-a", "x", DType.FP32, 1 << 20);
+            Tensor b = Tensor.empty(device, "peakprobe-b", "y", DType.FP32, 1 << 18);
             b.close(); // after the peak: the peak's composition stays
-            var c = dev.aorta.model.Tensor.empty(device, "peakprobe-b", "z", dev.aorta.model.DType.FP32, 1 << 10);
-            var m = device.memoryStats();
+            Tensor c = Tensor.empty(device, "peakprobe-b", "z", DType.FP32, 1 << 10);
+            MemoryStats m = device.memoryStats();
             assertThat(m.atPeakByOwner()).containsEntry("peakprobe-a", 4L << 20).containsEntry("peakprobe-b", 1L << 20);
             a.close();
             c.close();
