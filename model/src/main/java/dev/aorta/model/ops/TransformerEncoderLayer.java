@@ -88,18 +88,14 @@ public final class TransformerEncoderLayer implements Layer {
     public final class Gradients implements AutoCloseable {
         final int batch;
         final int t;
-        private final int width;
-        private final int hidden;
-        private final int headCount;
-        private final List<Tensor> all = new ArrayList<>();
+        /** The layer that made it: the widths it was made for are that layer's. */
+        private final TransformerEncoderLayer layer = TransformerEncoderLayer.this;
+        private final List<AutoCloseable> all = new ArrayList<>();
         final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
 
         Gradients(int batch, int t) {
             this.batch = batch;
             this.t = t;
-            this.width = dModel;
-            this.hidden = ff;
-            this.headCount = heads;
             ds2 = make("d second residual", batch, t, dModel);
             df = make("d feed-forward branch", batch, t, dModel);
             dh = make("d feed-forward hidden", batch, t, ff);
@@ -109,23 +105,19 @@ public final class TransformerEncoderLayer implements Layer {
             datt = make("d attention output", batch, heads, t, headDim);
             delta = make("attention delta", batch, heads, t);
             dqkvHeads = make("dq, dk, dv by head", 3, batch, heads, t, headDim);
-            dq = dqkvHeads.slice(0, 0, 1).view(batch, heads, t, headDim);
-            dk = dqkvHeads.slice(0, 1, 1).view(batch, heads, t, headDim);
-            dv = dqkvHeads.slice(0, 2, 1).view(batch, heads, t, headDim);
+            dq = part(dqkvHeads, 0, batch, t);
+            dk = part(dqkvHeads, 1, batch, t);
+            dv = part(dqkvHeads, 2, batch, t);
             dqkv = make("d qkv", batch, t, 3 * dModel);
         }
 
         private Tensor make(String what, int... shape) {
-            Tensor x = ctx.empty(OP, what, DType.FP32, shape);
-            all.add(x);
-            return x;
+            return keep(all, ctx.empty(OP, what, DType.FP32, shape));
         }
 
         @Override
         public void close() {
-            for (Tensor x : all) {
-                x.close();
-            }
+            closeAll(all);
         }
     }
 
@@ -156,9 +148,9 @@ public final class TransformerEncoderLayer implements Layer {
             qkv = make("qkv", batch, t, 3 * dModel);
             // q, k and v (and their gradients) consecutive, so one layout launch moves all three
             qkvHeads = make("q, k, v by head", 3, batch, heads, t, headDim);
-            q = part(qkvHeads, 0);
-            k = part(qkvHeads, 1);
-            v = part(qkvHeads, 2);
+            q = part(qkvHeads, 0, batch, t);
+            k = part(qkvHeads, 1, batch, t);
+            v = part(qkvHeads, 2, batch, t);
             att = make("attention output", batch, heads, t, headDim);
             lse = make("attention logsumexp", batch, heads, t);
             merged = make("merged heads", batch, t, dModel);
@@ -181,9 +173,11 @@ public final class TransformerEncoderLayer implements Layer {
             if (g == null) {
                 g = new Gradients(batch, t);
                 all.add(g);
-            } else if (g.batch != batch || g.t != t || g.width != dModel || g.hidden != ff || g.headCount != heads) {
+            } else if (g.batch != batch || g.t != t || g.layer.dModel != dModel || g.layer.ff != ff
+                    || g.layer.heads != heads) {
                 throw new IllegalArgumentException(OP + ": shared backward scratch is for [" + g.batch + ", " + g.t
-                        + "] of width " + g.width + ", MLP " + g.hidden + ", " + g.headCount + " heads; this layer"
+                        + "] of width " + g.layer.dModel + ", MLP " + g.layer.ff + ", " + g.layer.heads
+                        + " heads; this layer"
                         + " needs [" + batch + ", " + t + "] of width " + dModel + ", MLP " + ff + ", " + heads
                         + " heads");
             }
@@ -202,24 +196,32 @@ public final class TransformerEncoderLayer implements Layer {
             dqkv = g.dqkv;
         }
 
-        private Tensor part(Tensor stacked, int i) {
-            return stacked.slice(0, i, 1).view(batch, heads, t, headDim);
-        }
-
         private Tensor make(String what, int... shape) {
-            Tensor x = ctx.empty(OP, what, DType.FP32, shape);
-            all.add(x);
-            return x;
+            return keep(all, ctx.empty(OP, what, DType.FP32, shape));
         }
 
         @Override
         public void close() {
-            for (AutoCloseable c : all) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
+            closeAll(all);
+        }
+    }
+
+    /** Slice i of q, k, v (or their gradients) stacked in one [3, batch, heads, T, headDim] tensor. */
+    private Tensor part(Tensor stacked, int i, int batch, int t) {
+        return stacked.slice(0, i, 1).view(batch, heads, t, headDim);
+    }
+
+    private static Tensor keep(List<AutoCloseable> owned, Tensor x) {
+        owned.add(x);
+        return x;
+    }
+
+    private static void closeAll(List<AutoCloseable> owned) {
+        for (AutoCloseable c : owned) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
         }
     }
