@@ -109,7 +109,7 @@ public final class BatchLoader implements AutoCloseable {
         return slots.get(slot);
     }
 
-    public int slotOf(long n) {
+    private int slotOf(long n) {
         return (int) (n % slots.size());
     }
 

@@ -41,8 +41,6 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
     private final AdamW optimizer;
     private final LossScaler scaler;
     private final BatchLoader loader;
-    private final Event[] slotCopied;
-    private final boolean[] slotCopyIssued;
     private final long seed;
     private final int microBatches;
     private final double clip;
@@ -62,13 +60,9 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
     private float scale;
     private boolean applied;
 
-    /**
-     * @param slotCopied one event per loader slot, recorded when the copy out of the slot was issued (the loader
-     *                   refills a slot only after it), shared with the loader's wait
-     */
     CudaRankDevice(CudaDevice device, TrainStreams streams, RankingModel model, FlatParameters flat, AdamW optimizer,
-                   LossScaler scaler, BatchLoader loader, Event[] slotCopied, boolean[] slotCopyIssued,
-                   DeviceBatch[] batches, long seed, int microBatches, double clip, AllReduceStress stress) {
+                   LossScaler scaler, BatchLoader loader, DeviceBatch[] batches, long seed, int microBatches,
+                   double clip, AllReduceStress stress) {
         this.device = device;
         this.stress = stress;
         this.streams = streams;
@@ -77,8 +71,6 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
         this.optimizer = optimizer;
         this.scaler = scaler;
         this.loader = loader;
-        this.slotCopied = slotCopied;
-        this.slotCopyIssued = slotCopyIssued;
         this.seed = seed;
         this.microBatches = microBatches;
         this.clip = clip;
@@ -178,9 +170,6 @@ final class CudaRankDevice implements RankDevice, AutoCloseable {
             aux.waitFor(deviceFree[d]);
         }
         host.copyTo(deviceBatches[d], aux);
-        int slot = loader.slotOf(n);
-        slotCopied[slot].record(aux);
-        slotCopyIssued[slot] = true;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.aorta.trainer.run;
 
 import dev.aorta.gpu.cuda.CudaDevice;
+import dev.aorta.gpu.cuda.Event;
 import dev.aorta.gpu.cuda.PinnedHostBuffer;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.model.DType;
@@ -11,11 +12,14 @@ import dev.aorta.trainer.data.SyntheticRankingDataset;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
  * One micro-batch in page-locked host memory, filled row by row by the loader's threads and copied to a
- * {@link DeviceBatch} asynchronously on the aux stream.
+ * {@link DeviceBatch} asynchronously on the aux stream. It records an event after each copy out of it, so that the
+ * loader refills it only once that copy has read it ({@link #awaitCopied}).
  */
 final class PinnedBatch implements BatchSlot, AutoCloseable {
     private final SyntheticRankingDataset.Shape shape;
@@ -28,9 +32,21 @@ final class PinnedBatch implements BatchSlot, AutoCloseable {
     private final MemorySegment categoricalSeg;
     private final MemorySegment targetSeg;
     private final MemorySegment importanceSeg;
+    private final Event copied;
+    private boolean copyIssued;
+
+    /** The loader's ring: max(2, workers + 1) slots, so that every worker has one to fill while one is copied. */
+    static List<PinnedBatch> ring(CudaDevice device, int batch, SyntheticRankingDataset.Shape shape, int workers) {
+        List<PinnedBatch> slots = new ArrayList<>();
+        for (int i = 0; i < Math.max(2, workers + 1); i++) {
+            slots.add(new PinnedBatch(device, batch, shape));
+        }
+        return slots;
+    }
 
     PinnedBatch(CudaDevice device, int batch, SyntheticRankingDataset.Shape shape) {
         this.shape = shape;
+        this.copied = device.createEvent(false);
         this.batch = batch;
         dense = device.allocatePinned(4L * batch * shape.denseElements());
         categorical = device.allocatePinned(4L * batch * shape.categoricalElements());
@@ -53,12 +69,21 @@ final class PinnedBatch implements BatchSlot, AutoCloseable {
         MemorySegment.copy(s.importance(), 0, importanceSeg, ValueLayout.JAVA_FLOAT, 4L * row * t, t);
     }
 
-    /** Queues the four copies into {@code to} on {@code stream}. */
+    /** Queues the four copies into {@code to} on {@code stream}, and the event that says they have run. */
     void copyTo(DeviceBatch to, Stream stream) {
         to.dense.copyFromAsync(dense, stream);
         to.categorical.copyFromAsync(categorical, stream);
         to.target.copyFromAsync(target, stream);
         to.importance.copyFromAsync(importance, stream);
+        copied.record(stream);
+        copyIssued = true;
+    }
+
+    /** Returns once the last copy out of this batch has run (at once if none was issued): it may be refilled. */
+    void awaitCopied() {
+        if (copyIssued) {
+            copied.synchronize();
+        }
     }
 
     /** Host copies, named {@code prefix}dense etc., for the batch dump (little-endian, as the host is). */
@@ -76,6 +101,7 @@ final class PinnedBatch implements BatchSlot, AutoCloseable {
 
     @Override
     public void close() {
+        copied.close();
         dense.close();
         categorical.close();
         target.close();

@@ -171,30 +171,21 @@ public final class ShardedTrainer {
                     deviceBatches[i] = new DeviceBatch(ctx, micro, dataset.shape());
                     owned.add(deviceBatches[i]);
                 }
-                int slotCount = Math.max(2, cfg.dataloader().numWorkers() + 1);
-                List<PinnedBatch> slots = new ArrayList<>();
-                Event[] copied = new Event[slotCount];
-                boolean[] copyIssued = new boolean[slotCount];
-                for (int i = 0; i < slotCount; i++) {
-                    slots.add(new PinnedBatch(device, micro, dataset.shape()));
-                    copied[i] = device.createEvent(false);
-                    owned.addAll(List.of(slots.get(i), copied[i]));
-                }
+                List<PinnedBatch> slots = PinnedBatch.ring(device, micro, dataset.shape(),
+                        cfg.dataloader().numWorkers());
+                owned.addAll(slots);
                 BatchLoader loader = new BatchLoader(dataset, micro,
                         (long) perEpoch * cfg.training().batchSize() * rc.worldSize(), slots,
-                        cfg.dataloader().numWorkers(), slot -> {
-                            if (copyIssued[slot]) {
-                                copied[slot].synchronize();
-                            }
-                        }, rc.rank(), rc.worldSize());
+                        cfg.dataloader().numWorkers(), slot -> slots.get(slot).awaitCopied(), rc.rank(),
+                        rc.worldSize());
                 owned.add(loader);
                 AllReduceStress stress = null;
                 if (cfg.training().injectAllreduceCopies()) {
                     stress = new AllReduceStress(device, collectives.world(), cfg.training().allreduceStressLevel());
                     owned.add(stress);
                 }
-                CudaRankDevice rank = new CudaRankDevice(device, streams, model, flat, opt, scaler, loader, copied,
-                        copyIssued, deviceBatches, seed, k, cfg.training().gradClipNorm(), stress);
+                CudaRankDevice rank = new CudaRankDevice(device, streams, model, flat, opt, scaler, loader,
+                        deviceBatches, seed, k, cfg.training().gradClipNorm(), stress);
                 owned.add(rank);
                 StepExecutor executor = new StepExecutor(schedule, layout, rank, collectives);
 

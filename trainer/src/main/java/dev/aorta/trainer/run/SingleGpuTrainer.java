@@ -193,15 +193,8 @@ public final class SingleGpuTrainer {
                 deviceFree[i] = device.createEvent(false);
                 owned.addAll(List.of(deviceBatches[i], h2dDone[i], deviceFree[i]));
             }
-            int slotCount = Math.max(2, cfg.dataloader().numWorkers() + 1);
-            List<PinnedBatch> slots = new ArrayList<>();
-            Event[] copied = new Event[slotCount];
-            boolean[] copyIssued = new boolean[slotCount];
-            for (int i = 0; i < slotCount; i++) {
-                slots.add(new PinnedBatch(device, micro, dataset.shape()));
-                copied[i] = device.createEvent(false);
-                owned.addAll(List.of(slots.get(i), copied[i]));
-            }
+            List<PinnedBatch> slots = PinnedBatch.ring(device, micro, dataset.shape(), cfg.dataloader().numWorkers());
+            owned.addAll(slots);
             PinnedHostBuffer[] lossHost = new PinnedHostBuffer[k];
             for (int m = 0; m < k; m++) {
                 lossHost[m] = device.allocatePinned(4);
@@ -216,11 +209,7 @@ public final class SingleGpuTrainer {
             Event end = device.createEvent(false);
             owned.addAll(List.of(start, auxDone, end));
             BatchLoader loader = new BatchLoader(dataset, micro, (long) perEpoch * cfg.training().batchSize(), slots,
-                    cfg.dataloader().numWorkers(), slot -> {
-                        if (copyIssued[slot]) {
-                            copied[slot].synchronize();
-                        }
-                    });
+                    cfg.dataloader().numWorkers(), slot -> slots.get(slot).awaitCopied());
             owned.add(loader);
 
             tracer = CuptiTracer.start(records::add, null, 0, false);
@@ -257,9 +246,6 @@ public final class SingleGpuTrainer {
                                     host.exportTo(String.format(Locale.ROOT, "step%05d.micro%03d.", s, m), dump);
                                 }
                                 host.copyTo(deviceBatches[m], aux);
-                                int slot = loader.slotOf(n);
-                                copied[slot].record(aux);
-                                copyIssued[slot] = true;
                             }
                             h2dDone[0].record(aux);
                             compute.waitFor(h2dDone[0]);
@@ -300,9 +286,6 @@ public final class SingleGpuTrainer {
                                     aux.waitFor(deviceFree[d]);
                                 }
                                 host.copyTo(b, aux);
-                                int slot = loader.slotOf(n);
-                                copied[slot].record(aux);
-                                copyIssued[slot] = true;
                                 h2dDone[d].record(aux);
                                 compute.waitFor(h2dDone[d]);
                                 model.forward(b.dense, b.categorical, b.target, b.importance, acts, seed, n, compute);
