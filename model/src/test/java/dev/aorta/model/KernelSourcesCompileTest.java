@@ -1,32 +1,34 @@
 package dev.aorta.model;
 
 import dev.aorta.gpu.nvrtc.Nvrtc;
-import org.junit.jupiter.api.Assumptions;
+import dev.aorta.testing.NvccCompiler;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Every kernel source (its shared headers inlined) compiles for Hopper with NVRTC, which needs no GPU (only libnvrtc), so a syntax error
- * shows up before a device run; skipped with the reason where NVRTC is not installed.
+ * Every kernel source (its shared headers inlined) compiles for Hopper, so a syntax error shows up before a device
+ * run: with NVRTC where it is installed (it needs no GPU, only libnvrtc), else with the toolkit's nvcc, else skipped
+ * with the reason.
  */
 class KernelSourcesCompileTest {
     static final java.util.List<String> SOURCES = Kernels.SOURCES;
 
     @ParameterizedTest
     @FieldSource("SOURCES")
-    void compilesForSm90(String file) {
-        Nvrtc nvrtc;
-        try {
-            nvrtc = Nvrtc.get();
-        } catch (RuntimeException | LinkageError e) {
-            Assumptions.abort("NVRTC is not available here: " + e.getMessage());
-            return;
-        }
-        byte[] cubin = nvrtc.compile(Kernels.source(file), file, "sm_90");
+    void compilesForSm90(String file) throws Exception {
+        byte[] cubin = NvccCompiler.compileOrSkip(Kernels.source(file), file, "sm_90", () -> Nvrtc.get()::compile);
         assertThat(cubin).isNotEmpty();
+    }
+
+    @Test
+    void aKernelWithATypeErrorFailsTheCheckNamingItsFile() {
+        String broken = "extern \"C\" __global__ void k(float* x) { x[0] = undeclared_name; }";
+        assertThatThrownBy(() -> NvccCompiler.compileOrSkip(broken, "broken.cu", "sm_90", () -> Nvrtc.get()::compile))
+                .hasMessageContaining("broken.cu").hasMessageContaining("undeclared_name");
     }
 
     @Test
