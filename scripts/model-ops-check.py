@@ -211,7 +211,9 @@ def check_conv2d(t, case):
     x, w, b = d(t["x"]), d(t["param.weight"]), d(t["param.bias"])
     y = F.conv2d(x, w, b, stride=case["stride"], padding=case["padding"])
     y.backward(t["dy"].double())
-    return [("y", t["out.y"], y), ("y relu", t["out.y_relu"], F.relu(y)), ("dx", t["grad.x"], x.grad),
+    y_no_bias = F.conv2d(x.detach(), w.detach(), None, stride=case["stride"], padding=case["padding"])
+    return [("y", t["out.y"], y), ("y relu", t["out.y_relu"], F.relu(y)), ("y without bias", t["out.y_no_bias"], y_no_bias),
+            ("dx", t["grad.x"], x.grad),
             ("dweight", t["grad.weight"], w.grad), ("dbias", t["grad.bias"], b.grad)]
 
 
@@ -219,14 +221,18 @@ def check_max_pool(t, case):
     x = d(t["x"])
     y = F.max_pool2d(x, case["k"], stride=case["stride"], padding=case["padding"])
     y.backward(t["dy"].double())
-    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+    b = t["bias"].double().view(1, -1, 1, 1)
+    y_bias_relu = F.max_pool2d(F.relu(x.detach() + b), case["k"], stride=case["stride"], padding=case["padding"])
+    return [("y", t["out.y"], y), ("y of relu(x + bias)", t["out.y_bias_relu"], y_bias_relu), ("dx", t["grad.x"], x.grad)]
 
 
 def check_global_avg_pool(t, case):
     x = d(t["x"])
     y = F.adaptive_avg_pool2d(x, 1).flatten(1)
     y.backward(t["dy"].double())
-    return [("y", t["out.y"], y), ("dx", t["grad.x"], x.grad)]
+    b = t["bias"].double().view(1, -1, 1, 1)
+    y_bias_relu = F.adaptive_avg_pool2d(F.relu(x.detach() + b), 1).flatten(1)
+    return [("y", t["out.y"], y), ("y of relu(x + bias)", t["out.y_bias_relu"], y_bias_relu), ("dx", t["grad.x"], x.grad)]
 
 
 def check_mlp_block(t, case):

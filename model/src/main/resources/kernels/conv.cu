@@ -25,32 +25,51 @@ __device__ __forceinline__ long long col_source(int k, int p, int ci_, int h_, i
     return ((long long) c * h_ + ih) * w_ + iw;
 }
 
-// col[img][k][p] of images 0 .. n_ - 1 of x (x and n_ already offset and sized to the chunk). fp32 col.
-extern "C" __global__ void conv_im2col_f32(const float* x, float* col, SHAPE_PARAMS) {
+// Grids of the passes below are two-dimensional: y walks rows (a column-matrix row, a channel plane), x the
+// positions within one, so the per-element index arithmetic is 32-bit and division-free but for one p / ow_; the
+// earlier one-dimensional versions spent most of their time in 64-bit divisions (conv_im2col_f32 moved ~340 GB/s
+// on an H200).
+
+// the column-matrix row `row` = (img, k) of x: the p-th element of the row reads x[img, c, ih, iw], 0 in the padding
+template <typename Out, typename Store>
+__device__ __forceinline__ void im2col_rows(const float* x, Out* col, Store store, SHAPE_PARAMS) {
     int K = ci_ * kh_ * kw_;
     int P = oh_ * ow_;
-    long long total = (long long) n_ * K * P;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < total; i += (long long) gridDim.x * blockDim.x) {
-        int p = (int) (i % P);
-        int k = (int) (i / P % K);
-        long long img = i / ((long long) P * K);
-        long long src = col_source(k, p, ci_, h_, w_, kh_, kw_, stride_, pad_, ow_);
-        col[i] = src < 0 ? 0.0f : x[img * ci_ * h_ * w_ + src];
+    long long rows = (long long) n_ * K;
+    for (long long row = blockIdx.y; row < rows; row += gridDim.y) {
+        int k = (int) (row % K);
+        long long img = row / K;
+        int q = k % kw_;
+        int r = k / kw_ % kh_;
+        int c = k / (kw_ * kh_);
+        const float* plane = x + (img * ci_ + c) * h_ * w_;
+        Out* out = col + row * P;
+        for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < P; p += gridDim.x * blockDim.x) {
+            int oh = p / ow_;
+            int ih = oh * stride_ - pad_ + r;
+            int iw = (p - oh * ow_) * stride_ - pad_ + q;
+            out[p] = store(ih >= 0 && ih < h_ && iw >= 0 && iw < w_ ? plane[ih * w_ + iw] : 0.0f);
+        }
     }
+}
+
+struct StoreF32 {
+    __device__ float operator()(float v) const { return v; }
+};
+
+struct Store16 {
+    int half;
+    __device__ unsigned short operator()(float v) const { return round16(v, half); }
+};
+
+// col[img][k][p] of images 0 .. n_ - 1 of x (x and n_ already offset and sized to the chunk). fp32 col.
+extern "C" __global__ void conv_im2col_f32(const float* x, float* col, SHAPE_PARAMS) {
+    im2col_rows(x, col, StoreF32{}, n_, ci_, h_, w_, co_, kh_, kw_, stride_, pad_, oh_, ow_);
 }
 
 // As conv_im2col_f32, col rounded to 16 bits (half = 1: fp16, else bf16) for the autocast GEMMs: the cast costs no pass.
 extern "C" __global__ void conv_im2col_16(const float* x, unsigned short* col, int half, SHAPE_PARAMS) {
-    int K = ci_ * kh_ * kw_;
-    int P = oh_ * ow_;
-    long long total = (long long) n_ * K * P;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < total; i += (long long) gridDim.x * blockDim.x) {
-        int p = (int) (i % P);
-        int k = (int) (i / P % K);
-        long long img = i / ((long long) P * K);
-        long long src = col_source(k, p, ci_, h_, w_, kh_, kw_, stride_, pad_, ow_);
-        col[i] = round16(src < 0 ? 0.0f : x[img * ci_ * h_ * w_ + src], half);
-    }
+    im2col_rows(x, col, Store16{half}, n_, ci_, h_, w_, co_, kh_, kw_, stride_, pad_, oh_, ow_);
 }
 
 // dx[img, c, ih, iw] = sum of dcol[img][k][p] over the (k, p) whose col_source is this element (col2im); overwrites.
@@ -84,11 +103,16 @@ extern "C" __global__ void conv_col2im(const float* dcol, float* dx, SHAPE_PARAM
     }
 }
 
-// y[img, c, p] = act(y + b[c]) over the GEMM's NCHW output (b may be null; relu = 1: max(0, .)); one pass.
-extern "C" __global__ void conv_bias_act(float* y, const float* b, long long n, int channels, int plane, int relu) {
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        float v = y[i] + (b != nullptr ? b[i / plane % channels] : 0.0f);
-        y[i] = relu && v < 0.0f ? 0.0f : v;
+// y[img, c, p] = act(y + b[c]) over the GEMM's NCHW output (b may be null; relu = 1: max(0, .)); one pass, a
+// plane (img, c) per grid row.
+extern "C" __global__ void conv_bias_act(float* y, const float* b, long long planes, int channels, int plane, int relu) {
+    for (long long row = blockIdx.y; row < planes; row += gridDim.y) {
+        float bias = b != nullptr ? b[row % channels] : 0.0f;
+        float* out = y + row * plane;
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < plane; i += gridDim.x * blockDim.x) {
+            float v = out[i] + bias;
+            out[i] = relu && v < 0.0f ? 0.0f : v;
+        }
     }
 }
 
@@ -115,37 +139,65 @@ extern "C" __global__ void conv2d_backward_bias(const float* dy, float* db, SHAP
     }
 }
 
-// max_pool2d over planes of h x w (padding counts as -inf): y and the flat input index of each window's first
-// maximum (row-major window order), which the backward pass adds the gradient to.
-extern "C" __global__ void maxpool_forward(const float* x, float* y, int* argmax, long long planes, int h, int w,
-                                           int oh, int ow, int k, int stride, int pad) {
-    long long n = planes * oh * ow;
-    for (long long o = blockIdx.x * (long long) blockDim.x + threadIdx.x; o < n; o += (long long) gridDim.x * blockDim.x) {
-        int j = (int) (o % ow);
-        int i = (int) (o / ow % oh);
-        long long c = o / ((long long) ow * oh);
-        float best = 0.0f;
-        long long at = -1;
-        for (int p = 0; p < k; p++) {
-            int ih = i * stride - pad + p;
-            if (ih < 0 || ih >= h) {
+// The maximum of plane `in`'s window at output (i, j) (padding counts as -inf; a window always holds one input,
+// as padding <= k/2) and its flat index within the plane, the first maximum in row-major window order.
+__device__ __forceinline__ float window_max(const float* in, int h, int w, int i, int j, int k, int stride, int pad,
+                                            int* at) {
+    float best = 0.0f;
+    int where = -1;
+    for (int p = 0; p < k; p++) {
+        int ih = i * stride - pad + p;
+        if (ih < 0 || ih >= h) {
+            continue;
+        }
+        for (int q = 0; q < k; q++) {
+            int iw = j * stride - pad + q;
+            if (iw < 0 || iw >= w) {
                 continue;
             }
-            for (int q = 0; q < k; q++) {
-                int iw = j * stride - pad + q;
-                if (iw < 0 || iw >= w) {
-                    continue;
-                }
-                long long idx = (c * h + ih) * w + iw;
-                float v = x[idx];
-                if (at < 0 || v > best) {
-                    best = v;
-                    at = idx;
-                }
+            float v = in[ih * w + iw];
+            if (where < 0 || v > best) {
+                best = v;
+                where = ih * w + iw;
             }
         }
-        y[o] = best;
-        argmax[o] = (int) at;
+    }
+    *at = where;
+    return best;
+}
+
+// max_pool2d over planes of h x w: y and the flat input index of each window's first maximum, which the backward
+// pass adds the gradient to; a plane per grid row.
+extern "C" __global__ void maxpool_forward(const float* x, float* y, int* argmax, long long planes, int h, int w,
+                                           int oh, int ow, int k, int stride, int pad) {
+    int outputs = oh * ow;
+    for (long long c = blockIdx.y; c < planes; c += gridDim.y) {
+        const float* in = x + c * h * w;
+        for (int o = blockIdx.x * blockDim.x + threadIdx.x; o < outputs; o += gridDim.x * blockDim.x) {
+            int i = o / ow;
+            int at;
+            y[c * outputs + o] = window_max(in, h, w, i, o - i * ow, k, stride, pad, &at);
+            argmax[c * outputs + o] = (int) (c * h * w + at);
+        }
+    }
+}
+
+// y = max_pool2d(act(x + b[channel])) for inference (no argmax; b may be null, relu = 1: max(0, .)). As t -> act(t + b)
+// never decreases, and neither does its floating-point rounding, that is exactly act(max(window) + b): the bias and
+// ReLU of the convolution before take no pass over its (four times larger) output.
+extern "C" __global__ void maxpool_bias_act_forward(const float* x, const float* b, float* y, long long planes,
+                                                    int channels, int h, int w, int oh, int ow, int k, int stride,
+                                                    int pad, int relu) {
+    int outputs = oh * ow;
+    for (long long c = blockIdx.y; c < planes; c += gridDim.y) {
+        const float* in = x + c * h * w;
+        float bias = b != nullptr ? b[c % channels] : 0.0f;
+        for (int o = blockIdx.x * blockDim.x + threadIdx.x; o < outputs; o += gridDim.x * blockDim.x) {
+            int i = o / ow;
+            int at;
+            float v = window_max(in, h, w, i, o - i * ow, k, stride, pad, &at) + bias;
+            y[c * outputs + o] = relu && v < 0.0f ? 0.0f : v;
+        }
     }
 }
 
@@ -156,16 +208,20 @@ extern "C" __global__ void maxpool_backward(const float* dy, const int* argmax, 
     }
 }
 
-// y[c] = mean of plane c's hw values; one warp per plane.
-extern "C" __global__ void global_avgpool_forward(const float* x, float* y, long long planes, int hw) {
+// y[c] = mean of act(x + b[c % channels]) over plane c's hw values (b may be null, relu 0: the plain mean, as
+// act is then the identity); one warp per plane.
+extern "C" __global__ void global_avgpool_forward(const float* x, const float* b, float* y, long long planes,
+                                                  int channels, int hw, int relu) {
     long long c = blockIdx.x * (long long) (blockDim.x / 32) + threadIdx.x / 32;
     int lane = threadIdx.x % 32;
     if (c >= planes) {
         return;
     }
+    float bias = b != nullptr ? b[c % channels] : 0.0f;
     float s = 0.0f;
     for (int i = lane; i < hw; i += 32) {
-        s += x[c * hw + i];
+        float v = x[c * hw + i] + bias;
+        s += relu && v < 0.0f ? 0.0f : v;
     }
     for (int o = 16; o > 0; o >>= 1) {
         s += __shfl_xor_sync(0xffffffffu, s, o);

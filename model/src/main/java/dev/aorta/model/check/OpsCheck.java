@@ -549,11 +549,13 @@ public final class OpsCheck {
             Tensor x = c.input("x", sh.n(), sh.ci(), sh.h(), sh.w());
             Tensor y = c.output(sh.n(), sh.co(), sh.oh(), sh.ow());
             Tensor yRelu = c.output(sh.n(), sh.co(), sh.oh(), sh.ow());
+            Tensor yNoBias = c.output(sh.n(), sh.co(), sh.oh(), sh.ow());
             Tensor dy = c.input("dy", sh.n(), sh.co(), sh.oh(), sh.ow());
             Tensor dx = c.output(sh.n(), sh.ci(), sh.h(), sh.w());
             conv.zeroGrad(s);
             conv.forward(x, y, s);
             conv.forwardRelu(x, yRelu, s);
+            conv.forwardWithoutBias(x, yNoBias, s);
             conv.backward(x, dy, dx, s);
             ctx.convTf32(false);
             ctx.autocast(null);
@@ -565,6 +567,8 @@ public final class OpsCheck {
             double[] ref = RefConv.conv2d(xd, w, c.values("param.bias"), sh);
             c.compare("y", c.result("out.y", y), ref);
             c.compare("y relu", c.result("out.y_relu", yRelu), RefElementwise.relu(ref));
+            c.compare("y without bias", c.result("out.y_no_bias", yNoBias),
+                    RefConv.conv2d(xd, w, new double[sh.co()], sh));
             c.compare("dx", c.result("grad.x", dx), g.dx());
             c.compare("dweight", c.result("grad.weight", conv.parameters().get(0).grad()), g.dw());
             c.compare("dbias", c.result("grad.bias", conv.parameters().get(1).grad()), g.db());
@@ -580,16 +584,30 @@ public final class OpsCheck {
             Tensor x = c.input("x", n, ch, h, w);
             Tensor y = c.output(os);
             Tensor arg = c.own(Tensor.empty(ctx.device(), "check", "argmax", DType.I32, os));
+            Tensor bias = c.input("bias", ch);
+            Tensor yBiasRelu = c.output(os);
             Tensor dy = c.input("dy", os);
             Tensor dx = c.output(n, ch, h, w);
             pool.forward(x, y, arg, s);
+            pool.forwardBiasRelu(x, bias, yBiasRelu, s);
             pool.backward(x, arg, dy, dx, s);
             double[] xd = c.values("x");
             int[] refArg = new int[(int) dev.aorta.model.Shapes.numel(os)];
             double[] ref = RefConv.maxPool(xd, n * ch, h, w, k, stride, pad, refArg);
             c.compare("y", c.result("out.y", y), ref);
+            c.compare("y of relu(x + bias)", c.result("out.y_bias_relu", yBiasRelu), RefConv.maxPool(
+                    biasRelu(xd, c.values("bias"), h * w), n * ch, h, w, k, stride, pad, new int[refArg.length]));
             c.compare("dx", c.result("grad.x", dx), RefConv.maxPoolBackward(refArg, c.values("dy"), xd.length));
         }
+    }
+
+    /** max(0, x + bias[channel]) over NCHW values with planes of {@code plane} elements. */
+    private static double[] biasRelu(double[] x, double[] bias, int plane) {
+        double[] out = new double[x.length];
+        for (int i = 0; i < x.length; i++) {
+            out[i] = Math.max(0, x[i] + bias[i / plane % bias.length]);
+        }
+        return out;
     }
 
     void globalAvgPool(int n, int ch, int h, int w) {
@@ -597,11 +615,16 @@ public final class OpsCheck {
             GlobalAvgPool pool = new GlobalAvgPool(ctx);
             Tensor x = c.input("x", n, ch, h, w);
             Tensor y = c.output(n, ch);
+            Tensor bias = c.input("bias", ch);
+            Tensor yBiasRelu = c.output(n, ch);
             Tensor dy = c.input("dy", n, ch);
             Tensor dx = c.output(n, ch, h, w);
             pool.forward(x, y, s);
+            pool.forwardBiasRelu(x, bias, yBiasRelu, s);
             pool.backward(x, dy, dx, s);
             c.compare("y", c.result("out.y", y), RefConv.globalAvgPool(c.values("x"), n * ch, h * w));
+            c.compare("y of relu(x + bias)", c.result("out.y_bias_relu", yBiasRelu),
+                    RefConv.globalAvgPool(biasRelu(c.values("x"), c.values("bias"), h * w), n * ch, h * w));
             c.compare("dx", c.result("grad.x", dx), RefConv.globalAvgPoolBackward(c.values("dy"), n * ch, h * w));
         }
     }

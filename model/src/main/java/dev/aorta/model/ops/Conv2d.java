@@ -90,11 +90,12 @@ public final class Conv2d implements Layer {
 
     /**
      * Kernel launches and GEMM calls of one forward pass over n images of h×w: per pass of the column scratch an
-     * im2col and a GEMM, then the bias (+ ReLU) pass where there is one.
+     * im2col and a GEMM, then the bias (+ ReLU) pass where there is one ({@code biasPass} false: the form
+     * {@link #forwardWithoutBias}, which has none).
      */
-    public int forwardLaunches(int n, int h, int w, boolean relu) {
+    public int forwardLaunches(int n, int h, int w, boolean biasPass) {
         int per = geometry(h, w).imagesPerPass(n, MAX_COLUMN_ELEMENTS);
-        return 2 * ((n + per - 1) / per) + (bias != null || relu ? 1 : 0);
+        return 2 * ((n + per - 1) / per) + (biasPass ? 1 : 0);
     }
 
     public void forward(Tensor x, Tensor y, Stream s) {
@@ -109,8 +110,35 @@ public final class Conv2d implements Layer {
         forward(x, y, true, s);
     }
 
+    /**
+     * y = conv(x) without the bias, for an inference caller that applies bias and ReLU in the op after it
+     * ({@link MaxPool2d#forwardBiasRelu}, {@link GlobalAvgPool#forwardBiasRelu}) with {@link #bias()}: a pass over
+     * the convolution's output fewer.
+     */
+    public void forwardWithoutBias(Tensor x, Tensor y, Stream s) {
+        gemms(x, y, check(x, "y", y), s);
+    }
+
+    /** The bias values, for {@link #forwardWithoutBias}'s caller; the convolution must have one. */
+    public Tensor bias() {
+        if (bias == null) {
+            throw new IllegalStateException(OP + " " + weight.name() + " has no bias");
+        }
+        return bias.value();
+    }
+
     private void forward(Tensor x, Tensor y, boolean relu, Stream s) {
         Im2col g = check(x, "y", y);
+        gemms(x, y, g, s);
+        if (bias != null || relu) {
+            ctx.kernels().launch2d("conv.cu", "conv_bias_act", PlaneGrid.x(g.p()), PlaneGrid.y((long) x.dim(0) * co),
+                    PlaneGrid.BLOCK, s, y, bias == null ? null : bias.value(), (long) x.dim(0) * co, co, g.p(),
+                    relu ? 1 : 0);
+        }
+    }
+
+    /** y = conv(x) without bias: per pass of the column scratch an im2col and a batched GEMM. */
+    private void gemms(Tensor x, Tensor y, Im2col g, Stream s) {
         int n = x.dim(0);
         int per = g.imagesPerPass(n, MAX_COLUMN_ELEMENTS);
         DType low = ctx.autocast();
@@ -125,10 +153,6 @@ public final class Conv2d implements Layer {
             blas.gemmStridedBatched(p, false, false, g.p(), co, g.k(), 1f, columns.address(), g.p(),
                     g.elementsPerImage(), w.address(), g.k(), 0, 0f, y.slice(0, from, nb).address(), g.p(),
                     (long) co * g.p(), nb);
-        }
-        if (bias != null || relu) {
-            ctx.kernels().launch("conv.cu", "conv_bias_act", ctx.kernels().gridFor(y.numel(), BLOCK), BLOCK, s, y,
-                    bias == null ? null : bias.value(), y.numel(), co, g.p(), relu ? 1 : 0);
         }
     }
 
@@ -185,13 +209,13 @@ public final class Conv2d implements Layer {
 
     /** The column matrices of x's images (a pass) into {@link #columns}, in its dtype. */
     private void im2col(Tensor x, Im2col g, Stream s) {
-        long total = x.dim(0) * g.elementsPerImage();
-        int grid = ctx.kernels().gridFor(total, BLOCK);
+        int gridX = PlaneGrid.x(g.p());
+        int gridY = PlaneGrid.y((long) x.dim(0) * g.k());
         if (columns.dtype() == DType.FP32) {
-            ctx.kernels().launch("conv.cu", "conv_im2col_f32", grid, BLOCK, s,
+            ctx.kernels().launch2d("conv.cu", "conv_im2col_f32", gridX, gridY, PlaneGrid.BLOCK, s,
                     concat(new Object[] {x, columns}, shapeArgs(x.dim(0), g)));
         } else {
-            ctx.kernels().launch("conv.cu", "conv_im2col_16", grid, BLOCK, s,
+            ctx.kernels().launch2d("conv.cu", "conv_im2col_16", gridX, gridY, PlaneGrid.BLOCK, s,
                     concat(new Object[] {x, columns, columns.dtype() == DType.FP16 ? 1 : 0}, shapeArgs(x.dim(0), g)));
         }
     }

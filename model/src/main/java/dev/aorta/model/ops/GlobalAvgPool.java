@@ -18,8 +18,20 @@ public final class GlobalAvgPool {
 
     public void forward(Tensor x, Tensor y, Stream s) {
         long planes = check(x, "y", y);
-        ctx.kernels().launch("conv.cu", "global_avgpool_forward", (int) ((planes + 3) / 4), 128, s, x, y, planes,
-                x.dim(2) * x.dim(3));
+        ctx.kernels().launch("conv.cu", "global_avgpool_forward", (int) ((planes + 3) / 4), 128, s, x, null, y, planes,
+                x.dim(1), x.dim(2) * x.dim(3), 0);
+    }
+
+    /**
+     * y = the plane means of relu(x + bias[channel]), for inference: the bias and ReLU of a convolution left undone
+     * ({@link Conv2d#forwardWithoutBias}) applied as the planes are read, which saves a pass over its output.
+     */
+    public void forwardBiasRelu(Tensor x, Tensor bias, Tensor y, Stream s) {
+        long planes = check(x, "y", y);
+        Shapes.require(OP, "bias", bias, x.dim(1));
+        Shapes.requireDtype(OP, "bias", bias, DType.FP32);
+        ctx.kernels().launch("conv.cu", "global_avgpool_forward", (int) ((planes + 3) / 4), 128, s, x, bias, y, planes,
+                x.dim(1), x.dim(2) * x.dim(3), 1);
     }
 
     /** dx (overwritten) = dy / (h·w) over each plane. */

@@ -35,14 +35,34 @@ public final class MaxPool2d {
     }
 
     public void forward(Tensor x, Tensor y, Tensor argmax, Stream s) {
-        check(x, y, argmax);
-        ctx.kernels().launch("conv.cu", "maxpool_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s, x, y, argmax,
-                (long) x.dim(0) * x.dim(1), x.dim(2), x.dim(3), y.dim(2), y.dim(3), k, stride, pad);
+        check(x, y);
+        Shapes.require(OP, "argmax", argmax, y.shape());
+        Shapes.requireDtype(OP, "argmax", argmax, DType.I32);
+        long planes = (long) x.dim(0) * x.dim(1);
+        ctx.kernels().launch2d("conv.cu", "maxpool_forward", PlaneGrid.x(y.dim(2) * y.dim(3)), PlaneGrid.y(planes),
+                PlaneGrid.BLOCK, s, x, y, argmax, planes, x.dim(2), x.dim(3), y.dim(2), y.dim(3), k, stride, pad);
+    }
+
+    /**
+     * y = max_pool2d(relu(x + bias[channel])), for inference (no argmax, so no backward): the bias and ReLU of a
+     * convolution left undone ({@link Conv2d#forwardWithoutBias}) applied to the window maxima, which is exact because
+     * t → max(0, t + b) never decreases, and saves a pass over the convolution's output.
+     */
+    public void forwardBiasRelu(Tensor x, Tensor bias, Tensor y, Stream s) {
+        check(x, y);
+        Shapes.require(OP, "bias", bias, x.dim(1));
+        Shapes.requireDtype(OP, "bias", bias, DType.FP32);
+        long planes = (long) x.dim(0) * x.dim(1);
+        ctx.kernels().launch2d("conv.cu", "maxpool_bias_act_forward", PlaneGrid.x(y.dim(2) * y.dim(3)),
+                PlaneGrid.y(planes), PlaneGrid.BLOCK, s, x, bias, y, planes, x.dim(1), x.dim(2), x.dim(3), y.dim(2),
+                y.dim(3), k, stride, pad, 1);
     }
 
     /** dx is overwritten. */
     public void backward(Tensor x, Tensor argmax, Tensor dy, Tensor dx, Stream s) {
-        check(x, dy, argmax);
+        check(x, dy);
+        Shapes.require(OP, "argmax", argmax, dy.shape());
+        Shapes.requireDtype(OP, "argmax", argmax, DType.I32);
         Shapes.requireSame(OP, "x", x, "dx", dx);
         Shapes.requireDtype(OP, "dx", dx, DType.FP32);
         Shapes.requireContiguous(OP, "dx", dx);
@@ -51,7 +71,7 @@ public final class MaxPool2d {
                 dx, dy.numel());
     }
 
-    private void check(Tensor x, Tensor y, Tensor argmax) {
+    private void check(Tensor x, Tensor y) {
         Shapes.requireRank(OP, "x", x, 4);
         Shapes.requireDtype(OP, "x", x, DType.FP32);
         Shapes.requireContiguous(OP, "x", x);
@@ -62,7 +82,5 @@ public final class MaxPool2d {
         Shapes.require(OP, "y", y, outputShape(x.shape()));
         Shapes.requireDtype(OP, "y", y, DType.FP32);
         Shapes.requireContiguous(OP, "y", y);
-        Shapes.require(OP, "argmax", argmax, y.shape());
-        Shapes.requireDtype(OP, "argmax", argmax, DType.I32);
     }
 }
