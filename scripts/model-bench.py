@@ -4,7 +4,7 @@ dev.aorta.model.check.ModelBench, at the trainer's default sizes, device time fr
 duration of the CUDA kernels and memsets each op launched, per iteration). Dropout off, as on our side.
 
 Usage: python3 scripts/model-bench.py [--iters N] [--bf16]   (--bf16: autocast bf16, fp32 master weights)
-Prints `op  us/iter  kernels/iter`, the step's kernels by name, and with --ours FILE (ModelBench's output)
+Prints `op  us/iter  kernels/iter`, the kernels by name of linear+gelu fwd, layer norm fwd+bwd and the step, and with --ours FILE (ModelBench's output)
 the table ours / PyTorch.
 """
 import argparse
@@ -62,6 +62,18 @@ def timed(name, fn, iters, autocast):
     return ev
 
 
+def by_name(what, ev, iters):
+    """what's kernels by name, longest first (where an op's time goes, beside ModelBench's)."""
+    by = {}
+    for name, us in ev:
+        s = by.setdefault(name[:60], [0.0, 0])
+        s[0] += us
+        s[1] += 1
+    print(f"{what} kernels by name (us/iter, launches/iter):")
+    for k, (us, cnt) in sorted(by.items(), key=lambda kv: -kv[1][0])[:40]:
+        print(f"  {k:60s} {us / iters:9.1f} {cnt / iters:7.1f}")
+
+
 def side_by_side(ours_file):
     """ModelBench's lines `op  us/iter  kernels` next to ours: the ratio ours / PyTorch of both."""
     ours = {}
@@ -109,12 +121,13 @@ def main():
     timed("linear fwd+bwd 512x768->2304", lambda: F.linear(x, w3, b3).backward(dy3), n, ac)
     wf, bf = leaf(h, m), leaf(h)
     dyf = torch.rand(b, t, h, device="cuda")
-    timed("linear+gelu fwd 512x768->2048", lambda: F.gelu(F.linear(x, wf, bf)), n, ac)
+    by_name("linear+gelu fwd", timed("linear+gelu fwd 512x768->2048", lambda: F.gelu(F.linear(x, wf, bf)), n, ac), n)
     timed("linear+gelu fwd+bwd 512x768->2048", lambda: F.gelu(F.linear(x, wf, bf)).backward(dyf), n, ac)
     g, be = leaf(m), leaf(m)
     dy = torch.rand(b, t, m, device="cuda")
     timed("layer norm fwd 512x768", lambda: F.layer_norm(x, (m,), g, be), n, ac)
-    timed("layer norm fwd+bwd 512x768", lambda: F.layer_norm(x, (m,), g, be).backward(dy), n, ac)
+    by_name("layer norm fwd+bwd",
+            timed("layer norm fwd+bwd 512x768", lambda: F.layer_norm(x, (m,), g, be).backward(dy), n, ac), n)
     q, k, v = leaf(b, nh, t, m // nh), leaf(b, nh, t, m // nh), leaf(b, nh, t, m // nh)
     do = torch.rand(b, nh, t, m // nh, device="cuda")
     timed("attention fwd 8x12x64x64", lambda: F.scaled_dot_product_attention(q, k, v), n, ac)
@@ -154,16 +167,7 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
 
-    ev = timed("step: fwd + bwd + adamw", step, n, False)
-    by = {}
-    for name, us in ev:
-        k = name[:60]
-        s = by.setdefault(k, [0.0, 0])
-        s[0] += us
-        s[1] += 1
-    print("step kernels by name (us/iter, launches/iter):")
-    for k, (us, cnt) in sorted(by.items(), key=lambda kv: -kv[1][0])[:40]:
-        print(f"  {k:60s} {us / n:9.1f} {cnt / n:7.1f}")
+    by_name("step", timed("step: fwd + bwd + adamw", step, n, False), n)
     if args.ours:
         side_by_side(args.ours)
 

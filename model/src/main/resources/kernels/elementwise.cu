@@ -67,34 +67,57 @@ extern "C" __global__ void gelu_backward(const float* x, const float* dy, float*
     }
 }
 
+// Rows a thread of bias_grad loads before it works on them: loads in flight instead of one latency per row
+// (its stores may alias dy, so the compiler cannot move a later row's loads ahead of them itself).
+#define DY_CHUNK 8
+
 // The bias gradient, with what the linear layer's backward pass does to dy before its GEMMs fused into the
 // same read of dy: d = dy[r, c], times gelu'(pre[r, c]) where pre is given (the backward pass of a fused
 // bias + GELU); written to dpre where given (fp32 GEMMs; may be dy itself), rounded into low where given
-// (autocast GEMMs; half = 1: fp16, else bf16); db[c] += sum_r d where db is given. Blocks of 1024 threads own
-// 32 columns: thread (ty, tx) = (threadIdx.x / 32, threadIdx.x % 32) sums rows ty, ty + 32, ... of column
-// 32 * blockIdx.x + tx (a warp reads 32 neighbouring columns of one row), then the 32 partial sums of a column
-// are added in a fixed order (deterministic, no atomics).
-extern "C" __global__ void bias_grad(const float* dy, const float* pre, float* dpre, unsigned short* low, int half,
-                                     float* db, int rows, int cols) {
-    __shared__ float part[32][33];
-    int tx = threadIdx.x % 32;
-    int ty = threadIdx.x / 32;
-    int c = blockIdx.x * 32 + tx;
+// (autocast GEMMs; half = 1: fp16, else bf16); db[c] += sum_r d where db is given. Blocks of 256 threads own
+// 8 columns, so that a 768-column dy makes 96 blocks (32-column tiles made 24, too few for the SMs): thread t
+// works on column 8 * blockIdx.x + t % 8, rows t / 8, t / 8 + 32, ... (a warp reads four 32-byte row
+// segments per step) and sums them in row order, then the 32 partial sums of a column are added in a fixed
+// order (deterministic, no atomics).
+extern "C" __global__ void __launch_bounds__(256) bias_grad(const float* dy, const float* pre, float* dpre,
+                                                            unsigned short* low, int half, float* db, int rows,
+                                                            int cols) {
+    __shared__ float part[32][8];
+    int tx = threadIdx.x % 8;
+    int ty = threadIdx.x / 8;
+    int c = blockIdx.x * 8 + tx;
     float s = 0.0f;
     if (c < cols) {
-        for (int r = ty; r < rows; r += 32) {
-            long long i = (long long) r * cols + c;
-            float d = dy[i];
-            if (pre != nullptr) {
-                d *= gelu_grad(pre[i]);
+        for (int r0 = ty; r0 < rows; r0 += 32 * DY_CHUNK) {
+            float d[DY_CHUNK];
+            float p[DY_CHUNK];
+#pragma unroll
+            for (int j = 0; j < DY_CHUNK; j++) {
+                int r = r0 + 32 * j;
+                if (r < rows) {
+                    long long i = (long long) r * cols + c;
+                    d[j] = dy[i];
+                    p[j] = pre != nullptr ? pre[i] : 0.0f;
+                }
             }
-            if (dpre != nullptr) {
-                dpre[i] = d;
+#pragma unroll
+            for (int j = 0; j < DY_CHUNK; j++) {
+                int r = r0 + 32 * j;
+                if (r < rows) {
+                    long long i = (long long) r * cols + c;
+                    float v = d[j];
+                    if (pre != nullptr) {
+                        v *= gelu_grad(p[j]);
+                    }
+                    if (dpre != nullptr) {
+                        dpre[i] = v;
+                    }
+                    if (low != nullptr) {
+                        low[i] = round16(v, half);
+                    }
+                    s += v;
+                }
             }
-            if (low != nullptr) {
-                low[i] = round16(d, half);
-            }
-            s += d;
         }
     }
     if (db == nullptr) {
@@ -102,7 +125,7 @@ extern "C" __global__ void bias_grad(const float* dy, const float* pre, float* d
     }
     part[ty][tx] = s;
     __syncthreads();
-    if (ty == 0 && c < cols) {
+    if (threadIdx.x < 8 && c < cols) {
         float t = 0.0f;
         for (int k = 0; k < 32; k++) {
             t += part[k][tx];

@@ -118,7 +118,9 @@ __device__ __forceinline__ float grad_at(const float* dy, const float* dy2, long
     return dy2 == nullptr ? dy[i] : dy[i] + dy2[i];
 }
 
-// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = (dy + dy2) * gamma. Overwrites dx.
+// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = (dy + dy2) * gamma. Overwrites dx. g is rounded on
+// its own (__fmul_rn, no FMA contraction into g - mean(g)), so that a one-feature row, whose g equals mean(g),
+// gets dx = 0 exactly. One warp per row; the parameter gradients are layernorm_param_grad's.
 extern "C" __global__ void layernorm_backward(const float* dy, const float* dy2, const float* x, const float* gamma,
                                               const float* mean, const float* rstd, float* dx, int rows, int cols) {
     int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
@@ -133,7 +135,7 @@ extern "C" __global__ void layernorm_backward(const float* dy, const float* dy2,
     float sg = 0.0f;
     float sgx = 0.0f;
     for (int i = lane; i < cols; i += 32) {
-        float g = grad_at(dy, dy2, base + i) * gamma[i];
+        float g = __fmul_rn(grad_at(dy, dy2, base + i), gamma[i]);
         sg += g;
         sgx += g * (xr[i] - m) * r;
     }
@@ -142,181 +144,133 @@ extern "C" __global__ void layernorm_backward(const float* dy, const float* dy2,
     float* dxr = dx + (long long) row * cols;
     for (int i = lane; i < cols; i += 32) {
         float xhat = (xr[i] - m) * r;
-        dxr[i] = r * (grad_at(dy, dy2, base + i) * gamma[i] - mg - xhat * mgx);
+        dxr[i] = r * (__fmul_rn(grad_at(dy, dy2, base + i), gamma[i]) - mg - xhat * mgx);
     }
 }
 
-// dgamma[c] += sum_r dy * xhat, dbeta[c] += sum_r dy (dy: dy + dy2 where dy2 is given). Blocks of 1024 threads own 32 columns: thread
-// (ty, tx) = (threadIdx.x / 32, threadIdx.x % 32) sums rows ty, ty + 32, ... of column 32 * blockIdx.x + tx (a
-// warp reads 32 neighbouring columns of one row), then the 32 partial sums of a column are added in a fixed
-// order (deterministic, no atomics).
-extern "C" __global__ void layernorm_param_grad(const float* dy, const float* dy2, const float* x, const float* mean,
-                                                const float* rstd, float* dgamma, float* dbeta, int rows, int cols) {
-    __shared__ float pg[32][33];
-    __shared__ float pb[32][33];
-    int tx = threadIdx.x % 32;
-    int ty = threadIdx.x / 32;
-    int c = blockIdx.x * 32 + tx;
-    float sg = 0.0f;
-    float sb = 0.0f;
-    if (c < cols) {
-        for (int r = ty; r < rows; r += 32) {
-            long long i = (long long) r * cols + c;
-            float d = grad_at(dy, dy2, i);
-            sg += d * (x[i] - mean[r]) * rstd[r];
-            sb += d;
-        }
-    }
-    pg[ty][tx] = sg;
-    pb[ty][tx] = sb;
-    __syncthreads();
-    if (ty == 0 && c < cols) {
-        float g = 0.0f;
-        float b = 0.0f;
-        for (int k = 0; k < 32; k++) {
-            g += pg[k][tx];
-            b += pb[k][tx];
-        }
-        dgamma[c] += g;
-        dbeta[c] += b;
-    }
-}
-
-// ---- backward with the row in registers (cols a multiple of 4, at most 1024, 16-byte aligned rows) ----
-// layernorm_param_grad gives a 768-column norm 24 blocks: too few for the 512 rows of the ranking model. Here
-// the parameter gradients ride along with dx: a warp keeps its rows' dy * xhat and dy sums per column in
-// registers, a block adds its warps' sums in warp order, and writes them to partial[block][2][cols];
-// layernorm_param_reduce adds the blocks' partial sums in block order. Rows go to warps in a fixed pattern, so
-// the sums have a fixed order (deterministic) without atomics. Blocks of 256 threads (8 warps); the caller
-// sizes partial for gridDim.x blocks. V float4 per lane (cols <= 128 V): one instance per row width class, so
-// that a 768-wide row holds 6 float4 of dy and 12 of sums, not 8 and 16 (register spills cost more than the
-// second read of x, which is in L1).
+// The same dx with the row in registers (cols a multiple of 4, at most 128 V, 16-byte aligned rows): one read
+// of dy (and dy2) and x, 16-byte accesses, g and xhat kept between the two passes. One warp per row, blocks of
+// 128 threads (4 rows), so that 512 rows make 128 blocks, one per SM. V float4 per lane: one instance per row
+// width class, so that a 768-wide row holds 6 float4 of g and of xhat, not 8.
 template <int V>
-__device__ __forceinline__ void backward_rows(const float* dy, const float* dy2, const float* x, const float* gamma,
-                                              const float* mean, const float* rstd, float* dx, float* partial,
-                                              int rows, int cols) {
-    __shared__ float4 accg[V * 32];
-    __shared__ float4 accb[V * 32];
-    int warp = threadIdx.x / 32;
+__device__ __forceinline__ void backward_row(const float* dy, const float* dy2, const float* x, const float* gamma,
+                                             const float* mean, const float* rstd, float* dx, int rows, int cols) {
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     int lane = threadIdx.x % 32;
+    if (row >= rows) {
+        return;
+    }
     int nv = cols / 4;
-    float4 pg[V];
-    float4 pb[V];
+    long long base = (long long) row * cols;
+    const float4* dy4 = reinterpret_cast<const float4*>(dy + base);
+    const float4* dz4 = reinterpret_cast<const float4*>(dy2 + base);
+    const float4* x4 = reinterpret_cast<const float4*>(x + base);
+    const float4* g4 = reinterpret_cast<const float4*>(gamma);
+    float m = mean[row];
+    float r = rstd[row];
+    float4 g[V];
+    float4 h[V];
+    float sg = 0.0f;
+    float sgx = 0.0f;
 #pragma unroll
     for (int k = 0; k < V; k++) {
-        pg[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        pb[k] = pg[k];
-    }
-    const float4* g4 = reinterpret_cast<const float4*>(gamma);
-    for (int row = blockIdx.x * 8 + warp; row < rows; row += gridDim.x * 8) {
-        long long base = (long long) row * cols;
-        const float4* dy4 = reinterpret_cast<const float4*>(dy + base);
-        const float4* dz4 = reinterpret_cast<const float4*>(dy2 + base);
-        const float4* x4 = reinterpret_cast<const float4*>(x + base);
-        float m = mean[row];
-        float r = rstd[row];
-        float4 d[V];
-        float sg = 0.0f;
-        float sgx = 0.0f;
-#pragma unroll
-        for (int k = 0; k < V; k++) {
-            int c = lane + 32 * k;
-            if (c < nv) {
-                d[k] = dy4[c];
-                if (dy2 != nullptr) {
-                    float4 e = dz4[c];
-                    d[k] = make_float4(d[k].x + e.x, d[k].y + e.y, d[k].z + e.z, d[k].w + e.w);
-                }
-                float4 xv = x4[c];
-                float4 h = make_float4((xv.x - m) * r, (xv.y - m) * r, (xv.z - m) * r, (xv.w - m) * r);
-                float4 g = g4[c];
-                float gx = d[k].x * g.x, gy = d[k].y * g.y, gz = d[k].z * g.z, gw = d[k].w * g.w;
-                sg += (gx + gy) + (gz + gw);
-                sgx += (gx * h.x + gy * h.y) + (gz * h.z + gw * h.w);
-                pg[k] = make_float4(pg[k].x + d[k].x * h.x, pg[k].y + d[k].y * h.y, pg[k].z + d[k].z * h.z,
-                                    pg[k].w + d[k].w * h.w);
-                pb[k] = make_float4(pb[k].x + d[k].x, pb[k].y + d[k].y, pb[k].z + d[k].z, pb[k].w + d[k].w);
+        int c = lane + 32 * k;
+        if (c < nv) {
+            float4 d = dy4[c];
+            if (dy2 != nullptr) {
+                float4 e = dz4[c];
+                d = make_float4(d.x + e.x, d.y + e.y, d.z + e.z, d.w + e.w);
             }
-        }
-        float mg = warp_sum(sg) / cols;
-        float mgx = warp_sum(sgx) / cols;
-        float4* dx4 = reinterpret_cast<float4*>(dx + base);
-#pragma unroll
-        for (int k = 0; k < V; k++) {
-            int c = lane + 32 * k;
-            if (c < nv) {
-                float4 xv = x4[c];
-                float4 h = make_float4((xv.x - m) * r, (xv.y - m) * r, (xv.z - m) * r, (xv.w - m) * r);
-                float4 g = g4[c];
-                dx4[c] = make_float4(r * (d[k].x * g.x - mg - h.x * mgx), r * (d[k].y * g.y - mg - h.y * mgx),
-                                     r * (d[k].z * g.z - mg - h.z * mgx), r * (d[k].w * g.w - mg - h.w * mgx));
-            }
+            float4 xv = x4[c];
+            float4 w = g4[c];
+            h[k] = make_float4((xv.x - m) * r, (xv.y - m) * r, (xv.z - m) * r, (xv.w - m) * r);
+            g[k] = make_float4(__fmul_rn(d.x, w.x), __fmul_rn(d.y, w.y), __fmul_rn(d.z, w.z), __fmul_rn(d.w, w.w));
+            sg += (g[k].x + g[k].y) + (g[k].z + g[k].w);
+            sgx += (g[k].x * h[k].x + g[k].y * h[k].y) + (g[k].z * h[k].z + g[k].w * h[k].w);
         }
     }
-    for (int w = 0; w < 8; w++) {
-        if (warp == w) {
+    float mg = warp_sum(sg) / cols;
+    float mgx = warp_sum(sgx) / cols;
+    float4* dx4 = reinterpret_cast<float4*>(dx + base);
 #pragma unroll
-            for (int k = 0; k < V; k++) {
-                int c = lane + 32 * k;
-                if (c < nv) {
-                    if (w == 0) {
-                        accg[c] = pg[k];
-                        accb[c] = pb[k];
-                    } else {
-                        float4 a = accg[c];
-                        float4 b = accb[c];
-                        accg[c] = make_float4(a.x + pg[k].x, a.y + pg[k].y, a.z + pg[k].z, a.w + pg[k].w);
-                        accb[c] = make_float4(b.x + pb[k].x, b.y + pb[k].y, b.z + pb[k].z, b.w + pb[k].w);
-                    }
-                }
-            }
+    for (int k = 0; k < V; k++) {
+        int c = lane + 32 * k;
+        if (c < nv) {
+            dx4[c] = make_float4(r * (g[k].x - mg - h[k].x * mgx), r * (g[k].y - mg - h[k].y * mgx),
+                                 r * (g[k].z - mg - h[k].z * mgx), r * (g[k].w - mg - h[k].w * mgx));
         }
-        __syncthreads();
-    }
-    float4* out = reinterpret_cast<float4*>(partial + (long long) blockIdx.x * 2 * cols);
-    for (int c = threadIdx.x; c < nv; c += blockDim.x) {
-        out[c] = accg[c];
-        out[nv + c] = accb[c];
     }
 }
 
 #define BACKWARD_ROWS(V)                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256) layernorm_backward_rows##V(                                \
+    extern "C" __global__ void __launch_bounds__(128) layernorm_backward_rows##V(                                \
             const float* dy, const float* dy2, const float* x, const float* gamma, const float* mean,            \
-            const float* rstd, float* dx, float* partial, int rows, int cols) {                                  \
-        backward_rows<V>(dy, dy2, x, gamma, mean, rstd, dx, partial, rows, cols);                                \
+            const float* rstd, float* dx, int rows, int cols) {                                                  \
+        backward_row<V>(dy, dy2, x, gamma, mean, rstd, dx, rows, cols);                                          \
     }
 BACKWARD_ROWS(2)
 BACKWARD_ROWS(4)
 BACKWARD_ROWS(6)
 BACKWARD_ROWS(8)
 
-// dgamma[c] += sum_b partial[b][0][c], dbeta[c] += sum_b partial[b][1][c] over the blocks of
-// layernorm_backward_rows, in block order: blocks of 256 threads own 32 of the 2 * cols sums, warp w adds
-// blocks w, w + 8, ..., then the 8 warp sums are added in order.
-extern "C" __global__ void layernorm_param_reduce(const float* partial, int blocks, float* dgamma, float* dbeta,
-                                                  int cols) {
-    __shared__ float part[8][33];
-    int tx = threadIdx.x % 32;
-    int ty = threadIdx.x / 32;
-    int c = blockIdx.x * 32 + tx;
-    float s = 0.0f;
-    if (c < 2 * cols) {
-        for (int b = ty; b < blocks; b += 8) {
-            s += partial[(long long) b * 2 * cols + c];
+// Rows a thread of layernorm_param_grad loads before it adds them: loads in flight instead of one latency per
+// row (512 rows: two rounds).
+#define PARAM_CHUNK 8
+
+// dgamma[c] += sum_r dy * xhat, dbeta[c] += sum_r dy (dy: dy + dy2 where dy2 is given). Blocks of 256 threads
+// own 8 columns, so that a 768-column norm makes 96 blocks (32-column tiles made 24, too few for the SMs):
+// thread t sums column 8 * blockIdx.x + t % 8 over rows t / 8, t / 8 + 32, ... in row order (a warp reads four
+// 32-byte row segments per step), then the 32 partial sums of a column are added in a fixed order
+// (deterministic, no atomics; the same order as one thread per column and row phase).
+extern "C" __global__ void __launch_bounds__(256) layernorm_param_grad(const float* dy, const float* dy2,
+                                                                       const float* x, const float* mean,
+                                                                       const float* rstd, float* dgamma,
+                                                                       float* dbeta, int rows, int cols) {
+    __shared__ float pg[32][8];
+    __shared__ float pb[32][8];
+    int tx = threadIdx.x % 8;
+    int ty = threadIdx.x / 8;
+    int c = blockIdx.x * 8 + tx;
+    float sg = 0.0f;
+    float sb = 0.0f;
+    if (c < cols) {
+        for (int r0 = ty; r0 < rows; r0 += 32 * PARAM_CHUNK) {
+            float d[PARAM_CHUNK];
+            float h[PARAM_CHUNK];
+#pragma unroll
+            for (int j = 0; j < PARAM_CHUNK; j++) {
+                int r = r0 + 32 * j;
+                if (r < rows) {
+                    long long i = (long long) r * cols + c;
+                    d[j] = grad_at(dy, dy2, i);
+                    h[j] = (x[i] - mean[r]) * rstd[r];
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < PARAM_CHUNK; j++) {
+                if (r0 + 32 * j < rows) {
+                    sg += d[j] * h[j];
+                    sb += d[j];
+                }
+            }
         }
     }
-    part[ty][tx] = s;
+    pg[ty][tx] = sg;
+    pb[ty][tx] = sb;
     __syncthreads();
-    if (ty == 0 && c < 2 * cols) {
+    if (threadIdx.x < 16) {
+        int k = threadIdx.x % 8;
+        int col = blockIdx.x * 8 + k;
         float t = 0.0f;
-        for (int k = 0; k < 8; k++) {
-            t += part[k][tx];
+        for (int y = 0; y < 32; y++) {
+            t += threadIdx.x < 8 ? pg[y][k] : pb[y][k];
         }
-        if (c < cols) {
-            dgamma[c] += t;
-        } else {
-            dbeta[c - cols] += t;
+        if (col < cols) {
+            if (threadIdx.x < 8) {
+                dgamma[col] += t;
+            } else {
+                dbeta[col] += t;
+            }
         }
     }
 }

@@ -32,8 +32,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * row is the summed duration of the kernels (and memsets) it launched, per iteration. Dropout is off on both
  * sides (our attention has no probability dropout yet, so p > 0 would not be the same function).
  *
- * <p>Usage: {@code ModelBench [--iters N] [--bf16]} (--bf16: under bf16 autocast); prints one line per op: {@code op  us/iter  kernels/iter}, then
- * the step's kernels by name.
+ * <p>Usage: {@code ModelBench [--iters N] [--bf16]} (--bf16: under bf16 autocast); prints one line per op: {@code op  us/iter  kernels/iter}, the
+ * kernels by name of linear+gelu fwd, layer norm fwd+bwd and the step.
  */
 public final class ModelBench {
     private static final int WARMUP = 5;
@@ -107,7 +107,8 @@ public final class ModelBench {
         // under autocast the encoder layer keeps only GELU's 16-bit output (the next GEMM's operand), as torch,
         // whose output is bf16 only; without autocast the fp32 output
         Tensor hidLow = ctx.autocast() == null ? null : own(ctx.empty("bench", "gelu 16-bit", ctx.autocast(), b, t, h));
-        time("linear+gelu fwd 512x768->2048", () -> ff.forwardGelu(x, xLow, pre, hidLow == null ? hid : null, hidLow, s));
+        printByName("linear+gelu fwd", time("linear+gelu fwd 512x768->2048",
+                () -> ff.forwardGelu(x, xLow, pre, hidLow == null ? hid : null, hidLow, s)));
         time("linear+gelu fwd+bwd 512x768->2048", () -> {
             ff.forwardGelu(x, xLow, pre, hid, s);
             ff.backwardGelu(x, pre, hid, dx, s);
@@ -118,10 +119,10 @@ public final class ModelBench {
         Tensor rstd = random(rows);
         Tensor y = random(b, t, m);
         time("layer norm fwd 512x768", () -> ln.forward(x, y, mean, rstd, s));
-        time("layer norm fwd+bwd 512x768", () -> {
+        printByName("layer norm fwd+bwd", time("layer norm fwd+bwd 512x768", () -> {
             ln.forward(x, y, mean, rstd, s);
             ln.backward(x, mean, rstd, y, dx, s);
-        });
+        }));
 
         Attention att = own(new Attention(ctx));
         int nh = c.heads();
@@ -178,7 +179,7 @@ public final class ModelBench {
             model.backward(dense, cat, target, importance, 1f, a, 1, 0, s);
             opt.step(3e-4, 1.0, s);
         });
-        printByName(step);
+        printByName("step", step);
         for (int i = keep.size() - 1; i >= 0; i--) {
             keep.get(i).close();
         }
@@ -211,7 +212,8 @@ public final class ModelBench {
         return got;
     }
 
-    private void printByName(List<DeviceActivity> got) {
+    /** {@code what}'s kernels by name, longest first (where an op's time goes, beside torch's, model-bench.py). */
+    private void printByName(String what, List<DeviceActivity> got) {
         Map<String, long[]> byName = new TreeMap<>();
         for (DeviceActivity r : got) {
             if (r.kind() == ActivityKind.KERNEL || r.kind() == ActivityKind.MEMSET) {
@@ -221,7 +223,7 @@ public final class ModelBench {
                 v[1]++;
             }
         }
-        System.out.println("step kernels by name (us/iter, launches/iter):");
+        System.out.println(what + " kernels by name (us/iter, launches/iter):");
         byName.entrySet().stream().sorted((p, q) -> Long.compare(q.getValue()[0], p.getValue()[0]))
                 .forEach(e -> System.out.printf("  %-60s %9.1f %7.1f%n", e.getKey(), e.getValue()[0] / 1e3 / iters,
                         e.getValue()[1] / (double) iters));

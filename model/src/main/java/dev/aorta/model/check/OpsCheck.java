@@ -129,17 +129,20 @@ public final class OpsCheck {
 
     /** Every case; {@code large} adds the model-sized shapes. Writes cases.json last when there is a folder. */
     public List<CheckRow> runAll(boolean large) {
-        for (int[] d : large ? new int[][] {{1, 1, 1}, {5, 7, 3}, {3, 17, 33}, {64, 768, 3072}, {129, 1023, 77}}
-                : new int[][] {{1, 1, 1}, {5, 7, 3}, {3, 17, 33}}) {
+        // 300 rows: the dy pass (bias_grad) loads 8 rows per thread at a time, 256 rows per block, then a part
+        for (int[] d : large ? new int[][] {{1, 1, 1}, {5, 7, 3}, {3, 17, 33}, {64, 768, 3072}, {129, 1023, 77},
+                {300, 24, 21}} : new int[][] {{1, 1, 1}, {5, 7, 3}, {3, 17, 33}}) {
             linear(d[0], d[1], d[2], false);
             linear(d[0], d[1], d[2], true);
             linear(d[0], d[1], d[2], false, DType.BF16);
             linear(d[0], d[1], d[2], true, DType.BF16);
             linear(d[0], d[1], d[2], false, DType.FP16);
         }
-        // rows up to 1024 wide (a multiple of 4) take the register-row backward pass (2000 rows: several per warp)
-        for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {3, 8}, {33, 768}, {512, 768}, {2000, 12}, {5, 1024},
-                {8, 2049}} : new int[][] {{1, 1}, {3, 7}, {3, 8}}) {
+        // rows up to 1024 wide (a multiple of 4) take the register-row backward pass, others one float at a time;
+        // the parameter gradients go by 8-column tiles, 8 rows per thread at a time (2000 rows: 7 full rounds of
+        // 256 rows and a part; 5 and 7 columns: part of one tile)
+        for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {3, 8}, {1, 4}, {7, 5}, {33, 768}, {512, 768},
+                {2000, 12}, {5, 1024}, {8, 2049}} : new int[][] {{1, 1}, {3, 7}, {3, 8}, {1, 4}, {7, 5}}) {
             layerNorm(d[0], d[1], false);
             layerNorm(d[0], d[1], true);
             softmax(d[0], d[1]);

@@ -11,27 +11,23 @@ import java.util.List;
 
 /**
  * torch.nn.LayerNorm over the last dimension (weight γ = 1, bias β = 0 initially). The forward pass keeps each
- * row's mean and 1/std (fp32, [rows]) for the backward pass instead of recomputing them. The backward pass of
- * rows up to 1024 wide (a multiple of 4) keeps a scratch of per-block parameter-gradient sums, this object's
- * (one backward call in flight per instance), given back by {@link #close}.
+ * row's mean and 1/std (fp32, [rows]) for the backward pass instead of recomputing them. The backward pass is
+ * two launches, as torch's: dx one warp per row, then dγ and dβ by 8-column tiles summed in a fixed order
+ * (deterministic, no atomics, no scratch).
  */
 public final class LayerNorm implements Layer {
     private static final String OP = "layer norm";
     private static final int ROWS_PER_BLOCK = 4;
     /** The widest row the register-row backward pass holds (layernorm.cu: 32 lanes × MAX_VEC float4). */
     private static final int MAX_REGISTER_ROW = 1024;
-    /**
-     * Blocks of the register-row backward pass at most: a constant, not a multiple of the device's SMs, so that
-     * the parameter gradients' summation order, and so their bits, do not depend on the GPU.
-     */
-    private static final int MAX_PARTIAL_BLOCKS = 128;
+    /** Columns of one block of the parameter-gradient pass (layernorm.cu's layernorm_param_grad). */
+    private static final int PARAM_COLUMNS_PER_BLOCK = 8;
 
     private final OpContext ctx;
     private final int dim;
     private final float eps;
     private final Parameter gamma;
     private final Parameter beta;
-    private Tensor partials;
 
     public LayerNorm(OpContext ctx, String name, int dim, float eps) {
         this.ctx = ctx;
@@ -106,20 +102,18 @@ public final class LayerNorm implements Layer {
         Shapes.requireSame(OP, "x", x, "dx", dx);
         Shapes.requireDtype(OP, "dx", dx, DType.FP32);
         Shapes.requireContiguous(OP, "dx", dx);
+        int blocks = (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
         if (dim % 4 == 0 && dim <= MAX_REGISTER_ROW && aligned16(dy, dy2, x, dx)) {
-            int blocks = Math.min((rows + 7) / 8, MAX_PARTIAL_BLOCKS);
-            partials = ensurePartials(blocks);
             // layernorm.cu has one instance per 256 columns: 2, 4, 6 or 8 float4 per lane
             int perLane = 2 * ((dim + 255) / 256);
-            ctx.kernels().launch("layernorm.cu", "layernorm_backward_rows" + perLane, blocks, 256, s, dy, dy2, x,
-                    gamma.value(), mean, rstd, dx, partials, rows, dim);
-            ctx.kernels().launch("layernorm.cu", "layernorm_param_reduce", (2 * dim + 31) / 32, 256, s, partials,
-                    blocks, gamma.grad(), beta.grad(), dim);
-            return;
+            ctx.kernels().launch("layernorm.cu", "layernorm_backward_rows" + perLane, blocks, 32 * ROWS_PER_BLOCK, s,
+                    dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim);
+        } else {
+            ctx.kernels().launch("layernorm.cu", "layernorm_backward", blocks, 32 * ROWS_PER_BLOCK, s, dy, dy2, x,
+                    gamma.value(), mean, rstd, dx, rows, dim);
         }
-        ctx.kernels().launch("layernorm.cu", "layernorm_backward", (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK,
-                32 * ROWS_PER_BLOCK, s, dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim);
-        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad", (dim + 31) / 32, 1024, s, dy, dy2, x, mean, rstd,
+        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad",
+                (dim + PARAM_COLUMNS_PER_BLOCK - 1) / PARAM_COLUMNS_PER_BLOCK, 256, s, dy, dy2, x, mean, rstd,
                 gamma.grad(), beta.grad(), rows, dim);
     }
 
@@ -130,25 +124,6 @@ public final class LayerNorm implements Layer {
             }
         }
         return true;
-    }
-
-    /** The per-block parameter-gradient sums of the register-row backward pass, grown on demand. */
-    private Tensor ensurePartials(int blocks) {
-        if (partials != null && partials.numel() >= 2L * blocks * dim) {
-            return partials;
-        }
-        if (partials != null) {
-            partials.close();
-        }
-        return ctx.empty(OP, "parameter gradient partial sums", DType.FP32, blocks, 2, dim);
-    }
-
-    @Override
-    public void close() {
-        if (partials != null) {
-            partials.close();
-        }
-        Layer.super.close();
     }
 
     private int check(Tensor x, String yName, Tensor y, Tensor mean, Tensor rstd) {

@@ -195,7 +195,8 @@ public final class Linear implements Layer {
 
     /** The fused pass over dy of elementwise.cu's bias_grad (see there); dpre and low may be null. */
     private void prepareDy(Tensor dy, Tensor pre, Tensor dpre, Tensor low, DType t, int rows, Stream s) {
-        ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 31) / 32, 1024, s, dy, pre, dpre, low,
+        // blocks of 256 threads own 8 columns (see there)
+        ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 7) / 8, 256, s, dy, pre, dpre, low,
                 t == DType.FP16 ? 1 : 0, bias == null ? null : bias.grad(), rows, out);
     }
 
