@@ -24,8 +24,9 @@ import java.util.List;
  * parameter's ({@link Parameter#lowCopy}: cast once, then rewritten by AdamW); x's is handed over by the op
  * that produced x (a layer norm writes it beside its output) or cast in the forward pass, and reused by the
  * backward pass, which must get the same, unchanged x (as the layer's saved activations are); dy is rounded
- * in the pass that also applies GELU's derivative and sums the bias gradient. The x and dy copies the layer
- * casts itself live in scratch owned by this layer (one call in flight per layer).
+ * in the pass that also applies GELU's derivative and sums the bias gradient. The x copy the layer casts itself
+ * lives in scratch owned by this layer (one call in flight per layer); the dy copy in a {@link LowDyScratch},
+ * this layer's own or one shared with the other linear layers of a model.
  */
 public final class Linear implements Layer {
     private static final String OP = "linear";
@@ -42,7 +43,9 @@ public final class Linear implements Layer {
     private Tensor lowX;
     /** The x that {@link #lowX} is the copy of (its address and size are compared), or null. */
     private Tensor lowXSource;
-    private Tensor lowDy;
+    private final LowDyScratch lowDy;
+    /** Whether {@link #lowDy} is this layer's own (closed with it) rather than shared. */
+    private final boolean ownsLowDy;
 
     /** With PyTorch's default initialisation, deterministic from {@code seed} and the parameter names. */
     public Linear(OpContext ctx, String name, int in, int out, boolean withBias, long seed) {
@@ -51,7 +54,24 @@ public final class Linear implements Layer {
 
     /** With explicit parameter names (PyTorch's "self_attn.in_proj_weight"); no bias where biasName is null. */
     public Linear(OpContext ctx, String weightName, String biasName, int in, int out, long seed) {
+        this(ctx, weightName, biasName, in, out, seed, null);
+    }
+
+    /** As {@link #Linear(OpContext, String, String, int, int, long)}, sharing the 16-bit dy copy's memory. */
+    public Linear(OpContext ctx, String name, int in, int out, boolean withBias, long seed, LowDyScratch sharedDy) {
+        this(ctx, name + ".weight", withBias ? name + ".bias" : null, in, out, seed, sharedDy);
+    }
+
+    /**
+     * As {@link #Linear(OpContext, String, String, int, int, long)}; the autocast backward pass rounds dy into
+     * {@code sharedDy} (a model's, shared by linear layers whose backward passes run one after another on one
+     * stream), or into memory of its own where it is null.
+     */
+    public Linear(OpContext ctx, String weightName, String biasName, int in, int out, long seed,
+                  LowDyScratch sharedDy) {
         this.ctx = ctx;
+        this.ownsLowDy = sharedDy == null;
+        this.lowDy = sharedDy != null ? sharedDy : new LowDyScratch(ctx, 0);
         this.ew = new Elementwise(ctx);
         this.in = in;
         this.out = out;
@@ -182,9 +202,9 @@ public final class Linear implements Layer {
         float beta = accumulateDx ? 1f : 0f;
         DType t = ctx.autocast();
         if (t != null) {
-            lowDy = scratch(lowDy, "16-bit dy", t, dy.numel());
-            prepareDy(dy, pre, null, lowDy, t, rows, s);
-            lowGemmBackward(x, dx, beta, rows, s);
+            Tensor dyLow = lowDy.get(t, dy.numel());
+            prepareDy(dy, pre, null, dyLow, t, rows, s);
+            lowGemmBackward(x, dyLow, dx, beta, rows, s);
             return;
         }
         if (pre != null || bias != null) {
@@ -244,21 +264,21 @@ public final class Linear implements Layer {
     }
 
     /**
-     * dx = dy·W (+ dx with beta 1) and dW += dyᵀ·x on 16-bit copies (dy's in {@link #lowDy}; x's from the
-     * forward pass when it is the same tensor), fp32 results.
+     * dx = dy·W (+ dx with beta 1) and dW += dyᵀ·x on 16-bit copies (dy's in dyLow; x's from the forward pass
+     * when it is the same tensor), fp32 results.
      */
-    private void lowGemmBackward(Tensor x, Tensor dx, float beta, int rows, Stream s) {
+    private void lowGemmBackward(Tensor x, Tensor dyLow, Tensor dx, float beta, int rows, Stream s) {
         DType t = ctx.autocast();
         Tensor lowWeight = weight.lowCopy(ctx, t, s);
         if (dx != null) {
-            lowGemm(s, t, false, false, in, rows, out, lowWeight, in, lowDy, out, beta, dx, in);
+            lowGemm(s, t, false, false, in, rows, out, lowWeight, in, dyLow, out, beta, dx, in);
         }
         if (!sameTensor(x, lowXSource) || lowX.dtype() != t) {
             lowXScratch = castInto(x, lowXScratch, t, s);
             lowX = lowXScratch;
             lowXSource = x;
         }
-        lowGemm(s, t, false, true, in, out, rows, lowX, in, lowDy, out, 1f, weight.grad(), in);
+        lowGemm(s, t, false, true, in, out, rows, lowX, in, dyLow, out, 1f, weight.grad(), in);
     }
 
     /** The same memory under the same shape (views are new objects, so identity is not enough). */
@@ -278,20 +298,15 @@ public final class Linear implements Layer {
 
     /** src rounded to {@code t} into {@code scratch} (replaced when too small or of another dtype). */
     private Tensor castInto(Tensor src, Tensor scratch, DType t, Stream s) {
-        Tensor dst = scratch(scratch, "16-bit x", t, src.numel());
+        Tensor dst = scratch;
+        if (dst == null || dst.dtype() != t || dst.numel() < src.numel()) {
+            if (dst != null) {
+                dst.close();
+            }
+            dst = ctx.empty(OP, "16-bit x", t, (int) src.numel());
+        }
         ew.roundTo16(src, dst, s);
         return dst;
-    }
-
-    /** {@code scratch}, or a new tensor where it is missing, too small or of another dtype. */
-    private Tensor scratch(Tensor scratch, String what, DType t, long numel) {
-        if (scratch != null && scratch.dtype() == t && scratch.numel() >= numel) {
-            return scratch;
-        }
-        if (scratch != null) {
-            scratch.close();
-        }
-        return ctx.empty(OP, what, t, (int) numel);
     }
 
     private static GemmPrecision precision(DType t) {
@@ -305,10 +320,11 @@ public final class Linear implements Layer {
 
     @Override
     public void close() {
-        for (Tensor t : new Tensor[] {lowXScratch, lowDy}) {
-            if (t != null) {
-                t.close();
-            }
+        if (lowXScratch != null) {
+            lowXScratch.close();
+        }
+        if (ownsLowDy) {
+            lowDy.close();
         }
         Layer.super.close();
     }

@@ -39,11 +39,19 @@ public final class TransformerEncoderLayer implements Layer {
     private final Linear linear2;
     private final LayerNorm norm1;
     private final LayerNorm norm2;
-    private final Attention attention;
     private final Elementwise ew;
 
     public TransformerEncoderLayer(OpContext ctx, String prefix, int dModel, int heads, int ff, float dropout,
                                    long seed) {
+        this(ctx, prefix, dModel, heads, ff, dropout, seed, null);
+    }
+
+    /**
+     * As {@link #TransformerEncoderLayer(OpContext, String, int, int, int, float, long)}, the four linear layers
+     * rounding their autocast dy into {@code sharedDy} (a model's, see {@link LowDyScratch}; null: their own).
+     */
+    public TransformerEncoderLayer(OpContext ctx, String prefix, int dModel, int heads, int ff, float dropout,
+                                   long seed, LowDyScratch sharedDy) {
         if (heads <= 0 || dModel % heads != 0 || dModel / heads > Attention.MAX_HEAD_DIM) {
             throw new IllegalArgumentException(OP + ": d_model " + dModel + " must split into " + heads
                     + " heads of at most " + Attention.MAX_HEAD_DIM);
@@ -55,19 +63,23 @@ public final class TransformerEncoderLayer implements Layer {
         this.ff = ff;
         this.dropout = dropout;
         this.inProj = new Linear(ctx, prefix + "self_attn.in_proj_weight", prefix + "self_attn.in_proj_bias", dModel,
-                3 * dModel, seed);
-        this.outProj = new Linear(ctx, prefix + "self_attn.out_proj", dModel, dModel, true, seed);
-        this.linear1 = new Linear(ctx, prefix + "linear1", dModel, ff, true, seed);
-        this.linear2 = new Linear(ctx, prefix + "linear2", ff, dModel, true, seed);
+                3 * dModel, seed, sharedDy);
+        this.outProj = new Linear(ctx, prefix + "self_attn.out_proj", dModel, dModel, true, seed, sharedDy);
+        this.linear1 = new Linear(ctx, prefix + "linear1", dModel, ff, true, seed, sharedDy);
+        this.linear2 = new Linear(ctx, prefix + "linear2", ff, dModel, true, seed, sharedDy);
         this.norm1 = new LayerNorm(ctx, prefix + "norm1", dModel, 1e-5f);
         this.norm2 = new LayerNorm(ctx, prefix + "norm2", dModel, 1e-5f);
-        this.attention = new Attention(ctx);
         this.ew = new Elementwise(ctx);
         // MultiheadAttention's own initialisation: xavier_uniform_ input projection, zero biases
         inProj.weight().load(Init.uniform(seed, inProj.weight().name(), Init.xavierBound(dModel, 3 * dModel),
                 3 * dModel, dModel));
         inProj.bias().load(Init.constant(0f, 3 * dModel));
         outProj.bias().load(Init.constant(0f, dModel));
+    }
+
+    /** The widest linear layer's output features: what a shared {@link LowDyScratch} needs per row. */
+    public int widestLinearOut() {
+        return Math.max(3 * dModel, Math.max(ff, dModel));
     }
 
     /** In PyTorch's state_dict order. */
@@ -81,34 +93,55 @@ public final class TransformerEncoderLayer implements Layer {
     }
 
     /**
-     * The backward pass's scratch for one [batch, T]: gradients of the layer's inner activations, needed only while
-     * one layer's backward runs. Layers of the same width whose backward passes run one after the other on one
-     * stream can share one (a model with L layers then holds one set instead of L: llm.c's layout).
+     * What one layer's forward or backward pass needs only while it runs, for one [batch, T]: the attention (its
+     * score scratch), the forward pass's intermediates that the backward pass does not read, and the gradients of
+     * the layer's inner activations. Layers of the same widths whose passes run one after the other on one stream
+     * can share one (a model with L layers then holds one set instead of L: llm.c's layout).
+     *
+     * <p>Buffers whose lifetimes do not overlap share memory. Forward: qkv (in-projection to head layout) with the
+     * GELU output h (linear1 to linear2), the merged heads (head layout to out-projection) with norm1's output x1
+     * (norm1 to norm2), the attention branch r1 (out-projection to norm1) with the feed-forward branch f (linear2
+     * to norm2). Backward: d qkv with dh (dead after linear1's backward), the d merged heads with df (dead after
+     * linear2's), d attention output with dx1 (dead after norm1's).
      */
-    public final class Gradients implements AutoCloseable {
+    public final class Scratch implements AutoCloseable {
         final int batch;
         final int t;
         /** The layer that made it: the widths it was made for are that layer's. */
         private final TransformerEncoderLayer layer = TransformerEncoderLayer.this;
         private final List<AutoCloseable> all = new ArrayList<>();
+        final Attention attention;
+        /** Forward intermediates (see the class comment for which share memory); merged, x1, h under autocast. */
+        final Tensor qkv, merged, r1, x1, h, f;
         final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
 
-        Gradients(int batch, int t) {
+        Scratch(int batch, int t) {
             this.batch = batch;
             this.t = t;
+            attention = new Attention(ctx);
+            all.add(attention);
+            int rows = batch * t;
+            Tensor qkvOrH = make("qkv or feed-forward hidden", rows * Math.max(3 * dModel, ff));
+            qkv = qkvOrH.slice(0, 0, rows * 3 * dModel).view(batch, t, 3 * dModel);
+            h = qkvOrH.slice(0, 0, rows * ff).view(batch, t, ff);
+            merged = make("merged heads or norm1 output", batch, t, dModel);
+            x1 = merged;
+            r1 = make("attention or feed-forward branch", batch, t, dModel);
+            f = r1;
             ds2 = make("d second residual", batch, t, dModel);
-            df = make("d feed-forward branch", batch, t, dModel);
-            dh = make("d feed-forward hidden", batch, t, ff);
-            dx1 = make("d norm1 output", batch, t, dModel);
+            df = make("d feed-forward branch or merged heads", batch, t, dModel);
+            da = df;
+            Tensor dhOrQkv = make("d feed-forward hidden or qkv", rows * Math.max(3 * dModel, ff));
+            dh = dhOrQkv.slice(0, 0, rows * ff).view(batch, t, ff);
+            dqkv = dhOrQkv.slice(0, 0, rows * 3 * dModel).view(batch, t, 3 * dModel);
+            dx1 = make("d norm1 or attention output", batch, t, dModel);
+            datt = dx1.view(batch, heads, t, headDim);
             dr1 = make("d attention branch", batch, t, dModel);
-            da = make("d merged heads", batch, t, dModel);
-            datt = make("d attention output", batch, heads, t, headDim);
             delta = make("attention delta", batch, heads, t);
             dqkvHeads = make("dq, dk, dv by head", 3, batch, heads, t, headDim);
             dq = part(dqkvHeads, 0, batch, t);
             dk = part(dqkvHeads, 1, batch, t);
             dv = part(dqkvHeads, 2, batch, t);
-            dqkv = make("d qkv", batch, t, 3 * dModel);
         }
 
         private Tensor make(String what, int... shape) {
@@ -121,31 +154,50 @@ public final class TransformerEncoderLayer implements Layer {
         }
     }
 
-    /** Backward scratch for [batch, T], to share between layers of this width (see {@link Gradients}). */
-    public Gradients gradients(int batch, int t) {
-        return new Gradients(batch, t);
+    /** Scratch for [batch, T], to share between layers of these widths (see {@link Scratch}). */
+    public Scratch scratch(int batch, int t) {
+        return new Scratch(batch, t);
     }
 
     /**
-     * What the forward pass keeps for the backward pass for one [batch, T], and the backward pass's scratch: its
-     * own, or a {@link Gradients} it shares with other layers.
+     * What the forward pass keeps for the backward pass for one [batch, T], with a {@link Scratch} of its own or
+     * one it shares with other layers. Under autocast (in force when these are made) the backward pass's GEMMs
+     * read only the 16-bit copies of the merged heads, norm1's output and the GELU output, so the fp32 tensors
+     * live in the scratch, as forward-only intermediates; without autocast they are kept here.
      */
     public final class Activations implements AutoCloseable {
         final int batch;
         final int t;
+        /** Whether made under autocast: the 16-bit copies are what is kept. */
+        final boolean lowKept;
         private final List<AutoCloseable> all = new ArrayList<>();
-        final Tensor qkv, qkvHeads, q, k, v, att, lse, merged, r1, s1, x1, mean1, rstd1, pre, h, f, s2, mean2, rstd2;
+        final Scratch scratch;
+        final Tensor qkvHeads, q, k, v, att, lse, s1, mean1, rstd1, pre, s2, mean2, rstd2;
+        final Tensor merged, x1, h;
+        /** The merged heads rounded for the out-projection under autocast. */
+        final AutocastCopy mergedLow;
         /** norm1's output rounded for linear1 under autocast. */
         final AutocastCopy x1Low;
-        /** The GELU output rounded for linear2 under autocast (without dropout, which would change it after). */
+        /** The GELU output (after dropout) rounded for linear2 under autocast. */
         final AutocastCopy hLow;
-        final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
 
-        Activations(int batch, int t, Gradients shared) {
+        Activations(int batch, int t, Scratch shared) {
             this.batch = batch;
             this.t = t;
+            this.lowKept = ctx.autocast() != null;
             int rows = batch * t;
-            qkv = make("qkv", batch, t, 3 * dModel);
+            Scratch sc = shared;
+            if (sc == null) {
+                sc = new Scratch(batch, t);
+                all.add(sc);
+            } else if (sc.batch != batch || sc.t != t || sc.layer.dModel != dModel || sc.layer.ff != ff
+                    || sc.layer.heads != heads) {
+                throw new IllegalArgumentException(OP + ": shared scratch is for [" + sc.batch + ", " + sc.t
+                        + "] of width " + sc.layer.dModel + ", MLP " + sc.layer.ff + ", " + sc.layer.heads
+                        + " heads; this layer needs [" + batch + ", " + t + "] of width " + dModel + ", MLP " + ff
+                        + ", " + heads + " heads");
+            }
+            this.scratch = sc;
             // q, k and v (and their gradients) consecutive, so one layout launch moves all three
             qkvHeads = make("q, k, v by head", 3, batch, heads, t, headDim);
             q = part(qkvHeads, 0, batch, t);
@@ -153,51 +205,29 @@ public final class TransformerEncoderLayer implements Layer {
             v = part(qkvHeads, 2, batch, t);
             att = make("attention output", batch, heads, t, headDim);
             lse = make("attention logsumexp", batch, heads, t);
-            merged = make("merged heads", batch, t, dModel);
-            r1 = make("attention branch", batch, t, dModel);
             s1 = make("first residual", batch, t, dModel);
-            x1 = make("norm1 output", batch, t, dModel);
-            x1Low = new AutocastCopy(ctx, "norm1 output", batch, t, dModel);
-            all.add(x1Low);
             mean1 = make("norm1 mean", rows);
             rstd1 = make("norm1 rstd", rows);
             pre = make("linear1 pre-activation", batch, t, ff);
-            h = make("feed-forward hidden", batch, t, ff);
-            hLow = new AutocastCopy(ctx, "feed-forward hidden", batch, t, ff);
-            all.add(hLow);
-            f = make("feed-forward branch", batch, t, dModel);
             s2 = make("second residual", batch, t, dModel);
             mean2 = make("norm2 mean", rows);
             rstd2 = make("norm2 rstd", rows);
-            Gradients g = shared;
-            if (g == null) {
-                g = new Gradients(batch, t);
-                all.add(g);
-            } else if (g.batch != batch || g.t != t || g.layer.dModel != dModel || g.layer.ff != ff
-                    || g.layer.heads != heads) {
-                throw new IllegalArgumentException(OP + ": shared backward scratch is for [" + g.batch + ", " + g.t
-                        + "] of width " + g.layer.dModel + ", MLP " + g.layer.ff + ", " + g.layer.heads
-                        + " heads; this layer"
-                        + " needs [" + batch + ", " + t + "] of width " + dModel + ", MLP " + ff + ", " + heads
-                        + " heads");
-            }
-            ds2 = g.ds2;
-            df = g.df;
-            dh = g.dh;
-            dx1 = g.dx1;
-            dr1 = g.dr1;
-            da = g.da;
-            datt = g.datt;
-            delta = g.delta;
-            dqkvHeads = g.dqkvHeads;
-            dq = g.dq;
-            dk = g.dk;
-            dv = g.dv;
-            dqkv = g.dqkv;
+            merged = lowKept ? sc.merged : make("merged heads", batch, t, dModel);
+            x1 = lowKept ? sc.x1 : make("norm1 output", batch, t, dModel);
+            h = lowKept ? sc.h : make("feed-forward hidden", batch, t, ff);
+            mergedLow = copy("merged heads", batch, t, dModel);
+            x1Low = copy("norm1 output", batch, t, dModel);
+            hLow = copy("feed-forward hidden", batch, t, ff);
         }
 
         private Tensor make(String what, int... shape) {
             return keep(all, ctx.empty(OP, what, DType.FP32, shape));
+        }
+
+        private AutocastCopy copy(String what, int... shape) {
+            AutocastCopy c = new AutocastCopy(ctx, what, shape);
+            all.add(c);
+            return c;
         }
 
         @Override
@@ -226,13 +256,13 @@ public final class TransformerEncoderLayer implements Layer {
         }
     }
 
-    /** Activations with their own backward scratch. */
+    /** Activations with a scratch of their own. */
     public Activations activations(int batch, int t) {
         return new Activations(batch, t, null);
     }
 
-    /** Activations whose backward scratch is {@code shared} (made by a layer of the same width). */
-    public Activations activations(int batch, int t, Gradients shared) {
+    /** Activations whose scratch is {@code shared} (made by a layer of the same widths). */
+    public Activations activations(int batch, int t, Scratch shared) {
         return new Activations(batch, t, shared);
     }
 
@@ -244,57 +274,71 @@ public final class TransformerEncoderLayer implements Layer {
      * As {@link #forward(Tensor, Tensor, Activations, long, long, Stream)}; under autocast xLow (when not null)
      * is x already rounded to the autocast dtype (the previous layer's outLow: no cast before the
      * in-projection), and outLow (when not null) receives out rounded, for the next layer. Both must stay
-     * unchanged until the backward pass.
+     * unchanged until the backward pass. With xLow given, the backward pass does not read x.
      */
     public void forward(Tensor x, Tensor xLow, Tensor out, Tensor outLow, Activations a, long seed, long offset,
                         Stream s) {
         check(x, "out", out, a);
-        inProj.forward(x, xLow, a.qkv, s);
-        HeadLayout.toHeads(ctx, a.qkv, a.qkvHeads, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
-        attention.forward(a.q, a.k, a.v, a.att, a.lse, false, s);
+        Scratch sc = a.scratch;
+        inProj.forward(x, xLow, sc.qkv, s);
+        HeadLayout.toHeads(ctx, sc.qkv, a.qkvHeads, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
+        sc.attention.forward(a.q, a.k, a.v, a.att, a.lse, false, s);
         HeadLayout.toRows(ctx, a.att, a.merged, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
-        outProj.forward(a.merged, a.r1, s);
-        drop(a.r1, a.r1, seed, 4 * offset, s);
+        outProj.forward(a.merged, lowCopy(a.merged, a.mergedLow, s), sc.r1, s);
+        drop(sc.r1, sc.r1, seed, 4 * offset, s);
         Tensor x1Low = a.x1Low.get();
-        norm1.forwardResidual(x, a.r1, a.s1, a.x1, x1Low, a.mean1, a.rstd1, s);
-        Tensor hLow = dropout == 0 ? a.hLow.get() : null;
+        norm1.forwardResidual(x, sc.r1, a.s1, a.x1, x1Low, a.mean1, a.rstd1, s);
+        Tensor hLow = a.hLow.get();
         // with the 16-bit copy and no dropout, linear2 reads only the copy (forward and backward): h stays unwritten
-        linear1.forwardGelu(a.x1, x1Low, a.pre, hLow != null ? null : a.h, hLow, s);
+        boolean hLowFromGelu = hLow != null && dropout == 0;
+        linear1.forwardGelu(a.x1, x1Low, a.pre, hLowFromGelu ? null : a.h, hLowFromGelu ? hLow : null, s);
         drop(a.h, a.h, seed, 4 * offset + 1, s);
-        linear2.forward(a.h, hLow, a.f, s);
-        drop(a.f, a.f, seed, 4 * offset + 2, s);
-        norm2.forwardResidual(a.x1, a.f, a.s2, out, outLow, a.mean2, a.rstd2, s);
+        linear2.forward(a.h, hLowFromGelu ? hLow : lowCopy(a.h, a.hLow, s), sc.f, s);
+        drop(sc.f, sc.f, seed, 4 * offset + 2, s);
+        norm2.forwardResidual(a.x1, sc.f, a.s2, out, outLow, a.mean2, a.rstd2, s);
+    }
+
+    /**
+     * Under autocast, {@code x} rounded into its kept copy (the cast the linear layer would do itself, into memory
+     * of this layer's activations rather than the linear layer's); null without autocast.
+     */
+    private Tensor lowCopy(Tensor x, AutocastCopy copy, Stream s) {
+        Tensor low = copy.get();
+        if (low != null) {
+            ew.roundTo16(x, low, s);
+        }
+        return low;
     }
 
     /** dx is overwritten; parameter gradients accumulate. Same seed and offset as the forward pass. */
     public void backward(Tensor x, Tensor dout, Tensor dx, Activations a, long seed, long offset, Stream s) {
         check(x, "dout", dout, a);
         Shapes.requireSame(OP, "x", x, "dx", dx);
-        norm2.backward(a.s2, a.mean2, a.rstd2, dout, a.ds2, s);
+        Scratch g = a.scratch;
+        norm2.backward(a.s2, a.mean2, a.rstd2, dout, g.ds2, s);
         // s2 = x1 + f: ds2 reaches both
-        Tensor df = drop(a.ds2, a.df, seed, 4 * offset + 2, s);
-        linear2.backward(a.h, df, a.dh, s);
-        drop(a.dh, a.dh, seed, 4 * offset + 1, s);
-        linear1.backwardGelu(a.x1, a.pre, a.dh, a.dx1, s);
+        Tensor df = drop(g.ds2, g.df, seed, 4 * offset + 2, s);
+        linear2.backward(a.h, df, g.dh, s);
+        drop(g.dh, g.dh, seed, 4 * offset + 1, s);
+        linear1.backwardGelu(a.x1, a.pre, g.dh, g.dx1, s);
         // x1 feeds linear1 and the second residual: its gradient is dx1 + ds2, summed inside norm1's backward
         // s1 = x + r1: ds1 reaches both. It goes straight into dx (x's gradient by the residual path), and the
         // in-projection's backward adds the attention path's share to it
-        norm1.backward(a.s1, a.mean1, a.rstd1, a.dx1, a.ds2, dx, s);
-        Tensor dr1 = drop(dx, a.dr1, seed, 4 * offset, s);
-        outProj.backward(a.merged, dr1, a.da, s);
-        HeadLayout.toHeads(ctx, a.da, a.datt, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
-        attention.backward(a.q, a.k, a.v, a.att, a.lse, a.datt, a.delta, a.dq, a.dk, a.dv, false, s);
-        HeadLayout.toRows(ctx, a.dqkvHeads, a.dqkv, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
-        inProj.backward(x, a.dqkv, dx, true, s);
+        norm1.backward(a.s1, a.mean1, a.rstd1, g.dx1, g.ds2, dx, s);
+        Tensor dr1 = drop(dx, g.dr1, seed, 4 * offset, s);
+        outProj.backward(a.merged, dr1, g.da, s);
+        HeadLayout.toHeads(ctx, g.da, g.datt, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
+        g.attention.backward(a.q, a.k, a.v, a.att, a.lse, g.datt, g.delta, g.dq, g.dk, g.dv, false, s);
+        HeadLayout.toRows(ctx, g.dqkvHeads, g.dqkv, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
+        inProj.backward(x, g.dqkv, dx, true, s);
     }
 
-    /** Parameters, the linear layers' 16-bit scratch and the attention's score scratch. */
+    /** Parameters and the linear layers' own 16-bit scratch. */
     @Override
     public void close() {
         for (Layer l : new Layer[] {inProj, outProj, linear1, linear2, norm1, norm2}) {
             l.close();
         }
-        attention.close();
     }
 
     /** Dropout from {@code in} into {@code out}, or {@code in} itself when p = 0 (no launch). */
@@ -307,6 +351,10 @@ public final class TransformerEncoderLayer implements Layer {
     }
 
     private void check(Tensor x, String yName, Tensor y, Activations a) {
+        if (a.lowKept != (ctx.autocast() != null)) {
+            throw new IllegalStateException(OP + ": activations made " + (a.lowKept ? "under" : "without")
+                    + " autocast, used " + (a.lowKept ? "without" : "under") + " it; make them in the mode they run in");
+        }
         Shapes.require(OP, "x", x, a.batch, a.t, dModel);
         Shapes.requireDtype(OP, "x", x, DType.FP32);
         Shapes.requireContiguous(OP, "x", x);

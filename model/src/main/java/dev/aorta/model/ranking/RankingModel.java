@@ -12,6 +12,7 @@ import dev.aorta.model.ops.EmbeddingMeanPool;
 import dev.aorta.model.ops.Layer;
 import dev.aorta.model.ops.LayerNorm;
 import dev.aorta.model.ops.Linear;
+import dev.aorta.model.ops.LowDyScratch;
 import dev.aorta.model.ops.Parameter;
 import dev.aorta.model.ops.TransformerEncoderLayer;
 
@@ -46,22 +47,26 @@ public final class RankingModel implements Layer {
     private final Linear scorerOut;
     private final Elementwise ew;
     private final BceWithLogits bce;
+    /** The 16-bit dy copy of every linear layer's autocast backward pass: they run one after another. */
+    private final LowDyScratch lowDy;
 
     public RankingModel(OpContext ctx, RankingConfig cfg, long seed) {
         this.ctx = ctx;
         this.cfg = cfg;
+        // the widest linear output: the encoder's in-projection (3·D) or feed-forward (H), the scorer's (H)
+        this.lowDy = new LowDyScratch(ctx, (long) cfg.rows() * Math.max(3 * cfg.modelDim(), cfg.mlpHidden()));
         this.embedding = new EmbeddingMeanPool(ctx, "embedding", cfg.vocab(), cfg.embeddingDim(), seed);
         this.denseProjection = new Linear(ctx, "dense_projection", cfg.denseFeatures() * cfg.denseDim(),
-                cfg.modelDim(), true, seed);
+                cfg.modelDim(), true, seed, lowDy);
         this.embeddingProjection = new Linear(ctx, "embedding_projection", cfg.embeddingDim(), cfg.modelDim(), true,
-                seed);
+                seed, lowDy);
         for (int i = 0; i < cfg.layers(); i++) {
             layers.add(new TransformerEncoderLayer(ctx, "encoder.layers." + i + ".", cfg.modelDim(), cfg.heads(),
-                    cfg.mlpHidden(), cfg.dropout(), seed));
+                    cfg.mlpHidden(), cfg.dropout(), seed, lowDy));
         }
         this.norm = new LayerNorm(ctx, "norm", cfg.modelDim(), 1e-5f);
-        this.scorerIn = new Linear(ctx, "scorer.0", cfg.modelDim(), cfg.mlpHidden(), true, seed);
-        this.scorerOut = new Linear(ctx, "scorer.3", cfg.mlpHidden(), 1, true, seed);
+        this.scorerIn = new Linear(ctx, "scorer.0", cfg.modelDim(), cfg.mlpHidden(), true, seed, lowDy);
+        this.scorerOut = new Linear(ctx, "scorer.3", cfg.mlpHidden(), 1, true, seed, lowDy);
         this.ew = new Elementwise(ctx);
         this.bce = new BceWithLogits(ctx);
     }
@@ -96,16 +101,22 @@ public final class RankingModel implements Layer {
         norm.close();
         scorerIn.close();
         scorerOut.close();
+        lowDy.close();
     }
 
     /** What one step keeps between forward and backward, and the backward pass's scratch. */
     public final class Activations implements AutoCloseable {
         private final List<AutoCloseable> all = new ArrayList<>();
         final Tensor pooled, denseRepr, embedRepr, normOut, mean, rstd, pre, hidden, scores, loss;
+        /**
+         * The encoder's inputs (xs[0], the stem's sum) and the layers' outputs. Under autocast (in force when these
+         * are made) only the last is read by a backward pass (the final norm's): the layers' in-projections read
+         * the 16-bit copies, so two fp32 buffers serve all, alternating; without autocast each is kept.
+         */
         final Tensor[] xs;
         /**
-         * Under autocast, xs[i] (0 < i < layers: a layer norm's output), normOut and the scorer's hidden layer
-         * rounded for the GEMM that reads them.
+         * Under autocast, xs[i] (i < layers), normOut and the scorer's hidden layer rounded for the GEMM that reads
+         * them.
          */
         final AutocastCopy[] xsLow;
         final AutocastCopy normOutLow;
@@ -120,22 +131,26 @@ public final class RankingModel implements Layer {
             pooled = make("pooled embedding", b * t, cfg.embeddingDim());
             denseRepr = make("dense projection", b, t, m);
             embedRepr = make("embedding projection", b, t, m);
+            boolean lowKept = ctx.autocast() != null;
             xs = new Tensor[cfg.layers() + 1];
-            xsLow = new AutocastCopy[cfg.layers() + 1];
+            xsLow = new AutocastCopy[cfg.layers()];
             for (int i = 0; i <= cfg.layers(); i++) {
-                xs[i] = make("encoder input " + i, b, t, m);
-                xsLow[i] = new AutocastCopy(ctx, "encoder input " + i, b, t, m);
-                all.add(xsLow[i]);
+                xs[i] = lowKept && i >= 2 ? xs[i - 2] : make(lowKept ? "encoder activations (" + (i == 0 ? "even"
+                        : "odd") + ")" : "encoder input " + i, b, t, m);
+                if (i < cfg.layers()) {
+                    xsLow[i] = new AutocastCopy(ctx, "encoder input " + i, b, t, m);
+                    all.add(xsLow[i]);
+                }
             }
             normOutLow = new AutocastCopy(ctx, "final norm output", b, t, m);
             all.add(normOutLow);
             hiddenLow = new AutocastCopy(ctx, "scorer hidden", b, t, cfg.mlpHidden());
             all.add(hiddenLow);
-            // the layers' backward passes run one after the other on one stream: one backward scratch serves all
-            TransformerEncoderLayer.Gradients layerGrads = layers.getFirst().gradients(b, t);
-            all.add(layerGrads);
+            // the layers' passes run one after the other on one stream: one scratch serves all
+            TransformerEncoderLayer.Scratch layerScratch = layers.getFirst().scratch(b, t);
+            all.add(layerScratch);
             for (TransformerEncoderLayer l : layers) {
-                TransformerEncoderLayer.Activations a = l.activations(b, t, layerGrads);
+                TransformerEncoderLayer.Activations a = l.activations(b, t, layerScratch);
                 layerActs.add(a);
                 all.add(a);
             }
@@ -208,14 +223,20 @@ public final class RankingModel implements Layer {
         denseProjection.forward(denseFlat(dense), a.denseRepr, s);
         embeddingProjection.forward(a.pooled.view(cfg.batch(), cfg.seq(), cfg.embeddingDim()), a.embedRepr, s);
         ew.residualAdd(a.denseRepr, a.embedRepr, a.xs[0], s);
+        Tensor x0Low = a.xsLow[0].get();
+        if (x0Low != null) {
+            // the first layer's in-projection reads this copy, forward and backward, as the others read their
+            // predecessor's (the cast it would make itself otherwise)
+            ew.roundTo16(a.xs[0], x0Low, s);
+        }
     }
 
     /** Encoder layer {@code i}'s forward pass, after layer i − 1's (or the stem's). */
     public void forwardLayer(int i, Activations a, long seed, long step, Stream s) {
         // each layer's output (a layer norm's) but the last is also written rounded for the next layer's
-        // in-projection; the first layer's input is a sum and gets cast there (copies are allocated on first get)
+        // in-projection; the first layer's input is rounded by the stem (copies are allocated on first get)
         int n = layers.size();
-        layers.get(i).forward(a.xs[i], i == 0 ? null : a.xsLow[i].get(), a.xs[i + 1],
+        layers.get(i).forward(a.xs[i], a.xsLow[i].get(), a.xs[i + 1],
                 i + 1 < n ? a.xsLow[i + 1].get() : null, a.layerActs.get(i), seed, dropoutOffset(step, i), s);
     }
 

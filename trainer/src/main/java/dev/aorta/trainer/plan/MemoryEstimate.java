@@ -17,7 +17,7 @@ import java.util.Map;
  *       unsharded gradient while it is reduced. With mixed precision a 2-byte compute copy of each gathered unit.</li>
  *   <li>accumulation: with gradient_accumulation &gt; 1 gradients are reduced on the last micro-batch only
  *       (no_sync), so each rank keeps an unsharded fp32 gradient of every unit meanwhile.</li>
- *   <li>activations: what one micro-batch's forward keeps for backward, in fp32 (see {@link #activationBytes}).</li>
+ *   <li>activations: what one micro-batch's forward keeps for backward (see {@link #activationBytes}).</li>
  * </ul>
  */
 public record MemoryEstimate(long parameters, long gradients, long optimizerState, long gathered, long accumulation,
@@ -58,19 +58,25 @@ public record MemoryEstimate(long parameters, long gradients, long optimizerStat
     }
 
     /**
-     * fp32 bytes that one micro-batch's forward keeps for backward, with B·T = batch · sequence_length positions,
-     * model width D, feed-forward width H: the stem keeps the dense input (F·Dd), the pooled embedding (E) and both
-     * projections (2D) per position; each encoder layer its input, q, k, v, the attention output and its projection,
-     * norm1's output, linear2's output and norm2's output (9D), the feed-forward's pre- and post-GELU (2H), and
-     * per-head softmax statistics; the head the final norm (D), the scorer's hidden pre- and post-GELU (2H) and the
-     * score. A bound to compare with the model module's allocations once the executor runs.
+     * Bytes that one micro-batch's forward keeps for backward (the model module's RankingModel.Activations), with
+     * B·T = batch · sequence_length positions, model width D, feed-forward width H, A heads: the stem keeps the dense
+     * input (F·Dd), the pooled embedding (E) and both projections (2D) per position, fp32; the head the final norm
+     * (D), the scorer's hidden pre- and post-GELU (2H) and the score, fp32. Each encoder layer keeps, fp32, q, k, v
+     * (3D), the attention output (D), both residual sums that its norms normalise again (2D), linear1's
+     * pre-activation (H), the attention's logsumexp (A) and the norms' mean and 1/std (4); and what its GEMMs read
+     * again in backward: without autocast its input, the merged heads, norm1's output (3D) and the GELU output (H) in
+     * fp32; under autocast only their 16-bit copies (the fp32 tensors are forward-only scratch one set of which all
+     * layers share). The shared scratch (backward gradients, attention scores, 16-bit dy) is left out.
      */
     static long activationBytes(TrainerConfig config, int microBatch) {
         var m = config.model();
         long positions = (long) microBatch * config.dataset().sequenceLength();
-        long stem = (long) m.numDenseFeatures() * m.denseDim() + m.embeddingDim() + 2L * m.modelDim();
-        long layer = 9L * m.modelDim() + 2L * m.mlpHiddenDim() + 2L * m.numHeads();
-        long head = m.modelDim() + 2L * m.mlpHiddenDim() + 1;
-        return positions * (stem + m.numLayers() * layer + head) * Float.BYTES;
+        long d = m.modelDim();
+        long h = m.mlpHiddenDim();
+        long stem = 4 * ((long) m.numDenseFeatures() * m.denseDim() + m.embeddingDim() + 2 * d);
+        long bothModes = 4 * (6 * d + h + m.numHeads() + 4);
+        long readAgain = config.training().mixedPrecision() == MixedPrecision.NONE ? 4 * (3 * d + h) : 2 * (3 * d + h);
+        long head = 4 * (d + 2 * h + 1);
+        return positions * (stem + m.numLayers() * (bothModes + readAgain) + head);
     }
 }

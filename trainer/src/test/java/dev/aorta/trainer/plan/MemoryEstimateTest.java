@@ -10,6 +10,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 class MemoryEstimateTest {
     private static MemoryEstimate estimate(TrainerConfig c, int world) {
@@ -45,6 +46,30 @@ class MemoryEstimateTest {
         TrainerConfig split = ConfigLoader.load(null, List.of("training.gradient_accumulation=4"));
         assertThat(estimate(split, 8).activations() * 4).isEqualTo(estimate(c, 8).activations());
         assertThat(estimate(split, 8).accumulation()).as("no_sync keeps unsharded gradients").isPositive();
+    }
+
+    /** AORTA's overlap stress shape with {@code layers} encoder layers and the given precision. */
+    private static TrainerConfig stress(int layers, String precision) {
+        return ConfigLoader.load(null, List.of("training.batch_size=32", "dataset.sequence_length=128",
+                "model.model_dim=1024", "model.num_heads=16", "model.mlp_hidden_dim=4096",
+                "model.num_layers=" + layers, "training.mixed_precision=" + precision));
+    }
+
+    @Test
+    void underAutocastAnEncoderLayerKeepsItsGemmInputsOnlyAs16BitCopies() {
+        long positions = 32 * 128;
+        long d = 1024;
+        long h = 4096;
+        // fp32: q, k, v, attention output, two residual sums, linear1's pre-activation, logsumexp (16 heads),
+        // the norms' mean and 1/std; then the GEMM inputs read again in backward: input, merged heads, norm1
+        // output, GELU output
+        long fp32Kept = 4 * (6 * d + h + 16 + 4);
+        long bf16Layer = estimate(stress(12, "bf16"), 1).activations() - estimate(stress(11, "bf16"), 1).activations();
+        long fp32Layer = estimate(stress(12, "none"), 1).activations() - estimate(stress(11, "none"), 1).activations();
+        assertThat(bf16Layer).isEqualTo(positions * (fp32Kept + 2 * (3 * d + h)));
+        assertThat(fp32Layer).isEqualTo(positions * (fp32Kept + 4 * (3 * d + h)));
+        assertThat(bf16Layer / (double) (1 << 20)).as("MiB per layer at the stress shape").isCloseTo(216.3,
+                within(0.1));
     }
 
     @Test
