@@ -131,7 +131,8 @@ public final class Conv2d implements Layer {
         Im2col g = check(x, "y", y);
         gemms(x, y, g, s);
         if (bias != null || relu) {
-            ctx.kernels().launch2d("conv.cu", "conv_bias_act", PlaneGrid.x(g.p()), PlaneGrid.y((long) x.dim(0) * co),
+            int gridX = PlaneGrid.x(g.p());
+            ctx.kernels().launch2d("conv.cu", "conv_bias_act", gridX, PlaneGrid.y((long) x.dim(0) * co, gridX),
                     PlaneGrid.BLOCK, s, y, bias == null ? null : bias.value(), (long) x.dim(0) * co, co, g.p(),
                     relu ? 1 : 0);
         }
@@ -210,7 +211,7 @@ public final class Conv2d implements Layer {
     /** The column matrices of x's images (a pass) into {@link #columns}, in its dtype. */
     private void im2col(Tensor x, Im2col g, Stream s) {
         int gridX = PlaneGrid.x(g.p());
-        int gridY = PlaneGrid.y((long) x.dim(0) * g.k());
+        int gridY = PlaneGrid.y((long) x.dim(0) * g.k(), gridX);
         if (columns.dtype() == DType.FP32) {
             ctx.kernels().launch2d("conv.cu", "conv_im2col_f32", gridX, gridY, PlaneGrid.BLOCK, s,
                     concat(new Object[] {x, columns}, shapeArgs(x.dim(0), g)));

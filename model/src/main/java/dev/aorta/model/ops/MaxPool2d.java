@@ -39,8 +39,9 @@ public final class MaxPool2d {
         Shapes.require(OP, "argmax", argmax, y.shape());
         Shapes.requireDtype(OP, "argmax", argmax, DType.I32);
         long planes = (long) x.dim(0) * x.dim(1);
-        ctx.kernels().launch2d("conv.cu", "maxpool_forward", PlaneGrid.x(y.dim(2) * y.dim(3)), PlaneGrid.y(planes),
-                PlaneGrid.BLOCK, s, x, y, argmax, planes, x.dim(2), x.dim(3), y.dim(2), y.dim(3), k, stride, pad);
+        int gridX = PlaneGrid.x(y.dim(2) * y.dim(3));
+        ctx.kernels().launch2d("conv.cu", "maxpool_forward", gridX, PlaneGrid.y(planes, gridX), PlaneGrid.BLOCK, s, x, y,
+                argmax, planes, x.dim(2), x.dim(3), y.dim(2), y.dim(3), k, stride, pad);
     }
 
     /**
@@ -53,9 +54,9 @@ public final class MaxPool2d {
         Shapes.require(OP, "bias", bias, x.dim(1));
         Shapes.requireDtype(OP, "bias", bias, DType.FP32);
         long planes = (long) x.dim(0) * x.dim(1);
-        ctx.kernels().launch2d("conv.cu", "maxpool_bias_act_forward", PlaneGrid.x(y.dim(2) * y.dim(3)),
-                PlaneGrid.y(planes), PlaneGrid.BLOCK, s, x, bias, y, planes, x.dim(1), x.dim(2), x.dim(3), y.dim(2),
-                y.dim(3), k, stride, pad, 1);
+        int gridX = PlaneGrid.x(y.dim(2) * y.dim(3));
+        ctx.kernels().launch2d("conv.cu", "maxpool_bias_act_forward", gridX, PlaneGrid.y(planes, gridX), PlaneGrid.BLOCK,
+                s, x, bias, y, planes, x.dim(1), x.dim(2), x.dim(3), y.dim(2), y.dim(3), k, stride, pad, 1);
     }
 
     /** dx is overwritten. */

@@ -9,6 +9,12 @@ final class PlaneGrid {
     static final int BLOCK = 256;
     /** CUDA's limit on a grid's y extent; the kernels loop over the planes beyond it. */
     private static final int MAX_Y = 65_535;
+    /**
+     * Blocks per launch at most (about 30 per SM of an H100): beyond that each block takes several planes in turn,
+     * as a launch of one short-lived block per plane spent its time starting blocks (im2col over 254 000 blocks of
+     * one element per thread moved ~480 GB/s on an H200).
+     */
+    private static final int MAX_BLOCKS = 4096;
 
     private PlaneGrid() {
     }
@@ -18,8 +24,8 @@ final class PlaneGrid {
         return (int) Math.max(1, Math.min((positions + BLOCK - 1) / BLOCK, MAX_Y));
     }
 
-    /** Grid rows for {@code planes} planes. */
-    static int y(long planes) {
-        return (int) Math.max(1, Math.min(planes, MAX_Y));
+    /** Grid rows for {@code planes} planes of {@code gridX} blocks each. */
+    static int y(long planes, int gridX) {
+        return (int) Math.max(1, Math.min(Math.min(planes, MAX_Y), MAX_BLOCKS / gridX));
     }
 }
