@@ -21,8 +21,9 @@ import java.util.List;
  *
  * Parameters carry PyTorch's state_dict names (after {@code prefix}), so a parameter file written here loads
  * into the torch module and back. The three dropouts draw from Philox offsets 4·offset + 0, 1, 2.
- * Not yet: dropout on the attention probabilities, which torch applies too (with the same p); attention
- * masks; bf16.
+ * Under autocast the head-layout pass writes q, k, v in the autocast dtype (heads of at most 64) and attention
+ * runs on the tensor cores, as torch's layer does. Not yet: dropout on the attention probabilities, which torch
+ * applies too (with the same p); attention masks.
  */
 public final class TransformerEncoderLayer implements Layer {
     private static final String OP = "transformer encoder layer";
@@ -139,6 +140,16 @@ public final class TransformerEncoderLayer implements Layer {
         final AutocastCopy x1Low;
         /** The GELU output rounded for linear2 under autocast (without dropout, which would change it after). */
         final AutocastCopy hLow;
+        /**
+         * q, k, v by head in 16 bits under autocast (heads of at most 64): the head-layout pass writes them
+         * instead of the fp32 ones, for the tensor-core attention, as torch's layer hands SDPA 16-bit tensors.
+         */
+        final AutocastCopy qkvHeadsLow;
+        private final Tensor[] qkvFp32;
+        private Tensor lowStack;
+        private Tensor[] lowParts;
+        /** q, k, v as the last forward pass handed them to attention, for the backward pass. */
+        private Tensor[] attentionQkv;
         final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
 
         Activations(int batch, int t, Gradients shared) {
@@ -151,6 +162,9 @@ public final class TransformerEncoderLayer implements Layer {
             q = part(qkvHeads, 0, batch, t);
             k = part(qkvHeads, 1, batch, t);
             v = part(qkvHeads, 2, batch, t);
+            qkvFp32 = new Tensor[] {q, k, v};
+            qkvHeadsLow = new AutocastCopy(ctx, "q, k, v by head", 3, batch, heads, t, headDim);
+            all.add(qkvHeadsLow);
             att = make("attention output", batch, heads, t, headDim);
             lse = make("attention logsumexp", batch, heads, t);
             merged = make("merged heads", batch, t, dModel);
@@ -198,6 +212,24 @@ public final class TransformerEncoderLayer implements Layer {
 
         private Tensor make(String what, int... shape) {
             return keep(all, ctx.empty(OP, what, DType.FP32, shape));
+        }
+
+        /**
+         * The stacked q, k, v the forward pass writes by head, and remembers as attention's operands: the 16-bit
+         * copy under autocast where the heads fit the tensor-core kernels, else the fp32 tensors.
+         */
+        private Tensor headsForAttention() {
+            Tensor low = headDim <= Attention.TENSOR_CORE_MAX_HEAD_DIM ? qkvHeadsLow.get() : null;
+            if (low == null) {
+                attentionQkv = qkvFp32;
+                return qkvHeads;
+            }
+            if (low != lowStack) {
+                lowStack = low;
+                lowParts = new Tensor[] {part(low, 0, batch, t), part(low, 1, batch, t), part(low, 2, batch, t)};
+            }
+            attentionQkv = lowParts;
+            return low;
         }
 
         @Override
@@ -250,8 +282,9 @@ public final class TransformerEncoderLayer implements Layer {
                         Stream s) {
         check(x, "out", out, a);
         inProj.forward(x, xLow, a.qkv, s);
-        HeadLayout.toHeads(ctx, a.qkv, a.qkvHeads, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
-        attention.forward(a.q, a.k, a.v, a.att, a.lse, false, s);
+        HeadLayout.toHeads(ctx, a.qkv, a.headsForAttention(), a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
+        Tensor[] qkv = a.attentionQkv;
+        attention.forward(qkv[0], qkv[1], qkv[2], a.att, a.lse, false, s);
         HeadLayout.toRows(ctx, a.att, a.merged, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
         outProj.forward(a.merged, a.r1, s);
         drop(a.r1, a.r1, seed, 4 * offset, s);
@@ -283,7 +316,11 @@ public final class TransformerEncoderLayer implements Layer {
         Tensor dr1 = drop(dx, a.dr1, seed, 4 * offset, s);
         outProj.backward(a.merged, dr1, a.da, s);
         HeadLayout.toHeads(ctx, a.da, a.datt, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
-        attention.backward(a.q, a.k, a.v, a.att, a.lse, a.datt, a.delta, a.dq, a.dk, a.dv, false, s);
+        Tensor[] qkv = a.attentionQkv;
+        if (qkv == null) {
+            throw new IllegalStateException(OP + ": backward before any forward pass with these activations");
+        }
+        attention.backward(qkv[0], qkv[1], qkv[2], a.att, a.lse, a.datt, a.delta, a.dq, a.dk, a.dv, false, s);
         HeadLayout.toRows(ctx, a.dqkvHeads, a.dqkv, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
         inProj.backward(x, a.dqkv, dx, true, s);
     }
