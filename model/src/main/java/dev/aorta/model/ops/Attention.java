@@ -165,12 +165,17 @@ public final class Attention implements AutoCloseable {
 
     /**
      * attention16.cu's {@code kind} kernel for q's dtype with arguments q, k, v, then {@code rest}: its full-tile
-     * instance where T is a multiple of 64, D = 64 and q, k, v start on 16-byte boundaries (the allocator's
-     * buffers and the encoder layer's q/k/v slices do), else the bounds-checked one.
+     * instance where T is a multiple of 64, D = 64 and every tensor starts on a 16-byte boundary (its vector
+     * accesses; the allocator's buffers and the encoder layer's q/k/v slices do), else the bounds-checked one.
      */
     private void launch16(String kind, Tensor q, Tensor k, Tensor v, Stream s, Object... rest) {
-        boolean full = q.dim(2) % TENSOR_CORE_ROWS == 0 && q.dim(3) == TENSOR_CORE_MAX_HEAD_DIM
-                && (q.address() | k.address() | v.address()) % 16 == 0;
+        long addresses = q.address() | k.address() | v.address();
+        for (Object a : rest) {
+            if (a instanceof Tensor t) {
+                addresses |= t.address();
+            }
+        }
+        boolean full = q.dim(2) % TENSOR_CORE_ROWS == 0 && q.dim(3) == TENSOR_CORE_MAX_HEAD_DIM && addresses % 16 == 0;
         String name = "attention16_" + kind + "_" + (q.dtype() == DType.FP16 ? "f16" : "bf16") + (full ? "_full" : "");
         Object[] args = new Object[3 + rest.length];
         args[0] = q;
