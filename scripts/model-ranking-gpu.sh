@@ -5,6 +5,8 @@
 # ModelBench (ours, CUPTI) and scripts/model-bench.py (PyTorch eager, torch.profiler) time the same ops and
 # the whole step side by side, fp32 and bf16.
 # Usage: scripts/model-ranking-gpu.sh LIB_DIR OUT_DIR   (LIB_DIR as for model-ops-check.sh)
+#   BENCH_PRECISIONS="bf16" times only the autocast table (default "fp32 bf16"), e.g. for an attention change,
+#   whose 16-bit kernels run only under autocast; the checks always run in full.
 # Each step has a time limit (a device call has minutes), so that one that hangs leaves the others' results.
 set -uo pipefail
 lib=${1:?usage: model-ranking-gpu.sh LIB_DIR OUT_DIR}
@@ -17,7 +19,8 @@ timeout 100 "${java[@]}" dev.aorta.model.check.RankingCheck --out "$cases" > "$o
 java_rc=$?
 timeout 120 python3 "$here/model-ranking-check.py" "$cases" > "$out/ranking-torch.txt" 2>&1
 torch_rc=$?
-for p in fp32 bf16; do
+precisions=${BENCH_PRECISIONS:-fp32 bf16}
+for p in $precisions; do
   flag=$([ $p = bf16 ] && echo --bf16)
   timeout 30 "${java[@]}" dev.aorta.model.check.ModelBench $flag > "$out/bench-ours-$p.txt" 2>&1
   timeout 40 python3 "$here/model-bench.py" $flag --ours "$out/bench-ours-$p.txt" > "$out/bench-torch-$p.txt" 2>&1
@@ -34,7 +37,7 @@ echo "== OpsCheck against the float64 Java reference (exit $ops_rc)"
 grep -E "FAIL|Exception|Error" "$out/ops-java.txt" | head -20; tail -1 "$out/ops-java.txt"
 echo "== ops against PyTorch float64 (exit $ops_torch_rc)"
 grep -E "FAIL|Error|Traceback" "$out/ops-torch.txt" | head -20; tail -1 "$out/ops-torch.txt"
-for p in fp32 bf16; do
+for p in $precisions; do
   echo "== bench $p"; sed -n '/ours us/,$p' "$out/bench-torch-$p.txt"
 done
 grep -E "Error|Exception|Traceback" "$out/bench-"*.txt | head
