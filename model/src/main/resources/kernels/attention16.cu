@@ -17,13 +17,13 @@
 // c0, c1 = (g, 2t..2t+1), c2, c3 = (g + 8, 2t..2t+1). lse is the natural-log logsumexp of the scaled scores, as in
 // attention.cu, so the fp32 and 16-bit paths keep the same contract.
 
-#define BR 64          // rows per block and per tile
-#define DMAX 64        // the largest head dimension
-#define LD 72          // tile row stride in 16-bit elements: 144 bytes, so the 8 rows of an ldmatrix hit 8 bank groups
-#define LOG2E 1.4426950408889634f
-#define LN2 0.6931471805599453f
-#define NEG_INF16 __int_as_float(0xff800000)
-#define POS_INF16 __int_as_float(0x7f800000)
+#define A16_ROWS 64 // rows per block and per tile
+#define A16_DMAX 64 // the largest head dimension
+#define A16_LD 72   // tile row stride (16-bit elements): 144 bytes, so the 8 rows of an ldmatrix hit 8 bank groups
+#define A16_LOG2E 1.4426950408889634f
+#define A16_LN2 0.6931471805599453f
+#define A16_NEG_INF __int_as_float(0xff800000)
+#define A16_POS_INF __int_as_float(0x7f800000)
 
 typedef unsigned short u16;
 
@@ -105,24 +105,24 @@ __device__ __forceinline__ float quad_sum(float v) {
     return v + __shfl_xor_sync(0xffffffffu, v, 2);
 }
 
-// Rows [r0, r0 + 64) of a head's 16-bit [T, D] into a tile (row stride LD), zeros past T and D. vec: D a multiple
+// Rows [r0, r0 + 64) of a head's 16-bit [T, D] into a tile (row stride A16_LD), zeros past T and D. vec: D a multiple
 // of 8 and the head 16-byte aligned, so that every 8 columns are one cp.async (waited for by cp_wait_all).
 template <bool FULL>
 __device__ __forceinline__ void load16(u16* tile, const u16* m, int r0, int T, int D, bool vec) {
     if (FULL || vec) {
 #pragma unroll
-        for (int i = 0; i < BR * DMAX / 8 / 128; i++) {
+        for (int i = 0; i < A16_ROWS * A16_DMAX / 8 / 128; i++) {
             int e = threadIdx.x + 128 * i;
             int r = e / 8;
             int c = 8 * (e % 8);
             bool in = FULL || (r0 + r < T && c < D);
-            cp16(tile + r * LD + c, m + (in ? (long long) (r0 + r) * D + c : 0), in ? 16 : 0);
+            cp16(tile + r * A16_LD + c, m + (in ? (long long) (r0 + r) * D + c : 0), in ? 16 : 0);
         }
     } else {
-        for (int e = threadIdx.x; e < BR * DMAX; e += 128) {
-            int r = e / DMAX;
-            int c = e % DMAX;
-            tile[r * LD + c] = r0 + r < T && c < D ? m[(long long) (r0 + r) * D + c] : (u16) 0;
+        for (int e = threadIdx.x; e < A16_ROWS * A16_DMAX; e += 128) {
+            int r = e / A16_DMAX;
+            int c = e % A16_DMAX;
+            tile[r * A16_LD + c] = r0 + r < T && c < D ? m[(long long) (r0 + r) * D + c] : (u16) 0;
         }
     }
 }
@@ -141,13 +141,13 @@ __device__ __forceinline__ void load32(u16* tile, const float* m, int r0, int T,
         for (int i = 0; i < 8; i++) {
             int e = threadIdx.x + 128 * i;
             uint2 p = make_uint2(pack<HALF>(x[i].x, x[i].y), pack<HALF>(x[i].z, x[i].w));
-            *reinterpret_cast<uint2*>(tile + (e / 16) * LD + 4 * (e % 16)) = p;
+            *reinterpret_cast<uint2*>(tile + (e / 16) * A16_LD + 4 * (e % 16)) = p;
         }
     } else {
-        for (int e = threadIdx.x; e < BR * DMAX; e += 128) {
-            int r = e / DMAX;
-            int c = e % DMAX;
-            tile[r * LD + c] = round1<HALF>(r0 + r < T && c < D ? m[(long long) (r0 + r) * D + c] : 0.0f);
+        for (int e = threadIdx.x; e < A16_ROWS * A16_DMAX; e += 128) {
+            int r = e / A16_DMAX;
+            int c = e % A16_DMAX;
+            tile[r * A16_LD + c] = round1<HALF>(r0 + r < T && c < D ? m[(long long) (r0 + r) * D + c] : 0.0f);
         }
     }
 }
@@ -155,7 +155,7 @@ __device__ __forceinline__ void load32(u16* tile, const float* m, int r0, int T,
 // The A fragments (4 k-steps over D) of a warp's 16 rows of a tile.
 __device__ __forceinline__ void a_frags(unsigned a[4][4], const u16* tile, int w, int lane) {
     int mi = lane / 8;
-    const u16* p = tile + (16 * w + (mi & 1) * 8 + lane % 8) * LD + (mi >> 1) * 8;
+    const u16* p = tile + (16 * w + (mi & 1) * 8 + lane % 8) * A16_LD + (mi >> 1) * 8;
 #pragma unroll
     for (int ks = 0; ks < 4; ks++) {
         ldsm4(a[ks], p + 16 * ks);
@@ -170,13 +170,13 @@ __device__ __forceinline__ void times_rows(float s[8][4], const unsigned a[4][4]
         s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
     }
     int mi = lane / 8;
-    const u16* p = tile + ((mi >> 1) * 8 + lane % 8) * LD + (mi & 1) * 8;
+    const u16* p = tile + ((mi >> 1) * 8 + lane % 8) * A16_LD + (mi & 1) * 8;
 #pragma unroll
     for (int ks = 0; ks < 4; ks++) {
 #pragma unroll
         for (int np = 0; np < 4; np++) {
             unsigned b[4];
-            ldsm4(b, p + 16 * np * LD + 16 * ks);
+            ldsm4(b, p + 16 * np * A16_LD + 16 * ks);
             mma<HALF>(s[2 * np], a[ks], b[0], b[1]);
             mma<HALF>(s[2 * np + 1], a[ks], b[2], b[3]);
         }
@@ -187,15 +187,17 @@ __device__ __forceinline__ void times_rows(float s[8][4], const unsigned a[4][4]
 template <int HALF>
 __device__ __forceinline__ void times_tile(float acc[8][4], const float p[8][4], const u16* tile, int lane) {
     int mi = lane / 8;
-    const u16* base = tile + ((mi & 1) * 8 + lane % 8) * LD + (mi >> 1) * 8;
+    const u16* base = tile + ((mi & 1) * 8 + lane % 8) * A16_LD + (mi >> 1) * 8;
 #pragma unroll
     for (int kk = 0; kk < 4; kk++) {
-        unsigned a[4] = {pack<HALF>(p[2 * kk][0], p[2 * kk][1]), pack<HALF>(p[2 * kk][2], p[2 * kk][3]),
-                         pack<HALF>(p[2 * kk + 1][0], p[2 * kk + 1][1]), pack<HALF>(p[2 * kk + 1][2], p[2 * kk + 1][3])};
+        const float* lo = p[2 * kk];     // keys 16kk .. 16kk + 7: a0, a1
+        const float* hi = p[2 * kk + 1]; // keys 16kk + 8 .. 16kk + 15: a2, a3
+        unsigned a[4] = {pack<HALF>(lo[0], lo[1]), pack<HALF>(lo[2], lo[3]), pack<HALF>(hi[0], hi[1]),
+                         pack<HALF>(hi[2], hi[3])};
 #pragma unroll
         for (int np = 0; np < 4; np++) {
             unsigned b[4];
-            ldsm4t(b, base + 16 * kk * LD + 16 * np);
+            ldsm4t(b, base + 16 * kk * A16_LD + 16 * np);
             mma<HALF>(acc[2 * np], a, b[0], b[1]);
             mma<HALF>(acc[2 * np + 1], a, b[2], b[3]);
         }
@@ -243,28 +245,28 @@ __device__ __forceinline__ bool vec_ok(const void* a, const void* b, const void*
 template <int HALF, bool FULL>
 __device__ __forceinline__ void forward(const u16* q, const u16* k, const u16* v, float* o, float* lse, int T, int D,
                                         float scale, int causal) {
-    __shared__ __align__(16) u16 qs[BR * LD];
-    __shared__ __align__(16) u16 ks[BR * LD];
-    __shared__ __align__(16) u16 vs[BR * LD];
+    __shared__ __align__(16) u16 qs[A16_ROWS * A16_LD];
+    __shared__ __align__(16) u16 ks[A16_ROWS * A16_LD];
+    __shared__ __align__(16) u16 vs[A16_ROWS * A16_LD];
     long long head = (long long) blockIdx.y * T * D;
     q += head;
     k += head;
     v += head;
-    int q0 = BR * blockIdx.x;
+    int q0 = A16_ROWS * blockIdx.x;
     int lane = threadIdx.x % 32;
     int w = threadIdx.x / 32;
     int g = lane / 4;
     int t = lane % 4;
     bool vec = vec_ok(q, k, v, D);
     int row0 = q0 + 16 * w + g; // this thread's rows: row0 and row0 + 8
-    float c = scale * LOG2E;    // scores in log2 units: exp2 is one instruction
-    float m0 = NEG_INF16, m1 = NEG_INF16, l0 = 0.0f, l1 = 0.0f;
+    float c = scale * A16_LOG2E;    // scores in log2 units: exp2 is one instruction
+    float m0 = A16_NEG_INF, m1 = A16_NEG_INF, l0 = 0.0f, l1 = 0.0f;
     float acc[8][4];
     zero(acc);
     unsigned qa[4][4];
-    int end = causal ? min(T, q0 + BR) : T;
+    int end = causal ? min(T, q0 + A16_ROWS) : T;
     load16<FULL>(qs, q, q0, T, D, vec);
-    for (int k0 = 0; k0 < end; k0 += BR) {
+    for (int k0 = 0; k0 < end; k0 += A16_ROWS) {
         if (k0 > 0) {
             __syncthreads(); // every warp is done with the previous tiles
         }
@@ -285,7 +287,7 @@ __device__ __forceinline__ void forward(const u16* q, const u16* k, const u16* v
                 int key = k0 + 8 * n + 2 * t + (e & 1);
                 int row = row0 + (e >= 2 ? 8 : 0);
                 bool in = FULL ? (!causal || key <= row) : key < T && (!causal || key <= row);
-                s[n][e] = in ? s[n][e] * c : NEG_INF16;
+                s[n][e] = in ? s[n][e] * c : A16_NEG_INF;
             }
             n0 = fmaxf(n0, fmaxf(s[n][0], s[n][1]));
             n1 = fmaxf(n1, fmaxf(s[n][2], s[n][3]));
@@ -319,10 +321,10 @@ __device__ __forceinline__ void forward(const u16* q, const u16* k, const u16* v
     if (t == 0) {
         float* lh = lse + (long long) blockIdx.y * T;
         if (FULL || row0 < T) {
-            lh[row0] = (m0 + log2f(l0)) * LN2;
+            lh[row0] = (m0 + log2f(l0)) * A16_LN2;
         }
         if (FULL || row0 + 8 < T) {
-            lh[row0 + 8] = (m1 + log2f(l1)) * LN2;
+            lh[row0 + 8] = (m1 + log2f(l1)) * A16_LN2;
         }
     }
 }
@@ -333,22 +335,22 @@ template <int HALF, bool FULL>
 __device__ __forceinline__ void backward_dq(const u16* q, const u16* k, const u16* v, const float* o,
                                             const float* dout, const float* lse, float* delta, float* dq, int T,
                                             int D, float scale, int causal) {
-    __shared__ __align__(16) u16 qs[BR * LD];
-    __shared__ __align__(16) u16 dos[BR * LD];
-    __shared__ __align__(16) u16 ks[BR * LD];
-    __shared__ __align__(16) u16 vs[BR * LD];
+    __shared__ __align__(16) u16 qs[A16_ROWS * A16_LD];
+    __shared__ __align__(16) u16 dos[A16_ROWS * A16_LD];
+    __shared__ __align__(16) u16 ks[A16_ROWS * A16_LD];
+    __shared__ __align__(16) u16 vs[A16_ROWS * A16_LD];
     long long head = (long long) blockIdx.y * T * D;
     q += head;
     k += head;
     v += head;
-    int q0 = BR * blockIdx.x;
+    int q0 = A16_ROWS * blockIdx.x;
     int lane = threadIdx.x % 32;
     int w = threadIdx.x / 32;
     int g = lane / 4;
     int t = lane % 4;
     bool vec = vec_ok(q, k, v, D);
     int row0 = q0 + 16 * w + g;
-    float c = scale * LOG2E;
+    float c = scale * A16_LOG2E;
     load16<FULL>(qs, q, q0, T, D, vec);
     load32<HALF, FULL>(dos, dout + head, q0, T, D);
     cp_wait_all();
@@ -363,18 +365,18 @@ __device__ __forceinline__ void backward_dq(const u16* q, const u16* k, const u1
     for (int j = 16 * t; j < 16 * t + 16; j++) {
         if (FULL || j < D) {
             if (FULL || row0 < T) {
-                d0 += widen<HALF>(dos[(16 * w + g) * LD + j]) * o[head + (long long) row0 * D + j];
+                d0 += widen<HALF>(dos[(16 * w + g) * A16_LD + j]) * o[head + (long long) row0 * D + j];
             }
             if (FULL || row0 + 8 < T) {
-                d1 += widen<HALF>(dos[(16 * w + g + 8) * LD + j]) * o[head + (long long) (row0 + 8) * D + j];
+                d1 += widen<HALF>(dos[(16 * w + g + 8) * A16_LD + j]) * o[head + (long long) (row0 + 8) * D + j];
             }
         }
     }
     d0 = quad_sum(d0);
     d1 = quad_sum(d1);
     const float* lh = lse + (long long) blockIdx.y * T;
-    float lse0 = (FULL || row0 < T ? lh[row0] : 0.0f) * LOG2E;
-    float lse1 = (FULL || row0 + 8 < T ? lh[row0 + 8] : 0.0f) * LOG2E;
+    float lse0 = (FULL || row0 < T ? lh[row0] : 0.0f) * A16_LOG2E;
+    float lse1 = (FULL || row0 + 8 < T ? lh[row0 + 8] : 0.0f) * A16_LOG2E;
     if (t == 0) {
         float* dh = delta + (long long) blockIdx.y * T;
         if (FULL || row0 < T) {
@@ -386,8 +388,8 @@ __device__ __forceinline__ void backward_dq(const u16* q, const u16* k, const u1
     }
     float acc[8][4];
     zero(acc);
-    int end = causal ? min(T, q0 + BR) : T;
-    for (int k0 = 0; k0 < end; k0 += BR) {
+    int end = causal ? min(T, q0 + A16_ROWS) : T;
+    for (int k0 = 0; k0 < end; k0 += A16_ROWS) {
         __syncthreads(); // every warp is done with the previous tiles (and, first, with the delta reads)
         load16<FULL>(ks, k, k0, T, D, vec);
         load16<FULL>(vs, v, k0, T, D, vec);
@@ -420,24 +422,24 @@ template <int HALF, bool FULL>
 __device__ __forceinline__ void backward_dkdv(const u16* q, const u16* k, const u16* v, const float* dout,
                                               const float* lse, const float* delta, float* dk, float* dv, int T,
                                               int D, float scale, int causal) {
-    __shared__ __align__(16) u16 qs[BR * LD];
-    __shared__ __align__(16) u16 dos[BR * LD];
-    __shared__ __align__(16) u16 ks[BR * LD];
-    __shared__ __align__(16) u16 vs[BR * LD];
-    __shared__ float ls[BR];
-    __shared__ float ds[BR];
+    __shared__ __align__(16) u16 qs[A16_ROWS * A16_LD];
+    __shared__ __align__(16) u16 dos[A16_ROWS * A16_LD];
+    __shared__ __align__(16) u16 ks[A16_ROWS * A16_LD];
+    __shared__ __align__(16) u16 vs[A16_ROWS * A16_LD];
+    __shared__ float ls[A16_ROWS];
+    __shared__ float ds[A16_ROWS];
     long long head = (long long) blockIdx.y * T * D;
     q += head;
     k += head;
     v += head;
-    int k0 = BR * blockIdx.x;
+    int k0 = A16_ROWS * blockIdx.x;
     int lane = threadIdx.x % 32;
     int w = threadIdx.x / 32;
     int g = lane / 4;
     int t = lane % 4;
     bool vec = vec_ok(q, k, v, D);
     int row0 = k0 + 16 * w + g; // this thread's key rows: row0 and row0 + 8
-    float c = scale * LOG2E;
+    float c = scale * A16_LOG2E;
     load16<FULL>(ks, k, k0, T, D, vec);
     load16<FULL>(vs, v, k0, T, D, vec);
     cp_wait_all();
@@ -453,14 +455,14 @@ __device__ __forceinline__ void backward_dkdv(const u16* q, const u16* k, const 
     const float* lh = lse + (long long) blockIdx.y * T;
     const float* dh = delta + (long long) blockIdx.y * T;
     // causal: queries before the block's first key see none of its keys
-    for (int i0 = causal ? k0 : 0; i0 < T; i0 += BR) {
+    for (int i0 = causal ? k0 : 0; i0 < T; i0 += A16_ROWS) {
         __syncthreads(); // every warp is done with the previous tiles
         load16<FULL>(qs, q, i0, T, D, vec);
         load32<HALF, FULL>(dos, dout + head, i0, T, D);
-        if (threadIdx.x < BR) {
+        if (threadIdx.x < A16_ROWS) {
             bool in = FULL || i0 + threadIdx.x < T;
             // a query past T gets lse +inf: its probabilities are exactly 0, no mask needed
-            ls[threadIdx.x] = in ? lh[i0 + threadIdx.x] * LOG2E : POS_INF16;
+            ls[threadIdx.x] = in ? lh[i0 + threadIdx.x] * A16_LOG2E : A16_POS_INF;
             ds[threadIdx.x] = in ? dh[i0 + threadIdx.x] : 0.0f;
         }
         cp_wait_all();

@@ -18,8 +18,10 @@ import dev.aorta.model.Tensor;
  * under autocast, as torch's layer hands SDPA 16-bit tensors): tensor-core kernels (attention16.cu), fp32
  * accumulation and softmax, any T: one launch forward, two backward (dq with the row sums dO·O, then dk and
  * dv). A full-tile instance without bounds checks where T is a multiple of 64 and D = 64 (the ranking
- * model's heads). fp32 q, k, v take two fp32 paths, whether autocast is on or not. Long sequences (T > {@value #SHORT_T}): flash style, the T×T scores never stored, our kernels.
- * Short ones (the ranking model's T = 64): the scores of all heads in one scratch [batch·heads, T, T] through
+ * model's heads).
+ *
+ * <p>fp32 q, k, v take two fp32 paths, whether autocast is on or not. Long sequences (T > {@value #SHORT_T}):
+ * flash style, the T×T scores never stored, our kernels. Short ones (T = 64 without autocast): the scores of all heads in one scratch [batch·heads, T, T] through
  * batched cuBLAS GEMMs (tensor-core-free fp32, like the rest) with one softmax kernel between them: 3
  * launches forward, 6 backward, far less time than the flash kernels spend reloading K and V per 4 rows.
  * The scratch is this object's (one call in flight per instance), grown on demand, given back by
