@@ -213,6 +213,10 @@ public final class OpsCheck {
                 : new int[][] {{1, 1, 8, 2, 16}, {2, 7, 12, 3, 20}}) {
             encoderLayer(d[0], d[1], d[2], d[3], d[4]);
         }
+        // under autocast: heads of 64 at T = 64 (the full-tile attention), and odd ones (the bounds-checked)
+        encoderLayer(2, 64, 128, 2, 256, DType.BF16);
+        encoderLayer(2, 64, 128, 2, 256, DType.FP16);
+        encoderLayer(2, 7, 12, 3, 20, DType.BF16);
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3);
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3, 1024f);
         for (DType t : new DType[] {DType.BF16, DType.FP16}) {
@@ -787,10 +791,23 @@ public final class OpsCheck {
     }
 
     void encoderLayer(int batch, int t, int e, int heads, int ff) {
-        try (Case c = new Case("encoder_layer_" + batch + "x" + t + "x" + e + "_h" + heads + "_f" + ff,
-                "encoder_layer")) {
+        encoderLayer(batch, t, e, heads, ff, null);
+    }
+
+    /**
+     * With {@code autocast} bf16 or fp16: the layer as the ranking model runs it under autocast (16-bit GEMM
+     * operands, the head-layout pass writing 16-bit q, k, v for the tensor-core attention), the bf16 bar.
+     */
+    void encoderLayer(int batch, int t, int e, int heads, int ff, DType autocast) {
+        try (Case c = new Case("encoder_layer_" + batch + "x" + t + "x" + e + "_h" + heads + "_f" + ff
+                + (autocast == null ? "" : "_" + autocast), "encoder_layer")) {
             c.meta.put("heads", heads).put("ff", ff).put("dropout", 0.0);
             c.tolerance = ATTENTION_TOLERANCE;
+            if (autocast != null) {
+                c.tolerance = BF16_TOLERANCE;
+                c.meta.put("tolerance", BF16_TOLERANCE);
+            }
+            ctx.autocast(autocast);
             TransformerEncoderLayer layer = c.own(new TransformerEncoderLayer(ctx, "", e, heads, ff, 0f,
                     rnd.nextLong()));
             // biases and norm parameters away from their 0/1 starts, so that their effect is tested too
@@ -826,6 +843,8 @@ public final class OpsCheck {
                     c.compare("d" + p.name(), c.result("grad." + p.name(), p.grad()), g.get(p.name()));
                 }
             }
+        } finally {
+            ctx.autocast(null);
         }
     }
 
