@@ -237,6 +237,26 @@ __device__ __forceinline__ void store(float* m, const float acc[8][4], int r0, f
     }
 }
 
+// x = row r, columns c0 .. c0 + 15 of a head's fp32 [T, D], 0 outside it (all loads issued before any is used)
+template <bool FULL>
+__device__ __forceinline__ void row16(float x[16], const float* m, int r, int c0, int T, int D) {
+    if (FULL) {
+#pragma unroll
+        for (int j = 0; j < 16; j += 4) {
+            float4 f = *reinterpret_cast<const float4*>(m + (long long) r * D + c0 + j);
+            x[j] = f.x;
+            x[j + 1] = f.y;
+            x[j + 2] = f.z;
+            x[j + 3] = f.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < 16; j++) {
+            x[j] = r < T && c0 + j < D ? m[(long long) r * D + c0 + j] : 0.0f;
+        }
+    }
+}
+
 __device__ __forceinline__ bool vec_ok(const void* a, const void* b, const void* c, int D) {
     return D % 8 == 0 && ((((unsigned long long) a) | ((unsigned long long) b) | ((unsigned long long) c)) & 15) == 0;
 }
@@ -351,7 +371,14 @@ __device__ __forceinline__ void backward_dq(const u16* q, const u16* k, const u1
     bool vec = vec_ok(q, k, v, D);
     int row0 = q0 + 16 * w + g;
     float c = scale * A16_LOG2E;
+    // one round trip for everything the first key tile needs: q, k, v copies in flight while dO and this
+    // thread's 16 columns of O (for delta) are loaded
     load16<FULL>(qs, q, q0, T, D, vec);
+    load16<FULL>(ks, k, 0, T, D, vec);
+    load16<FULL>(vs, v, 0, T, D, vec);
+    float o0[16], o1[16];
+    row16<FULL>(o0, o + head, row0, 16 * t, T, D);
+    row16<FULL>(o1, o + head, row0 + 8, 16 * t, T, D);
     load32<HALF, FULL>(dos, dout + head, q0, T, D);
     cp_wait_all();
     __syncthreads();
@@ -359,18 +386,12 @@ __device__ __forceinline__ void backward_dq(const u16* q, const u16* k, const u1
     unsigned da[4][4];
     a_frags(qa, qs, w, lane);
     a_frags(da, dos, w, lane);
-    // delta of rows row0, row0 + 8: lanes of a quad take 16 columns each
+    // delta of rows row0, row0 + 8 from the rounded dO: lanes of a quad take 16 columns each
     float d0 = 0.0f, d1 = 0.0f;
-#pragma unroll 4
-    for (int j = 16 * t; j < 16 * t + 16; j++) {
-        if (FULL || j < D) {
-            if (FULL || row0 < T) {
-                d0 += widen<HALF>(dos[(16 * w + g) * A16_LD + j]) * o[head + (long long) row0 * D + j];
-            }
-            if (FULL || row0 + 8 < T) {
-                d1 += widen<HALF>(dos[(16 * w + g + 8) * A16_LD + j]) * o[head + (long long) (row0 + 8) * D + j];
-            }
-        }
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+        d0 += widen<HALF>(dos[(16 * w + g) * A16_LD + 16 * t + j]) * o0[j];
+        d1 += widen<HALF>(dos[(16 * w + g + 8) * A16_LD + 16 * t + j]) * o1[j];
     }
     d0 = quad_sum(d0);
     d1 = quad_sum(d1);
@@ -390,11 +411,13 @@ __device__ __forceinline__ void backward_dq(const u16* q, const u16* k, const u1
     zero(acc);
     int end = causal ? min(T, q0 + A16_ROWS) : T;
     for (int k0 = 0; k0 < end; k0 += A16_ROWS) {
-        __syncthreads(); // every warp is done with the previous tiles (and, first, with the delta reads)
-        load16<FULL>(ks, k, k0, T, D, vec);
-        load16<FULL>(vs, v, k0, T, D, vec);
-        cp_wait_all();
-        __syncthreads();
+        if (k0 > 0) {
+            __syncthreads(); // every warp is done with the previous tiles
+            load16<FULL>(ks, k, k0, T, D, vec);
+            load16<FULL>(vs, v, k0, T, D, vec);
+            cp_wait_all();
+            __syncthreads();
+        }
         float s[8][4];
         float dp[8][4];
         times_rows<HALF>(s, qa, ks, lane);
@@ -413,6 +436,20 @@ __device__ __forceinline__ void backward_dq(const u16* q, const u16* k, const u1
         times_tile<HALF>(acc, s, ks, lane);
     }
     store<FULL>(dq + head, acc, q0 + 16 * w, scale, scale, T, D, g, t);
+}
+
+// The dk/dv kernel's query tile i0: q (cp.async, waited for by cp_wait_all), dO rounded, lse (log2 units) and delta.
+// A query past T gets lse +inf: its probabilities are exactly 0, no mask needed.
+template <int HALF, bool FULL>
+__device__ __forceinline__ void query_tile(u16* qs, u16* dos, float* ls, float* ds, const u16* q, const float* dout,
+                                           const float* lh, const float* dh, int i0, int T, int D, bool vec) {
+    load16<FULL>(qs, q, i0, T, D, vec);
+    if (threadIdx.x < A16_ROWS) {
+        bool in = FULL || i0 + threadIdx.x < T;
+        ls[threadIdx.x] = in ? lh[i0 + threadIdx.x] * A16_LOG2E : A16_POS_INF;
+        ds[threadIdx.x] = in ? dh[i0 + threadIdx.x] : 0.0f;
+    }
+    load32<HALF, FULL>(dos, dout, i0, T, D);
 }
 
 // dk, dv for a block's 64 key rows, from the transposed products: S^T = k q^T, dP^T = v dO^T,
@@ -440,8 +477,14 @@ __device__ __forceinline__ void backward_dkdv(const u16* q, const u16* k, const 
     bool vec = vec_ok(q, k, v, D);
     int row0 = k0 + 16 * w + g; // this thread's key rows: row0 and row0 + 8
     float c = scale * A16_LOG2E;
+    const float* lh = lse + (long long) blockIdx.y * T;
+    const float* dh = delta + (long long) blockIdx.y * T;
+    // causal: queries before the block's first key see none of its keys
+    int first = causal ? k0 : 0;
+    // one round trip for the block's k, v and the first query tile
     load16<FULL>(ks, k, k0, T, D, vec);
     load16<FULL>(vs, v, k0, T, D, vec);
+    query_tile<HALF, FULL>(qs, dos, ls, ds, q, dout + head, lh, dh, first, T, D, vec);
     cp_wait_all();
     __syncthreads();
     unsigned ka[4][4];
@@ -452,21 +495,13 @@ __device__ __forceinline__ void backward_dkdv(const u16* q, const u16* k, const 
     float acck[8][4];
     zero(accv);
     zero(acck);
-    const float* lh = lse + (long long) blockIdx.y * T;
-    const float* dh = delta + (long long) blockIdx.y * T;
-    // causal: queries before the block's first key see none of its keys
-    for (int i0 = causal ? k0 : 0; i0 < T; i0 += A16_ROWS) {
-        __syncthreads(); // every warp is done with the previous tiles
-        load16<FULL>(qs, q, i0, T, D, vec);
-        load32<HALF, FULL>(dos, dout + head, i0, T, D);
-        if (threadIdx.x < A16_ROWS) {
-            bool in = FULL || i0 + threadIdx.x < T;
-            // a query past T gets lse +inf: its probabilities are exactly 0, no mask needed
-            ls[threadIdx.x] = in ? lh[i0 + threadIdx.x] * A16_LOG2E : A16_POS_INF;
-            ds[threadIdx.x] = in ? dh[i0 + threadIdx.x] : 0.0f;
+    for (int i0 = first; i0 < T; i0 += A16_ROWS) {
+        if (i0 > first) {
+            __syncthreads(); // every warp is done with the previous tiles
+            query_tile<HALF, FULL>(qs, dos, ls, ds, q, dout + head, lh, dh, i0, T, D, vec);
+            cp_wait_all();
+            __syncthreads();
         }
-        cp_wait_all();
-        __syncthreads();
         float s[8][4];
         float dp[8][4];
         times_rows<HALF>(s, ka, qs, lane);
