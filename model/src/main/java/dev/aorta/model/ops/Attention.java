@@ -177,8 +177,7 @@ public final class Attention implements AutoCloseable {
                 addresses |= t.address();
             }
         }
-        boolean full = q.dim(2) % TENSOR_CORE_ROWS == 0 && q.dim(3) == TENSOR_CORE_MAX_HEAD_DIM && addresses % 16 == 0;
-        String name = "attention16_" + kind + "_" + (q.dtype() == DType.FP16 ? "f16" : "bf16") + (full ? "_full" : "");
+        String name = kernel16(kind, q.dtype(), q.dim(2), q.dim(3), addresses);
         Object[] args = new Object[3 + rest.length];
         args[0] = q;
         args[1] = k;
@@ -186,6 +185,15 @@ public final class Attention implements AutoCloseable {
         System.arraycopy(rest, 0, args, 3, rest.length);
         ctx.kernels().launch2d("attention16.cu", name, (q.dim(2) + TENSOR_CORE_ROWS - 1) / TENSOR_CORE_ROWS,
                 q.dim(0) * q.dim(1), 128, s, args);
+    }
+
+    /**
+     * attention16.cu's instance of {@code kind} for 16-bit {@code dtype} heads of T × D whose tensors' addresses,
+     * or-ed, are {@code addresses}: full tiles (no bounds checks, 16-byte vector accesses) or the general one.
+     */
+    static String kernel16(String kind, DType dtype, int t, int d, long addresses) {
+        boolean full = t % TENSOR_CORE_ROWS == 0 && d == TENSOR_CORE_MAX_HEAD_DIM && addresses % 16 == 0;
+        return "attention16_" + kind + "_" + (dtype == DType.FP16 ? "f16" : "bf16") + (full ? "_full" : "");
     }
 
     private static float scale(Tensor q) {
