@@ -21,9 +21,10 @@ import dev.aorta.model.Tensor;
  * model's heads).
  *
  * <p>fp32 q, k, v take two fp32 paths, whether autocast is on or not. Long sequences (T > {@value #SHORT_T}):
- * flash style, the T×T scores never stored, our kernels. Short ones (T = 64 without autocast): the scores of all heads in one scratch [batch·heads, T, T] through
- * batched cuBLAS GEMMs (tensor-core-free fp32, like the rest) with one softmax kernel between them: 3
- * launches forward, 6 backward, far less time than the flash kernels spend reloading K and V per 4 rows.
+ * flash style, the T×T scores never stored, our kernels. Short ones (the ranking model's T = 64 without
+ * autocast): the scores of all heads in one scratch [batch·heads, T, T] through batched cuBLAS GEMMs
+ * (tensor-core-free fp32, like the rest) with one softmax kernel between them: 3 launches forward, 6 backward,
+ * far less time than the flash kernels spend reloading K and V per 4 rows.
  * The scratch is this object's (one call in flight per instance), grown on demand, given back by
  * {@link #close}.
  */
@@ -31,7 +32,7 @@ public final class Attention implements AutoCloseable {
     private static final String OP = "attention";
     private static final int ROWS_PER_BLOCK = 4;
     public static final int MAX_HEAD_DIM = 128;
-    /** The largest head of the 16-bit tensor-core kernels (attention16.cu's {@code DMAX}). */
+    /** The largest head of the 16-bit tensor-core kernels (attention16.cu's {@code A16_DMAX}). */
     public static final int TENSOR_CORE_MAX_HEAD_DIM = 64;
     /** attention16.cu: blocks of 4 warps own 64 rows of a head; its full-tile instance wants T a multiple. */
     private static final int TENSOR_CORE_ROWS = 64;

@@ -11,7 +11,8 @@ class AttentionKernelChoiceTest {
 
     @Test
     void headsOf64AtAMultipleOf64TakeTheFullTileInstance() {
-        assertThat(Attention.kernel16("forward", DType.BF16, 64, 64, ALIGNED)).isEqualTo("attention16_forward_bf16_full");
+        assertThat(Attention.kernel16("forward", DType.BF16, 64, 64, ALIGNED))
+                .isEqualTo("attention16_forward_bf16_full");
         assertThat(Attention.kernel16("backward_dq", DType.FP16, 2048, 64, ALIGNED))
                 .isEqualTo("attention16_backward_dq_f16_full");
     }
@@ -22,6 +23,7 @@ class AttentionKernelChoiceTest {
         assertThat(Attention.kernel16("forward", DType.BF16, 1, 64, ALIGNED)).isEqualTo("attention16_forward_bf16");
         assertThat(Attention.kernel16("backward_dkdv", DType.FP16, 64, 32, ALIGNED))
                 .isEqualTo("attention16_backward_dkdv_f16");
-        assertThat(Attention.kernel16("forward", DType.BF16, 64, 64, ALIGNED | 8)).isEqualTo("attention16_forward_bf16");
+        assertThat(Attention.kernel16("forward", DType.BF16, 64, 64, ALIGNED | 8))
+                .isEqualTo("attention16_forward_bf16");
     }
 }
