@@ -35,6 +35,8 @@ grep -E "FAIL|Error|Traceback|loss ours" "$out/ranking-torch.txt" | head -30
 tail -1 "$out/ranking-torch.txt"
 echo "== OpsCheck against the float64 Java reference (exit $ops_rc)"
 grep -E "FAIL|Exception|Error" "$out/ops-java.txt" | head -20; tail -1 "$out/ops-java.txt"
+echo "== the 16-bit attention (attention16_*, encoder layer under autocast): largest rel L2 against float64"
+grep -iE "^(attention16_|encoder_layer_.*_(bf16|fp16) )" "$out/ops-java.txt" | sort -g -k4 | tail -4
 echo "== ops against PyTorch float64 (exit $ops_torch_rc)"
 grep -E "FAIL|Error|Traceback" "$out/ops-torch.txt" | head -20; tail -1 "$out/ops-torch.txt"
 for p in $precisions; do
