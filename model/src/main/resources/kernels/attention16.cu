@@ -119,6 +119,8 @@ __device__ __forceinline__ void load16(u16* tile, const u16* m, int r0, int T, i
             cp16(tile + r * A16_LD + c, m + (in ? (long long) (r0 + r) * D + c : 0), in ? 16 : 0);
         }
     } else {
+        // eight loads in flight
+#pragma unroll 8
         for (int e = threadIdx.x; e < A16_ROWS * A16_DMAX; e += 128) {
             int r = e / A16_DMAX;
             int c = e % A16_DMAX;
@@ -144,6 +146,7 @@ __device__ __forceinline__ void load32(u16* tile, const float* m, int r0, int T,
             *reinterpret_cast<uint2*>(tile + (e / 16) * A16_LD + 4 * (e % 16)) = p;
         }
     } else {
+#pragma unroll 8
         for (int e = threadIdx.x; e < A16_ROWS * A16_DMAX; e += 128) {
             int r = e / A16_DMAX;
             int c = e % A16_DMAX;
