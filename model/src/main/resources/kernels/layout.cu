@@ -3,6 +3,8 @@
 // heads are merged); attention wants each head contiguous, [batch, heads, T, D]. Also column blocks, for
 // concatenation along the last dimension.
 
+#include "round16.cuh"
+
 // dst[p, b, h, t, d] = src[(b*T + t) * rowStride + offset + p*H*D + h*D + d] for p < parts: with parts = 3
 // the fused q/k/v projection goes into three consecutive [B, H, T, D] tensors in one launch. Four
 // neighbouring d per thread with 16-byte accesses where D, rowStride and offset are multiples of 4 (vec = 1).
@@ -22,6 +24,31 @@ extern "C" __global__ void rows_to_heads(const float* src, float* dst, int B, in
             reinterpret_cast<float4*>(dst)[i] = *reinterpret_cast<const float4*>(src + from);
         } else {
             dst[i] = src[from];
+        }
+    }
+}
+
+// As rows_to_heads, rounding into 16 bits (half = 1: fp16, else bf16): under autocast the fused projection's fp32
+// rows become the 16-bit q, k, v of the tensor-core attention in this one pass (no separate cast), as torch's
+// layer hands SDPA 16-bit tensors. vec = 1: four neighbouring d per thread, 16-byte loads, 8-byte stores.
+extern "C" __global__ void rows_to_heads16(const float* src, unsigned short* dst, int B, int T, int H, int D,
+                                           int rowStride, int offset, int parts, int vec, int half) {
+    int w = vec ? 4 : 1;
+    int dw = D / w;
+    long long n = (long long) parts * B * H * T * dw;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        int d = (int) (i % dw) * w;
+        int t = (int) (i / dw % T);
+        int h = (int) (i / ((long long) dw * T) % H);
+        long long b = i / ((long long) dw * T * H) % B;
+        int p = (int) (i / ((long long) dw * T * H * B));
+        long long from = (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d;
+        if (vec) {
+            float4 x = *reinterpret_cast<const float4*>(src + from);
+            reinterpret_cast<ushort4*>(dst)[i] = make_ushort4(round16(x.x, half), round16(x.y, half),
+                                                              round16(x.z, half), round16(x.w, half));
+        } else {
+            dst[i] = round16(src[from], half);
         }
     }
 }

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
 public final class Kernels implements AutoCloseable {
     /** Every kernel source of the module; a test compiles each one. */
     public static final List<String> SOURCES = List.of("elementwise.cu", "layernorm.cu", "softmax.cu",
-            "embedding.cu", "loss.cu", "adamw.cu", "attention.cu", "layout.cu", "convert.cu", "gating.cu", "conv.cu");
+            "embedding.cu", "loss.cu", "adamw.cu", "attention.cu", "attention16.cu", "layout.cu", "convert.cu",
+            "gating.cu", "conv.cu");
 
     private final CudaDevice device;
     private final Map<String, CudaModule> modules = new HashMap<>();

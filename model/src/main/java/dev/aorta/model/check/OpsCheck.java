@@ -203,10 +203,23 @@ public final class OpsCheck {
             attention(d[0], d[1], d[2], d[3], false);
             attention(d[0], d[1], d[2], d[3], true);
         }
+        // 16-bit q, k, v (autocast): the tensor-core kernels; T a multiple of 64 with D = 64 takes the full-tile
+        // instance (one tile: 64; several: 128, 2048), the rest the bounds-checked one (T = 1, 37, 130; D = 5, 33, 40)
+        for (int[] d : large ? new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 1, 1, 64}, {1, 2, 37, 64}, {2, 3, 64, 64},
+                {1, 2, 64, 64}, {1, 2, 130, 64}, {1, 2, 128, 64}, {1, 2, 33, 40}, {1, 2, 64, 33}, {8, 12, 64, 64},
+                {1, 1, 2048, 64}} : new int[][] {{1, 1, 1, 1}, {1, 2, 37, 64}, {2, 3, 64, 64}}) {
+            attention16(d[0], d[1], d[2], d[3], false, DType.BF16);
+            attention16(d[0], d[1], d[2], d[3], true, DType.BF16);
+            attention16(d[0], d[1], d[2], d[3], d[2] % 2 == 1, DType.FP16);
+        }
         for (int[] d : large ? new int[][] {{1, 1, 8, 2, 16}, {2, 7, 12, 3, 20}, {2, 65, 256, 4, 1024}}
                 : new int[][] {{1, 1, 8, 2, 16}, {2, 7, 12, 3, 20}}) {
             encoderLayer(d[0], d[1], d[2], d[3], d[4]);
         }
+        // under autocast: heads of 64 at T = 64 (the full-tile attention), and odd ones (the bounds-checked)
+        encoderLayer(2, 64, 128, 2, 256, DType.BF16);
+        encoderLayer(2, 64, 128, 2, 256, DType.FP16);
+        encoderLayer(2, 7, 12, 3, 20, DType.BF16);
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3);
         adamw(new int[][] {{7}, {3, 5}, {1}}, 3, 1024f);
         for (DType t : new DType[] {DType.BF16, DType.FP16}) {
@@ -768,11 +781,59 @@ public final class OpsCheck {
         }
     }
 
+    /**
+     * Attention on 16-bit q, k, v (what the encoder layer hands it under autocast), the bf16 bar. The references
+     * get the rounded inputs, so what they measure is the kernels' own error (16-bit P and dO, fp32 sums).
+     */
+    void attention16(int batch, int heads, int t, int d, boolean causal, DType dtype) {
+        try (Case c = new Case("attention16" + (causal ? "_causal_" : "_") + batch + "x" + heads + "x" + t + "x" + d
+                + "_" + dtype, "attention")) {
+            c.meta.put("causal", causal);
+            c.tolerance = BF16_TOLERANCE;
+            c.meta.put("tolerance", BF16_TOLERANCE);
+            Attention att = c.own(new Attention(ctx));
+            Tensor q = c.input16("q", dtype, batch, heads, t, d);
+            Tensor k = c.input16("k", dtype, batch, heads, t, d);
+            Tensor v = c.input16("v", dtype, batch, heads, t, d);
+            Tensor dout = c.input("dy", batch, heads, t, d);
+            Tensor o = c.output(batch, heads, t, d);
+            Tensor lse = c.output(batch, heads, t);
+            Tensor delta = c.output(batch, heads, t);
+            Tensor dq = c.output(batch, heads, t, d);
+            Tensor dk = c.output(batch, heads, t, d);
+            Tensor dv = c.output(batch, heads, t, d);
+            att.forward(q, k, v, o, lse, causal, s);
+            att.backward(q, k, v, o, lse, dout, delta, dq, dk, dv, causal, s);
+            int n = batch * heads;
+            double[] qd = c.values("q");
+            double[] kd = c.values("k");
+            double[] vd = c.values("v");
+            RefAttention.Grads g = RefAttention.backward(qd, kd, vd, c.values("dy"), n, t, d, causal);
+            c.compare("y", c.result("out.y", o), RefAttention.forward(qd, kd, vd, n, t, d, causal));
+            c.compare("dq", c.result("grad.q", dq), g.dq());
+            c.compare("dk", c.result("grad.k", dk), g.dk());
+            c.compare("dv", c.result("grad.v", dv), g.dv());
+        }
+    }
+
     void encoderLayer(int batch, int t, int e, int heads, int ff) {
-        try (Case c = new Case("encoder_layer_" + batch + "x" + t + "x" + e + "_h" + heads + "_f" + ff,
-                "encoder_layer")) {
+        encoderLayer(batch, t, e, heads, ff, null);
+    }
+
+    /**
+     * With {@code autocast} bf16 or fp16: the layer as the ranking model runs it under autocast (16-bit GEMM
+     * operands, the head-layout pass writing 16-bit q, k, v for the tensor-core attention), the bf16 bar.
+     */
+    void encoderLayer(int batch, int t, int e, int heads, int ff, DType autocast) {
+        try (Case c = new Case("encoder_layer_" + batch + "x" + t + "x" + e + "_h" + heads + "_f" + ff
+                + (autocast == null ? "" : "_" + autocast), "encoder_layer")) {
             c.meta.put("heads", heads).put("ff", ff).put("dropout", 0.0);
             c.tolerance = ATTENTION_TOLERANCE;
+            if (autocast != null) {
+                c.tolerance = BF16_TOLERANCE;
+                c.meta.put("tolerance", BF16_TOLERANCE);
+            }
+            ctx.autocast(autocast);
             TransformerEncoderLayer layer = c.own(new TransformerEncoderLayer(ctx, "", e, heads, ff, 0f,
                     rnd.nextLong()));
             // biases and norm parameters away from their 0/1 starts, so that their effect is tested too
@@ -808,6 +869,8 @@ public final class OpsCheck {
                     c.compare("d" + p.name(), c.result("grad." + p.name(), p.grad()), g.get(p.name()));
                 }
             }
+        } finally {
+            ctx.autocast(null);
         }
     }
 
@@ -958,6 +1021,18 @@ public final class OpsCheck {
         /** A random N(0, 1) fp32 input, recorded under {@code key}. */
         Tensor input(String key, int... shape) {
             return upload(key, randoms((int) dev.aorta.model.Shapes.numel(shape)), shape);
+        }
+
+        /**
+         * Random values rounded to {@code dtype} (bf16 / fp16) in a tensor of that dtype; recorded as fp32 (every
+         * 16-bit value is one), so that both references read exactly the op's inputs.
+         */
+        Tensor input16(String key, DType dtype, int... shape) {
+            HostTensor low = HostTensor.ofFloats(dtype, shape, randoms((int) dev.aorta.model.Shapes.numel(shape)));
+            Tensor t = own(Tensor.empty(ctx.device(), "check", key, dtype, shape));
+            t.copyFrom(low);
+            tensors.put(key, HostTensor.ofFloats(DType.FP32, shape, low.toFloats()));
+            return t;
         }
 
         Tensor upload(String key, float[] values, int... shape) {

@@ -10,13 +10,21 @@ import dev.aorta.model.Tensor;
 
 /**
  * Scaled dot-product attention, o = softmax(q·kᵀ/√D (+ causal mask))·v, on q, k, v, o [batch, heads, T, D]
- * (fp32, D ≤ 128), as torch.nn.functional.scaled_dot_product_attention. The forward pass keeps the
+ * (D ≤ 128), as torch.nn.functional.scaled_dot_product_attention. The forward pass keeps the
  * logsumexp of each row ([batch, heads, T]) and the backward pass recomputes the probabilities from it.
+ * o, lse, dout and the gradients are fp32; q, k, v are fp32, or bf16 / fp16 under autocast.
  *
- * <p>Two paths. Long sequences (T > {@value #SHORT_T}): flash style, the T×T scores never stored, our kernels.
- * Short ones (the ranking model's T = 64): the scores of all heads in one scratch [batch·heads, T, T] through
- * batched cuBLAS GEMMs (tensor-core-free fp32, like the rest) with one softmax kernel between them: 3
- * launches forward, 6 backward, far less time than the flash kernels spend reloading K and V per 4 rows.
+ * <p>16-bit q, k, v (D ≤ {@value #TENSOR_CORE_MAX_HEAD_DIM}, what the encoder layer's head-layout pass writes
+ * under autocast, as torch's layer hands SDPA 16-bit tensors): tensor-core kernels (attention16.cu), fp32
+ * accumulation and softmax, any T: one launch forward, two backward (dq with the row sums dO·O, then dk and
+ * dv). A full-tile instance without bounds checks where T is a multiple of 64 and D = 64 (the ranking
+ * model's heads).
+ *
+ * <p>fp32 q, k, v take two fp32 paths, whether autocast is on or not. Long sequences (T > {@value #SHORT_T}):
+ * flash style, the T×T scores never stored, our kernels. Short ones (the ranking model's T = 64 without
+ * autocast): the scores of all heads in one scratch [batch·heads, T, T] through batched cuBLAS GEMMs
+ * (tensor-core-free fp32, like the rest) with one softmax kernel between them: 3 launches forward, 6 backward,
+ * far less time than the flash kernels spend reloading K and V per 4 rows.
  * The scratch is this object's (one call in flight per instance), grown on demand, given back by
  * {@link #close}.
  */
@@ -24,6 +32,10 @@ public final class Attention implements AutoCloseable {
     private static final String OP = "attention";
     private static final int ROWS_PER_BLOCK = 4;
     public static final int MAX_HEAD_DIM = 128;
+    /** The largest head of the 16-bit tensor-core kernels (attention16.cu's {@code A16_DMAX}). */
+    public static final int TENSOR_CORE_MAX_HEAD_DIM = 64;
+    /** attention16.cu: blocks of 4 warps own 64 rows of a head; its full-tile instance wants T a multiple. */
+    private static final int TENSOR_CORE_ROWS = 64;
     /** The longest sequence that takes the GEMM path. */
     public static final int SHORT_T = 256;
 
@@ -39,6 +51,10 @@ public final class Attention implements AutoCloseable {
         checkQkv(q, k, v);
         same("q", q, "o", o);
         rowStats("lse", q, lse);
+        if (q.dtype() != DType.FP32) {
+            launch16("forward", q, k, v, s, o, lse, q.dim(2), q.dim(3), scale(q), causal ? 1 : 0);
+            return;
+        }
         if (q.dim(2) <= SHORT_T) {
             shortForward(q, k, v, o, lse, causal, s);
             return;
@@ -62,6 +78,13 @@ public final class Attention implements AutoCloseable {
         same("q", q, "dv", dv);
         rowStats("lse", q, lse);
         rowStats("delta", q, delta);
+        if (q.dtype() != DType.FP32) {
+            int t = q.dim(2);
+            int d = q.dim(3);
+            launch16("backward_dq", q, k, v, s, o, dout, lse, delta, dq, t, d, scale(q), causal ? 1 : 0);
+            launch16("backward_dkdv", q, k, v, s, dout, lse, delta, dk, dv, t, d, scale(q), causal ? 1 : 0);
+            return;
+        }
         if (q.dim(2) <= SHORT_T) {
             shortBackward(q, k, v, lse, dout, delta, dq, dk, dv, causal, s);
             return;
@@ -143,6 +166,37 @@ public final class Attention implements AutoCloseable {
         }
     }
 
+    /**
+     * attention16.cu's {@code kind} kernel for q's dtype with arguments q, k, v, then {@code rest}: its full-tile
+     * instance where T is a multiple of 64, D = 64 and every tensor starts on a 16-byte boundary (its vector
+     * accesses; the allocator's buffers and the encoder layer's q/k/v slices do), else the bounds-checked one.
+     */
+    private void launch16(String kind, Tensor q, Tensor k, Tensor v, Stream s, Object... rest) {
+        long addresses = q.address() | k.address() | v.address();
+        for (Object a : rest) {
+            if (a instanceof Tensor t) {
+                addresses |= t.address();
+            }
+        }
+        String name = kernel16(kind, q.dtype(), q.dim(2), q.dim(3), addresses);
+        Object[] args = new Object[3 + rest.length];
+        args[0] = q;
+        args[1] = k;
+        args[2] = v;
+        System.arraycopy(rest, 0, args, 3, rest.length);
+        ctx.kernels().launch2d("attention16.cu", name, (q.dim(2) + TENSOR_CORE_ROWS - 1) / TENSOR_CORE_ROWS,
+                q.dim(0) * q.dim(1), 128, s, args);
+    }
+
+    /**
+     * attention16.cu's instance of {@code kind} for 16-bit {@code dtype} heads of T × D whose tensors' addresses,
+     * or-ed, are {@code addresses}: full tiles (no bounds checks, 16-byte vector accesses) or the general one.
+     */
+    static String kernel16(String kind, DType dtype, int t, int d, long addresses) {
+        boolean full = t % TENSOR_CORE_ROWS == 0 && d == TENSOR_CORE_MAX_HEAD_DIM && addresses % 16 == 0;
+        return "attention16_" + kind + "_" + (dtype == DType.FP16 ? "f16" : "bf16") + (full ? "_full" : "");
+    }
+
     private static float scale(Tensor q) {
         return (float) (1 / Math.sqrt(q.dim(3)));
     }
@@ -153,14 +207,22 @@ public final class Attention implements AutoCloseable {
 
     private static void checkQkv(Tensor q, Tensor k, Tensor v) {
         Shapes.requireRank(OP, "q", q, 4);
-        Shapes.requireDtype(OP, "q", q, DType.FP32);
         Shapes.requireContiguous(OP, "q", q);
-        if (q.dim(3) > MAX_HEAD_DIM || q.dim(3) == 0 || q.dim(2) == 0) {
-            throw new IllegalArgumentException(OP + ": operand q has shape " + Shapes.format(q.shape())
-                    + ", expected [batch, heads, T >= 1, 1 <= D <= " + MAX_HEAD_DIM + "]");
+        boolean low = q.dtype() == DType.BF16 || q.dtype() == DType.FP16;
+        if (!low) {
+            Shapes.requireDtype(OP, "q", q, DType.FP32);
         }
-        same("q", q, "k", k);
-        same("q", q, "v", v);
+        int maxD = low ? TENSOR_CORE_MAX_HEAD_DIM : MAX_HEAD_DIM;
+        if (q.dim(3) > maxD || q.dim(3) == 0 || q.dim(2) == 0) {
+            throw new IllegalArgumentException(OP + ": operand q (" + q.dtype() + ") has shape "
+                    + Shapes.format(q.shape()) + ", expected [batch, heads, T >= 1, 1 <= D <= " + maxD + "]");
+        }
+        for (Tensor x : new Tensor[] {k, v}) {
+            String name = x == k ? "k" : "v";
+            Shapes.requireSame(OP, "q", q, name, x);
+            Shapes.requireDtype(OP, name, x, q.dtype());
+            Shapes.requireContiguous(OP, name, x);
+        }
     }
 
     private static void same(String nameA, Tensor a, String nameB, Tensor b) {

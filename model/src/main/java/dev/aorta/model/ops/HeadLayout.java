@@ -1,8 +1,11 @@
 package dev.aorta.model.ops;
 
 import dev.aorta.gpu.cuda.Stream;
+import dev.aorta.model.DType;
 import dev.aorta.model.OpContext;
 import dev.aorta.model.Tensor;
+
+import java.util.Arrays;
 
 /**
  * Multi-head attention's layout changes (kernels in layout.cu): projections write rows [B, T, rowStride] in
@@ -15,9 +18,17 @@ public final class HeadLayout {
     private HeadLayout() {
     }
 
-    /** heads [parts, B, H, T, D] ← rows [B, T, rowStride]. */
+    /**
+     * heads [parts, B, H, T, D] ← rows [B, T, rowStride] (fp32); heads fp32, or bf16 / fp16, rounded in the same
+     * pass (the 16-bit q, k, v of attention under autocast).
+     */
     public static void toHeads(OpContext ctx, Tensor rows, Tensor heads, int b, int t, int h, int d, int rowStride,
                         int offset, int parts, Stream s) {
+        if (heads.dtype() == DType.BF16 || heads.dtype() == DType.FP16) {
+            launch(ctx, "rows_to_heads16", rows, heads, b, t, h, d, rowStride, offset, parts, s,
+                    heads.dtype() == DType.FP16 ? 1 : 0);
+            return;
+        }
         launch(ctx, "rows_to_heads", rows, heads, b, t, h, d, rowStride, offset, parts, s);
     }
 
@@ -27,13 +38,18 @@ public final class HeadLayout {
         launch(ctx, "heads_to_rows", heads, rows, b, t, h, d, rowStride, offset, parts, s);
     }
 
+    /** {@code extra}: arguments after the common ones (rows_to_heads16's half flag). */
     private static void launch(OpContext ctx, String kernel, Tensor src, Tensor dst, int b, int t, int h, int d,
-                               int rowStride, int offset, int parts, Stream s) {
+                               int rowStride, int offset, int parts, Stream s, Object... extra) {
         // 16-byte accesses need every row and head start on a 4-float boundary (buffers are 512-byte aligned)
         boolean vec = d % 4 == 0 && rowStride % 4 == 0 && offset % 4 == 0 && src.address() % 16 == 0
                 && dst.address() % 16 == 0;
         long threads = (long) parts * b * h * t * d / (vec ? 4 : 1);
-        ctx.kernels().launch("layout.cu", kernel, ctx.kernels().gridFor(threads, 256), 256, s, src, dst, b, t, h, d,
-                rowStride, offset, parts, vec ? 1 : 0);
+        Object[] args = {src, dst, b, t, h, d, rowStride, offset, parts, vec ? 1 : 0};
+        if (extra.length > 0) {
+            args = Arrays.copyOf(args, args.length + extra.length);
+            System.arraycopy(extra, 0, args, 10, extra.length);
+        }
+        ctx.kernels().launch("layout.cu", kernel, ctx.kernels().gridFor(threads, 256), 256, s, args);
     }
 }

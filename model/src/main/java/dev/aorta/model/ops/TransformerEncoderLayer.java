@@ -21,8 +21,9 @@ import java.util.List;
  *
  * Parameters carry PyTorch's state_dict names (after {@code prefix}), so a parameter file written here loads
  * into the torch module and back. The three dropouts draw from Philox offsets 4·offset + 0, 1, 2.
- * Not yet: dropout on the attention probabilities, which torch applies too (with the same p); attention
- * masks; bf16.
+ * Under autocast the head-layout pass writes q, k, v in the autocast dtype (heads of at most 64) and attention
+ * runs on the tensor cores, as torch's layer does. Not yet: dropout on the attention probabilities, which torch
+ * applies too (with the same p); attention masks.
  */
 public final class TransformerEncoderLayer implements Layer {
     private static final String OP = "transformer encoder layer";
@@ -172,7 +173,7 @@ public final class TransformerEncoderLayer implements Layer {
         final boolean lowKept;
         private final List<AutoCloseable> all = new ArrayList<>();
         final Scratch scratch;
-        final Tensor qkvHeads, q, k, v, att, lse, s1, mean1, rstd1, pre, s2, mean2, rstd2;
+        final Tensor qkvHeads, att, lse, s1, mean1, rstd1, pre, s2, mean2, rstd2;
         final Tensor merged, x1, h;
         /** The merged heads rounded for the out-projection under autocast. */
         final AutocastCopy mergedLow;
@@ -180,6 +181,16 @@ public final class TransformerEncoderLayer implements Layer {
         final AutocastCopy x1Low;
         /** The GELU output (after dropout) rounded for linear2 under autocast. */
         final AutocastCopy hLow;
+        /**
+         * q, k, v by head in 16 bits under autocast (heads of at most 64): the head-layout pass writes them
+         * instead of the fp32 ones, for the tensor-core attention, as torch's layer hands SDPA 16-bit tensors.
+         */
+        final AutocastCopy qkvHeadsLow;
+        private final Tensor[] qkvFp32;
+        private Tensor lowStack;
+        private Tensor[] lowParts;
+        /** q, k, v as the last forward pass handed them to attention, for the backward pass. */
+        private Tensor[] attentionQkv;
 
         Activations(int batch, int t, Scratch shared) {
             this.batch = batch;
@@ -199,10 +210,12 @@ public final class TransformerEncoderLayer implements Layer {
             }
             this.scratch = sc;
             // q, k and v (and their gradients) consecutive, so one layout launch moves all three
-            qkvHeads = make("q, k, v by head", 3, batch, heads, t, headDim);
-            q = part(qkvHeads, 0, batch, t);
-            k = part(qkvHeads, 1, batch, t);
-            v = part(qkvHeads, 2, batch, t);
+            qkvHeadsLow = copy("q, k, v by head", 3, batch, heads, t, headDim);
+            // the tensor-core attention reads only the 16-bit q, k, v: no fp32 ones then
+            boolean sixteenBitHeads = lowKept && headDim <= Attention.TENSOR_CORE_MAX_HEAD_DIM;
+            qkvHeads = sixteenBitHeads ? null : make("q, k, v by head", 3, batch, heads, t, headDim);
+            qkvFp32 = sixteenBitHeads ? null
+                    : new Tensor[] {part(qkvHeads, 0, batch, t), part(qkvHeads, 1, batch, t), part(qkvHeads, 2, batch, t)};
             att = make("attention output", batch, heads, t, headDim);
             lse = make("attention logsumexp", batch, heads, t);
             s1 = make("first residual", batch, t, dModel);
@@ -228,6 +241,28 @@ public final class TransformerEncoderLayer implements Layer {
             AutocastCopy c = new AutocastCopy(ctx, what, shape);
             all.add(c);
             return c;
+        }
+
+        /**
+         * The stacked q, k, v the forward pass writes by head, and remembers as attention's operands: the 16-bit
+         * copy under autocast where the heads fit the tensor-core kernels, else the fp32 tensors.
+         */
+        private Tensor headsForAttention() {
+            Tensor low = headDim <= Attention.TENSOR_CORE_MAX_HEAD_DIM ? qkvHeadsLow.get() : null;
+            if (low == null) {
+                if (qkvHeads == null) {
+                    throw new IllegalStateException(OP + ": these activations were made under autocast (16-bit q, k, v"
+                            + " only) and are used without it");
+                }
+                attentionQkv = qkvFp32;
+                return qkvHeads;
+            }
+            if (low != lowStack) {
+                lowStack = low;
+                lowParts = new Tensor[] {part(low, 0, batch, t), part(low, 1, batch, t), part(low, 2, batch, t)};
+            }
+            attentionQkv = lowParts;
+            return low;
         }
 
         @Override
@@ -281,8 +316,9 @@ public final class TransformerEncoderLayer implements Layer {
         check(x, "out", out, a);
         Scratch sc = a.scratch;
         inProj.forward(x, xLow, sc.qkv, s);
-        HeadLayout.toHeads(ctx, sc.qkv, a.qkvHeads, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
-        sc.attention.forward(a.q, a.k, a.v, a.att, a.lse, false, s);
+        HeadLayout.toHeads(ctx, sc.qkv, a.headsForAttention(), a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
+        Tensor[] qkv = a.attentionQkv;
+        sc.attention.forward(qkv[0], qkv[1], qkv[2], a.att, a.lse, false, s);
         HeadLayout.toRows(ctx, a.att, a.merged, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
         outProj.forward(a.merged, lowCopy(a.merged, a.mergedLow, s), sc.r1, s);
         drop(sc.r1, sc.r1, seed, 4 * offset, s);
@@ -328,7 +364,11 @@ public final class TransformerEncoderLayer implements Layer {
         Tensor dr1 = drop(dx, g.dr1, seed, 4 * offset, s);
         outProj.backward(a.merged, dr1, g.da, s);
         HeadLayout.toHeads(ctx, g.da, g.datt, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
-        g.attention.backward(a.q, a.k, a.v, a.att, a.lse, g.datt, g.delta, g.dq, g.dk, g.dv, false, s);
+        Tensor[] qkv = a.attentionQkv;
+        if (qkv == null) {
+            throw new IllegalStateException(OP + ": backward before any forward pass with these activations");
+        }
+        g.attention.backward(qkv[0], qkv[1], qkv[2], a.att, a.lse, g.datt, g.delta, g.dq, g.dk, g.dv, false, s);
         HeadLayout.toRows(ctx, g.dqkvHeads, g.dqkv, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
         inProj.backward(x, g.dqkv, dx, true, s);
     }

@@ -53,10 +53,24 @@ class OpArgumentTest {
     void attentionRejectsHeadsWiderThan128AndMismatchedKeys() {
         assertThatThrownBy(() -> new Attention(null).forward(f32(1, 2, 4, 129), f32(1, 2, 4, 129), f32(1, 2, 4, 129),
                 f32(1, 2, 4, 129), f32(1, 2, 4), false, null))
-                .hasMessage("attention: operand q has shape [1, 2, 4, 129], expected [batch, heads, T >= 1, 1 <= D <= 128]");
+                .hasMessage("attention: operand q (fp32) has shape [1, 2, 4, 129], expected [batch, heads, T >= 1, "
+                        + "1 <= D <= 128]");
         assertThatThrownBy(() -> new Attention(null).forward(f32(1, 2, 4, 8), f32(1, 2, 5, 8), f32(1, 2, 4, 8),
                 f32(1, 2, 4, 8), f32(1, 2, 4), false, null))
                 .hasMessage("attention: operand k has shape [1, 2, 5, 8], expected the shape of q [1, 2, 4, 8]");
+    }
+
+    @Test
+    void attentionOn16BitOperandsTakesHeadsUpTo64AndOneDtypeForQKV() {
+        Tensor wide = Tensor.meta(DType.BF16, 1, 2, 4, 65);
+        assertThatThrownBy(() -> new Attention(null).forward(wide, wide, wide, f32(1, 2, 4, 65), f32(1, 2, 4), false,
+                null)).hasMessage("attention: operand q (bf16) has shape [1, 2, 4, 65], expected [batch, heads, "
+                        + "T >= 1, 1 <= D <= 64]");
+        Tensor q = Tensor.meta(DType.BF16, 1, 2, 4, 8);
+        assertThatThrownBy(() -> new Attention(null).forward(q, f32(1, 2, 4, 8), q, f32(1, 2, 4, 8), f32(1, 2, 4),
+                false, null)).hasMessage("attention: operand k is fp32 [1, 2, 4, 8], expected bf16");
+        assertThatThrownBy(() -> new Attention(null).forward(q, q, q, q, f32(1, 2, 4), false, null))
+                .hasMessage("attention: operand o is bf16 [1, 2, 4, 8], expected fp32");
     }
 
     @Test
