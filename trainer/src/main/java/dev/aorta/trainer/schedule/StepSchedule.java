@@ -13,6 +13,7 @@ import dev.aorta.trainer.schedule.ScheduledOp.Phase;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,8 @@ import java.util.Set;
  *   <li>on the last micro-batch only (no_sync), each unit's gradient reduction as soon as its backward is done.</li>
  * </ol>
  * Then the gradient norm (its shard-group all-reduce when sharded), the optimizer on the shards, and the step end.
- * {@code limit_all_gathers} makes each layer gather wait until the layer gathered two gathers earlier is freed.
+ * A unit's gather waits until the unit's previous gather is freed (it overwrites that buffer), and
+ * {@code limit_all_gathers} makes each layer gather also wait until the layer gathered two gathers earlier is freed.
  * With {@code collective_streams: compute} every collective runs on the compute stream, in issue order.
  */
 public record StepSchedule(List<ScheduledOp> ops) {
@@ -68,6 +70,8 @@ public record StepSchedule(List<ScheduledOp> ops) {
         /** Layer gathers in issue order, with the operation that releases each (null until it is issued). */
         private final List<int[]> layerGathers = new ArrayList<>();
         private final Set<Integer> reductions = new LinkedHashSet<>();
+        /** Each unit's last FREE so far: its buffer's next gather overwrites what that pass read. */
+        private final Map<String, Integer> lastRelease = new HashMap<>();
         /** This micro-batch's forward gathers, which serve the backward too when the layer is not re-gathered. */
         private Integer[] forwardGathers;
 
@@ -200,8 +204,10 @@ public record StepSchedule(List<ScheduledOp> ops) {
         }
 
         /**
-         * Issues a unit's all-gather. A layer gather under limit_all_gathers (when layers are freed after forward:
-         * full_shard, hybrid_shard) first waits for the release of the layer gathered two gathers earlier.
+         * Issues a unit's all-gather, after the release of the unit's previous gather (the gather overwrites the
+         * buffer that pass read: without the wait a prefetch on its own stream could run while compute still reads
+         * it). A layer gather under limit_all_gathers (when layers are freed after forward: full_shard,
+         * hybrid_shard) also waits for the release of the layer gathered two gathers earlier.
          */
         private int gather(FlatUnit unit, int m, Phase phase) {
             Collective c = plan.gather(unit).orElseThrow();
@@ -215,7 +221,8 @@ public record StepSchedule(List<ScheduledOp> ops) {
                 }
                 wait = twoBack[1];
             }
-            int op = issue(OpKind.ALL_GATHER, collectiveStream(StreamRole.AUX), unit.name(), m, phase, c, wait);
+            int op = issue(OpKind.ALL_GATHER, collectiveStream(StreamRole.AUX), unit.name(), m, phase, c, wait,
+                    lastRelease.getOrDefault(unit.name(), -1));
             if (!unit.isRoot()) {
                 layerGathers.add(new int[] {op, -1});
             }
@@ -253,6 +260,9 @@ public record StepSchedule(List<ScheduledOp> ops) {
             }
             ops.add(new ScheduledOp(index, kind, stream, target, m, phase, c, List.copyOf(waits)));
             lastOn.put(stream, index);
+            if (kind == OpKind.FREE) {
+                lastRelease.put(target, index);
+            }
             return index;
         }
     }

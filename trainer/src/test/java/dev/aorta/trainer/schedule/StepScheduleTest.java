@@ -124,6 +124,10 @@ class StepScheduleTest {
             if (gather != null) {
                 assertThat(hb.ordered(gather, op)).as("%s after %s", op, gather).isTrue();
             }
+            // and the next gather of its unit overwrites that buffer: only once the pass has read it
+            s.ops().subList(op.index() + 1, s.ops().size()).stream()
+                    .filter(o -> o.kind() == OpKind.ALL_GATHER && o.target().equals(unit)).findFirst()
+                    .ifPresent(next -> assertThat(hb.ordered(op, next)).as("%s before %s", op, next).isTrue());
         }
         for (int m = 0; m < setup.accumulation(); m++) {
             assertThat(hb.ordered(find(s, OpKind.H2D, "batch", m, Phase.STEP),

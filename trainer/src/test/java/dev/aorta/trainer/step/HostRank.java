@@ -10,20 +10,27 @@ import dev.aorta.trainer.schedule.StreamRole;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One rank on the host: its buffers as float arrays, {@link ToyModel}'s passes, the collectives through a
- * {@link HostWorld}, and the streams as happens-before sets. Operations run at once in issue order (so the
- * data is what a device would hold once every stream caught up), while the sets follow the event records and
- * waits the executor issued: each stream knows the operations guaranteed to have run before its next one. A
- * pass that reads a unit whose gather is not in that set, or a reduction that reads gradients whose backward
- * is not, is a violation. Freed units are poisoned with NaN, so computing from one shows in the gradients.
+ * One rank on the host: its buffers as float arrays, {@link ToyModel}'s passes and the collectives through a
+ * {@link HostWorld}, run asynchronously on {@link HostStreams} in the order the executor's event records and waits
+ * give, as on a GPU: work that misses a wait may run before the work it depends on and compute from data not yet
+ * there (or already overwritten), which shows in the results. Freed units are poisoned with NaN, so computing from
+ * one, or a gather that a free overwrites, shows in the gradients. As a second, timing-free check, the issuing
+ * thread follows the same records and waits as happens-before sets (each stream knows the operations guaranteed
+ * to have run before its next one): a pass that reads a unit whose gather is not in that set, or a reduction that
+ * reads gradients whose backward is not, is a violation.
  */
-final class HostRank implements RankDevice, RankCollectives {
+final class HostRank implements RankDevice, RankCollectives, AutoCloseable {
+    /** The event the step's end marker records, which the host waits for (op indices are never negative). */
+    private static final int STEP_END_EVENT = -1;
+
     private final ShardingPlan plan;
     private final RankLayout layout;
     private final int rank;
@@ -38,7 +45,10 @@ final class HostRank implements RankDevice, RankCollectives {
     private final int[] lastBackward;
     private final int[] lastReduction;
     private final boolean[] released;
-    private final Map<Block, Double> forwardSums = new HashMap<>();
+    private final Map<Block, Double> forwardSums = new ConcurrentHashMap<>();
+    private final HostStreams streams;
+    /** Collectives issued to each group so far: the n-th meets every member's n-th. */
+    private final Map<List<Integer>, Long> issuedTo = new HashMap<>();
     private final float[] batch;
     /** The step in which each operation (by index) was last logged as a collective. */
     private final Map<Integer, Integer> loggedSteps = new HashMap<>();
@@ -47,7 +57,7 @@ final class HostRank implements RankDevice, RankCollectives {
     private int step = -1;
     final List<String> violations = new ArrayList<>();
     final Map<StreamRole, List<String>> collectivesOn = new EnumMap<>(StreamRole.class);
-    final List<Double> norms = new ArrayList<>();
+    final List<Double> norms = Collections.synchronizedList(new ArrayList<>());
 
     HostRank(ShardingPlan plan, int rank, int microBatches, double clip, HostWorld world) {
         this.plan = plan;
@@ -93,13 +103,25 @@ final class HostRank implements RankDevice, RankCollectives {
         Arrays.fill(lastReduction, -1);
         released = new boolean[n];
         batch = new float[microBatches];
+        streams = new HostStreams("rank" + rank);
+    }
+
+    /** Blocks until the last issued step's end marker has run on the compute stream (the trainer's wait). */
+    void awaitStepEnd() {
+        streams.synchronize(STEP_END_EVENT);
+    }
+
+    /** Lets the streams finish and stops them: afterwards {@link #read} sees the final values. */
+    @Override
+    public void close() {
+        streams.close();
     }
 
     RankLayout layout() {
         return layout;
     }
 
-    /** A copy of a region's values. */
+    /** A copy of a region's values (on the stream that reads it, or after {@link #close}). */
     float[] read(Region r) {
         return Arrays.copyOfRange(arenas.get(r.arena())[r.unit()], (int) r.offset(), (int) r.end());
     }
@@ -123,6 +145,7 @@ final class HostRank implements RankDevice, RankCollectives {
     @Override
     public void recordAfter(ScheduledOp op) {
         events.put(op.index(), (BitSet) before.get(op.stream()).clone());
+        streams.record(op.index(), op.stream());
     }
 
     @Override
@@ -133,6 +156,7 @@ final class HostRank implements RankDevice, RankCollectives {
             return;
         }
         before.get(stream).or(e);
+        streams.waitFor(stream, done.index());
     }
 
     @Override
@@ -147,15 +171,18 @@ final class HostRank implements RankDevice, RankCollectives {
         Arrays.fill(lastBackward, -1);
         Arrays.fill(lastReduction, -1);
         normReduced = -1;
-        for (float[] g : arenas.get(Arena.GRADS)) {
-            Arrays.fill(g, 0f);
-        }
+        streams.enqueue(op.stream(), () -> {
+            for (float[] g : arenas.get(Arena.GRADS)) {
+                Arrays.fill(g, 0f);
+            }
+        });
         ran(op);
     }
 
     @Override
     public void copyBatch(ScheduledOp op) {
-        batch[op.microBatch()] = ToyModel.batchValue(rank, step, op.microBatch());
+        float x = ToyModel.batchValue(rank, step, op.microBatch());
+        streams.enqueue(op.stream(), () -> batch[op.microBatch()] = x);
         lastH2d = op.index();
         ran(op);
     }
@@ -168,7 +195,7 @@ final class HostRank implements RankDevice, RankCollectives {
     @Override
     public void release(ScheduledOp op, FlatUnit unit) {
         int u = layout.unitIndex(unit);
-        Arrays.fill(arenas.get(Arena.PARAMS)[u], Float.NaN);
+        streams.enqueue(op.stream(), () -> Arrays.fill(arenas.get(Arena.PARAMS)[u], Float.NaN));
         released[u] = true;
         ran(op);
     }
@@ -194,7 +221,8 @@ final class HostRank implements RankDevice, RankCollectives {
         if (block.equals(Block.STEM)) {
             require(op, lastH2d, "its batch's copy");
         }
-        forwardSums.put(block, ToyModel.blockSum(plan.units().get(u), arenas.get(Arena.PARAMS)[u], block));
+        streams.enqueue(op.stream(), () -> forwardSums.put(block,
+                ToyModel.blockSum(plan.units().get(u), arenas.get(Arena.PARAMS)[u], block)));
         ran(op);
     }
 
@@ -203,54 +231,62 @@ final class HostRank implements RankDevice, RankCollectives {
         int u = unitOf(block);
         requireGathered(op, u);
         FlatUnit unit = plan.units().get(u);
-        float[] p = arenas.get(Arena.PARAMS)[u];
-        float[] g = arenas.get(Arena.GRADS)[u];
-        double sum = forwardSums.get(block);
-        float x = batch[op.microBatch()];
-        for (FlatUnit.Slot s : unit.slots()) {
-            if (s.param().block().equals(block)) {
-                for (long e = s.offset(); e < s.offset() + s.param().numel(); e++) {
-                    g[(int) e] += (float) (((double) p[(int) e] * x + sum * ToyModel.eps(e)) / microBatches);
+        streams.enqueue(op.stream(), () -> {
+            float[] p = arenas.get(Arena.PARAMS)[u];
+            float[] g = arenas.get(Arena.GRADS)[u];
+            double sum = forwardSums.get(block);
+            float x = batch[op.microBatch()];
+            for (FlatUnit.Slot s : unit.slots()) {
+                if (s.param().block().equals(block)) {
+                    for (long e = s.offset(); e < s.offset() + s.param().numel(); e++) {
+                        g[(int) e] += (float) (((double) p[(int) e] * x + sum * ToyModel.eps(e)) / microBatches);
+                    }
                 }
             }
-        }
+        });
         lastBackward[u] = op.index();
         ran(op);
     }
 
     @Override
     public void gradNorm(ScheduledOp op, boolean shardSumOfSquares) {
-        double squares = 0;
         for (FlatUnit unit : plan.units()) {
             require(op, lastReduction[layout.unitIndex(unit)], "the reduction of " + unit.name());
             require(op, lastBackward[layout.unitIndex(unit)], "the backward of " + unit.name());
-            for (RankLayout.OwnedPiece piece : layout.ownedPieces(unit)) {
-                for (float v : read(piece.grads())) {
-                    squares += (double) v * v;
+        }
+        streams.enqueue(op.stream(), () -> {
+            double squares = 0;
+            for (FlatUnit unit : plan.units()) {
+                for (RankLayout.OwnedPiece piece : layout.ownedPieces(unit)) {
+                    for (float v : read(piece.grads())) {
+                        squares += (double) v * v;
+                    }
                 }
             }
-        }
-        arenas.get(Arena.GRAD_NORM)[0][0] = (float) (shardSumOfSquares ? squares : Math.sqrt(squares));
+            arenas.get(Arena.GRAD_NORM)[0][0] = (float) (shardSumOfSquares ? squares : Math.sqrt(squares));
+        });
         ran(op);
     }
 
     @Override
     public void optimizer(ScheduledOp op, boolean normIsSumOfSquares) {
         require(op, normReduced, "the gradient norm's all-reduce");
-        float stored = arenas.get(Arena.GRAD_NORM)[0][0];
-        double norm = normIsSumOfSquares ? Math.sqrt(stored) : stored;
-        norms.add(norm);
-        double c = clip > 0 ? Math.min(1, clip / (norm + 1e-6)) : 1;
-        for (FlatUnit unit : plan.units()) {
-            for (RankLayout.OwnedPiece piece : layout.ownedPieces(unit)) {
-                float[] p = read(piece.params());
-                float[] g = read(piece.grads());
-                for (int i = 0; i < p.length; i++) {
-                    p[i] -= (float) (ToyModel.LR * c * g[i]);
+        streams.enqueue(op.stream(), () -> {
+            float stored = arenas.get(Arena.GRAD_NORM)[0][0];
+            double norm = normIsSumOfSquares ? Math.sqrt(stored) : stored;
+            norms.add(norm);
+            double c = clip > 0 ? Math.min(1, clip / (norm + 1e-6)) : 1;
+            for (FlatUnit unit : plan.units()) {
+                for (RankLayout.OwnedPiece piece : layout.ownedPieces(unit)) {
+                    float[] p = read(piece.params());
+                    float[] g = read(piece.grads());
+                    for (int i = 0; i < p.length; i++) {
+                        p[i] -= (float) (ToyModel.LR * c * g[i]);
+                    }
+                    write(piece.params(), p);
                 }
-                write(piece.params(), p);
             }
-        }
+        });
         ran(op);
     }
 
@@ -259,11 +295,17 @@ final class HostRank implements RankDevice, RankCollectives {
         for (Map.Entry<StreamRole, Integer> last : lastOn.entrySet()) {
             require(op, last.getValue(), "the last operation on " + last.getKey().label());
         }
+        streams.record(STEP_END_EVENT, op.stream());
         ran(op);
     }
 
     private int[] members(Collective.Group group) {
         return group == Collective.Group.SHARD ? plan.shardGroup(rank) : plan.replicaGroup(rank);
+    }
+
+    /** The index of this collective among those the rank issued to {@code group}'s members so far. */
+    private long sequence(int[] group) {
+        return issuedTo.merge(Arrays.stream(group).boxed().toList(), 1L, Long::sum);
     }
 
     private void logCollective(ScheduledOp op) {
@@ -279,12 +321,16 @@ final class HostRank implements RankDevice, RankCollectives {
         if (recv.count() != m.length * send.count()) {
             violations.add(op + ": all-gather of " + send.count() + " elements per rank into " + recv.count());
         }
-        float[][] all = world.exchange(m, rank, op.kind() + " " + op.target() + " " + send.count(), read(send));
-        float[] out = new float[(int) recv.count()];
-        for (int g = 0; g < m.length; g++) {
-            System.arraycopy(all[g], 0, out, (int) (g * send.count()), (int) send.count());
-        }
-        write(recv, out);
+        long n = sequence(m);
+        streams.enqueue(op.stream(), () -> {
+            float[][] all = world.exchange(m, n, rank, op.kind() + " " + op.target() + " " + send.count(),
+                    read(send));
+            float[] out = new float[(int) recv.count()];
+            for (int g = 0; g < m.length; g++) {
+                System.arraycopy(all[g], 0, out, (int) (g * send.count()), (int) send.count());
+            }
+            write(recv, out);
+        });
         lastGather[recv.unit()] = op.index();
         logCollective(op);
         ran(op);
@@ -294,13 +340,17 @@ final class HostRank implements RankDevice, RankCollectives {
     public void reduceScatter(ScheduledOp op, Region send, Region recv, Collective.Group group, Reduction reduction) {
         int[] m = members(group);
         require(op, lastBackward[send.unit()], "the backward producing its gradients");
-        float[][] all = world.exchange(m, rank, op.kind() + " " + op.target() + " " + send.count(), read(send));
-        int me = Arrays.stream(m).boxed().toList().indexOf(rank);
-        float[] out = new float[(int) recv.count()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = combine(all, (int) (me * recv.count() + i), reduction);
-        }
-        write(recv, out);
+        long n = sequence(m);
+        streams.enqueue(op.stream(), () -> {
+            float[][] all = world.exchange(m, n, rank, op.kind() + " " + op.target() + " " + send.count(),
+                    read(send));
+            int me = Arrays.stream(m).boxed().toList().indexOf(rank);
+            float[] out = new float[(int) recv.count()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = combine(all, (int) (me * recv.count() + i), reduction);
+            }
+            write(recv, out);
+        });
         lastReduction[recv.unit()] = op.index();
         logCollective(op);
         ran(op);
@@ -312,12 +362,15 @@ final class HostRank implements RankDevice, RankCollectives {
         if (buffer.arena() == Arena.GRADS || buffer.arena() == Arena.SHARD_GRADS) {
             require(op, lastBackward[buffer.unit()], "the backward producing its gradients");
         }
-        float[][] all = world.exchange(m, rank, op.kind() + " " + op.target() + " " + buffer, read(buffer));
-        float[] out = new float[(int) buffer.count()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = combine(all, i, reduction);
-        }
-        write(buffer, out);
+        long n = sequence(m);
+        streams.enqueue(op.stream(), () -> {
+            float[][] all = world.exchange(m, n, rank, op.kind() + " " + op.target() + " " + buffer, read(buffer));
+            float[] out = new float[(int) buffer.count()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = combine(all, i, reduction);
+            }
+            write(buffer, out);
+        });
         if (buffer.arena() == Arena.GRAD_NORM) {
             normReduced = op.index();
         } else {

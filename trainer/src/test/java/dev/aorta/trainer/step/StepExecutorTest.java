@@ -27,10 +27,13 @@ import static org.assertj.core.api.Assertions.within;
 /**
  * The multi-rank step against the host stand-in for NCCL ({@link HostWorld}) with {@link ToyModel}'s passes: world
  * sizes 1 to 4, every mode and hybrid group size, every prefetch, limit, stream and accumulation setting. Each rank
- * runs {@link StepExecutor} on its own thread for three steps; every rank must then own exactly the shard of the
- * unsharded reference's parameters and reduced gradient that the plan assigns it, report the reference's global
- * norm every step, have issued each stream's collectives in the schedule's order, and never have computed from a
- * unit before its gather's event (or reduced gradients before their backward's).
+ * runs {@link StepExecutor} on its own thread for three steps, its work running asynchronously on four stream
+ * threads with random delays ({@link HostStreams}), ordered across streams only by the executor's events; every
+ * rank must then own exactly the shard of the unsharded reference's parameters and reduced gradient that the plan
+ * assigns it, report the reference's global norm every step, have issued each stream's collectives in the
+ * schedule's order, and never have computed from a unit before its gather's event (or reduced gradients before
+ * their backward's). A missing wait lets a stream run ahead and compute from data that is not there yet, or has
+ * been freed: the values then differ (most runs; the delays are random).
  */
 class StepExecutorTest {
     static final int STEPS = 3;
@@ -98,10 +101,11 @@ class StepExecutorTest {
             List<Future<?>> done = new ArrayList<>();
             for (HostRank rank : ranks) {
                 done.add(pool.submit(() -> {
-                    try {
+                    try (rank) {
                         StepExecutor executor = new StepExecutor(schedule, rank.layout(), rank, rank);
                         for (int s = 0; s < STEPS; s++) {
                             executor.issueStep();
+                            rank.awaitStepEnd(); // as the trainer, which issues a step once the last one ended
                         }
                     } catch (RuntimeException | AssertionError e) {
                         world.abort();
