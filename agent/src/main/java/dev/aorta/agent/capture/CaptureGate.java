@@ -12,7 +12,11 @@ import java.util.function.LongSupplier;
  * the gate shut, or shut and opened again, while it read the clock: a call that saw the gate open and then read the
  * clock after the window's end was stamped would be kept with a start after its window's end, and labelled with no
  * window. Together with {@link CaptureWindows} stamping a window's start before it opens the gate and its end after
- * it shuts it, every start kept lies within its window as written.
+ * it shuts it, every start kept lies within its window as written. Ordering: the shutting is a volatile write (a
+ * locked instruction on x86) before the end's clock read; a call's second look is a volatile read after its clock
+ * read, which the JIT does not move across (the clock is a call). {@code rdtsc} is not itself ordered with the load
+ * after it, so the CPU may overlap the two by a few ns; that is all the slack left, far below the µs the race had.
+ * Inside windows the second look costs one more plain load; outside them ({@code between-windows=off}) nothing.
  */
 public final class CaptureGate {
     /** What {@link #timeIfOpen} returns for a call begun while the gate was shut; clocks never read this value. */

@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 /**
  * Opens and closes capture windows, following the {@link CaptureSchedule} (iteration boundaries from the marker
  * advice, time from the drain thread's {@link #tick}) and requests ({@code aorta capture}, JMX). It sets
- * {@link CaptureGate#recording} for the hot path and tells its {@link Listener} when device activity should run
+ * the {@link CaptureGate} for the hot path and tells its {@link Listener} when device activity should run
  * and when a window opened or closed. Windows are numbered from 0 in the order they open; the drain thread asks
  * {@link #windowAt} which window a record's time fell in. Times are CLOCK_MONOTONIC ns, the records' clock, read
  * here: a window's start is read before the gate opens and its end after it shuts, so that every call the gate kept
