@@ -59,10 +59,9 @@ final class AgentCommand {
         if (drainer == null || windows == null) {
             throw new IllegalStateException("the agent in this JVM did not start (see its stderr)");
         }
-        long now = System.nanoTime();
         return switch (command == null ? "" : command) {
-            case "capture" -> windows.open("aorta capture", durationNs, now);
-            case "close" -> windows.close(now);
+            case "capture" -> windows.open("aorta capture", durationNs);
+            case "close" -> windows.close();
             case "detach" -> {
                 drainer.shutdown();
                 yield "detached: recording stopped and files flushed in "

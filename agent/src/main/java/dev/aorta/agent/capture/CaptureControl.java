@@ -30,17 +30,17 @@ public final class CaptureControl implements CaptureControlMBean {
         if (durationMs < 0) {
             throw new IllegalArgumentException("durationMs: expected >= 0 (0 = until close), got " + durationMs);
         }
-        return windows.open("JMX", durationMs * 1_000_000L, System.nanoTime());
+        return windows.open("JMX", durationMs * 1_000_000L);
     }
 
     @Override
     public String close() {
-        return windows.close(System.nanoTime());
+        return windows.close();
     }
 
     @Override
     public String getActiveWindow() {
-        String w = windows.activeWindow(System.nanoTime());
+        String w = windows.activeWindow();
         return w == null ? "none" : w;
     }
 

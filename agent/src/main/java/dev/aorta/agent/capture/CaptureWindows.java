@@ -5,13 +5,16 @@ import dev.aorta.agent.spi.CallKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 
 /**
  * Opens and closes capture windows, following the {@link CaptureSchedule} (iteration boundaries from the marker
  * advice, time from the drain thread's {@link #tick}) and requests ({@code aorta capture}, JMX). It sets
- * {@link CaptureGate#recording} for the hot path and tells its {@link Listener} when device activity should run
+ * the {@link CaptureGate} for the hot path and tells its {@link Listener} when device activity should run
  * and when a window opened or closed. Windows are numbered from 0 in the order they open; the drain thread asks
- * {@link #windowAt} which window a record's time fell in. Times are CLOCK_MONOTONIC ns, the records' clock.
+ * {@link #windowAt} which window a record's time fell in. Times are CLOCK_MONOTONIC ns, the records' clock, read
+ * here: a window's start is read before the gate opens and its end after it shuts, so that every call the gate kept
+ * began within its window as written (see {@link CaptureGate} for the calls racing with the gate).
  */
 public final class CaptureWindows {
     /** Closed windows remembered for {@link #windowAt}: records are drained within milliseconds of their window. */
@@ -38,6 +41,7 @@ public final class CaptureWindows {
     private final BetweenWindows between;
     private final Listener listener;
     private final long agentStartNs;
+    private final LongSupplier clock;
     private long iterations;
     private long nextIndex;
     private boolean timedDone;
@@ -52,12 +56,19 @@ public final class CaptureWindows {
     private volatile Span[] spans = new Span[0];
 
     public CaptureWindows(CaptureSchedule schedule, BetweenWindows between, Listener listener, long agentStartNs) {
+        this(schedule, between, listener, agentStartNs, System::nanoTime);
+    }
+
+    /** With the clock that times the windows' edges and requests (tests drive their own). */
+    CaptureWindows(CaptureSchedule schedule, BetweenWindows between, Listener listener, long agentStartNs,
+                   LongSupplier clock) {
         this.schedule = schedule;
+        this.clock = clock;
         this.between = between;
         this.listener = listener;
         this.agentStartNs = agentStartNs;
         boolean always = schedule.kind() == CaptureSchedule.Kind.ALWAYS;
-        CaptureGate.recording = always || between == BetweenWindows.API;
+        CaptureGate.set(always || between == BetweenWindows.API);
         setDevice(always);
     }
 
@@ -69,7 +80,7 @@ public final class CaptureWindows {
      * An iteration begins (a step marker, or an {@code iteration-method} call ended): with an iteration schedule,
      * the window opens at the first active iteration and closes at the first one after.
      */
-    public synchronized void iterationBoundary(long nowNs) {
+    public synchronized void iterationBoundary() {
         if (schedule.kind() != CaptureSchedule.Kind.ITERATIONS || stopped) {
             return;
         }
@@ -79,23 +90,23 @@ public final class CaptureWindows {
             if (openIndex < 0) {
                 long first = i - (i % ((long) schedule.waitIterations() + schedule.warmup() + schedule.active())) + schedule.waitIterations()
                         + schedule.warmup();
-                openWindow(nowNs, Long.MAX_VALUE, String.format(Locale.ROOT, "iterations %d..%d of the schedule",
+                openWindow(Long.MAX_VALUE, String.format(Locale.ROOT, "iterations %d..%d of the schedule",
                         first, first + schedule.active() - 1));
             }
             return;
         }
-        closeWindow(nowNs);
+        closeWindow();
         setDevice(phase == CaptureSchedule.Phase.WARMUP);
     }
 
     /**
-     * An iteration marker of the given kind, at {@code nowNs}. An {@code iteration-method} call moved the schedule
+     * An iteration marker of the given kind. An {@code iteration-method} call moved the schedule
      * when it began ({@link #iterationBoundary}); its record, made at its end, does not move it again.
      */
-    public void marker(CallKind kind, long nowNs) {
+    public void marker(CallKind kind) {
         switch (kind) {
-            case ITERATION_BEGIN, ITERATION_STEP -> iterationBoundary(nowNs);
-            case ITERATION_FINISH -> iterationsFinished(nowNs);
+            case ITERATION_BEGIN, ITERATION_STEP -> iterationBoundary();
+            case ITERATION_FINISH -> iterationsFinished();
             default -> {
                 // stepEnd: the next stepBegin is the boundary; ITERATION_CALL: see above
             }
@@ -103,20 +114,24 @@ public final class CaptureWindows {
     }
 
     /** The application's loop ended ({@code Aorta.finish}): an open iteration window ends here. */
-    public synchronized void iterationsFinished(long nowNs) {
+    public synchronized void iterationsFinished() {
         if (schedule.kind() == CaptureSchedule.Kind.ITERATIONS) {
-            closeWindow(nowNs);
+            closeWindow();
             setDevice(false);
         }
     }
 
-    /** From the drain thread every cycle: opens and closes timed windows. */
-    public synchronized void tick(long nowNs) {
+    /**
+     * From the drain thread every cycle: opens and closes timed windows, so their edges are late by up to a drain
+     * interval (the edges written are when the gate actually opened and shut).
+     */
+    public synchronized void tick() {
         if (stopped) {
             return;
         }
+        long nowNs = clock.getAsLong();
         if (openIndex >= 0 && nowNs >= openDeadlineNs) {
-            closeWindow(openDeadlineNs);
+            closeWindow();
             setDevice(false);
             return;
         }
@@ -124,7 +139,7 @@ public final class CaptureWindows {
                 && nowNs >= agentStartNs + schedule.startAfterNs()) {
             timedDone = true;
             long start = agentStartNs + schedule.startAfterNs();
-            openWindow(nowNs, start + schedule.durationNs(), String.format(Locale.ROOT,
+            openWindow(start + schedule.durationNs(), String.format(Locale.ROOT,
                     "start-after=%s,duration=%s", Durations.format(schedule.startAfterNs()),
                     Durations.format(schedule.durationNs())));
         }
@@ -136,40 +151,41 @@ public final class CaptureWindows {
      *
      * @return a line describing the window opened
      */
-    public synchronized String open(String requestedBy, long durationNs, long nowNs) {
+    public synchronized String open(String requestedBy, long durationNs) {
         if (stopped) {
             throw new IllegalStateException("the agent is detached; nothing is recorded any more in this JVM");
         }
+        long nowNs = clock.getAsLong();
         if (openIndex >= 0) {
             throw new IllegalStateException("capture window " + openIndex + " is already open (" + describeOpen(nowNs)
                     + "); wait for it to close or close it first");
         }
         String reason = requestedBy + (durationNs > 0 ? " for " + Durations.format(durationNs) : " until closed");
-        openWindow(nowNs, durationNs > 0 ? nowNs + durationNs : Long.MAX_VALUE, reason);
+        openWindow(durationNs > 0 ? nowNs + durationNs : Long.MAX_VALUE, reason);
         return "capture window " + openIndex + " opened (" + reason + ")";
     }
 
     /** Closes the open window on request; says which, or that none was open. */
-    public synchronized String close(long nowNs) {
+    public synchronized String close() {
         if (openIndex < 0) {
             return "no capture window is open";
         }
         long index = openIndex;
-        closeWindow(nowNs);
+        closeWindow();
         setDevice(schedule.kind() == CaptureSchedule.Kind.ALWAYS);
         return "capture window " + index + " closed";
     }
 
     /** The open window in words, or null when none is. */
-    public synchronized String activeWindow(long nowNs) {
-        return openIndex < 0 ? null : "capture window " + openIndex + ": " + describeOpen(nowNs);
+    public synchronized String activeWindow() {
+        return openIndex < 0 ? null : "capture window " + openIndex + ": " + describeOpen(clock.getAsLong());
     }
 
     /** Closes an open window and stops all recording: at detach and at exit. */
-    public synchronized void stop(long nowNs) {
-        closeWindow(nowNs);
+    public synchronized void stop() {
+        closeWindow();
         stopped = true;
-        CaptureGate.recording = false;
+        CaptureGate.shut();
         setDevice(false);
     }
 
@@ -192,23 +208,29 @@ public final class CaptureWindows {
                 + (openDeadlineNs == Long.MAX_VALUE ? "" : ", closes in " + Durations.format(Math.max(0, openDeadlineNs - nowNs)));
     }
 
-    private void openWindow(long nowNs, long deadlineNs, String reason) {
+    /** The start is read just before the gate opens: every call the gate keeps reads its clock after it. */
+    private void openWindow(long deadlineNs, String reason) {
+        setDevice(true);
         openIndex = nextIndex++;
-        openStartNs = nowNs;
+        openStartNs = clock.getAsLong();
         openDeadlineNs = deadlineNs;
         openReason = reason;
-        publish(new Span(openIndex, nowNs, Long.MAX_VALUE));
-        setDevice(true);
-        CaptureGate.recording = true;
-        listener.windowOpened(openIndex, nowNs, reason);
+        publish(new Span(openIndex, openStartNs, Long.MAX_VALUE));
+        CaptureGate.open();
+        listener.windowOpened(openIndex, openStartNs, reason);
     }
 
-    private void closeWindow(long nowNs) {
+    /**
+     * The end is read just after the gate shut: a call that read its clock later saw the gate shut on its second
+     * look and dropped itself (the volatile write of the gate comes before this read, the call's clock read before
+     * its second look at the gate).
+     */
+    private void closeWindow() {
         if (openIndex < 0) {
             return;
         }
-        long end = Math.max(openStartNs, nowNs);
-        CaptureGate.recording = schedule.kind() == CaptureSchedule.Kind.ALWAYS || between == BetweenWindows.API;
+        CaptureGate.set(schedule.kind() == CaptureSchedule.Kind.ALWAYS || between == BetweenWindows.API);
+        long end = clock.getAsLong();
         publish(new Span(openIndex, openStartNs, end));
         listener.windowClosed(openIndex, openStartNs, end, openReason);
         openIndex = -1;

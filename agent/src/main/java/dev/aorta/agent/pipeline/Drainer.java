@@ -152,7 +152,7 @@ public final class Drainer implements Runnable {
         HostClock.anchor();  // before the buffers: the records about to be converted lie before this anchor
         CaptureWindows windows = CaptureWindows.current;
         if (windows != null) {
-            windows.tick(System.nanoTime());  // a timed window's edges, to within one drain interval
+            windows.tick();  // a timed window's edges, to within one drain interval
         }
         long iterationsBefore = iterations.completed();
         int n = drainBuffers();
@@ -239,7 +239,7 @@ public final class Drainer implements Runnable {
         }
         CaptureWindows windows = CaptureWindows.current;
         if (windows != null) {
-            windows.stop(System.nanoTime());
+            windows.stop();
         }
         running = false;
         thread.interrupt();

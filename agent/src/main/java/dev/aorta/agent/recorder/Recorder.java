@@ -6,6 +6,7 @@ import dev.aorta.agent.capture.CaptureWindows;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 /**
  * The hot path: advice woven into intercepted methods calls these static methods with primitives only.
@@ -20,6 +21,8 @@ public final class Recorder {
     private static volatile int capacity = 16384;
 
     private static final ThreadLocal<CallBuffer> LOCAL = ThreadLocal.withInitial(Recorder::register);
+    /** A constant, so that the JIT inlines it into {@link CaptureGate#timeIfOpen} on the hot path. */
+    private static final LongSupplier TICKS = HostClock::ticks;
 
     private Recorder() {
     }
@@ -40,14 +43,15 @@ public final class Recorder {
      * by where it began, so that one begun just before a window opens does not appear with no start, and the last
      * call of a window (a sync that returns after the window closed) is kept. Ticks are never this value.
      */
-    public static final long OUTSIDE_WINDOW = Long.MIN_VALUE;
+    public static final long OUTSIDE_WINDOW = CaptureGate.SHUT;
 
     /**
      * A call edge's timestamp, in {@link HostClock} ticks: the drain thread converts them to CLOCK_MONOTONIC ns.
-     * Outside capture windows with nothing to record, no clock is read and the call is marked {@link #OUTSIDE_WINDOW}.
+     * Outside capture windows with nothing to record, no clock is read and the call is marked {@link #OUTSIDE_WINDOW};
+     * so is a call whose clock read raced with its window closing (see {@link CaptureGate#timeIfOpen}).
      */
     public static long now() {
-        return CaptureGate.recording ? HostClock.ticks() : OUTSIDE_WINDOW;
+        return CaptureGate.timeIfOpen(TICKS);
     }
 
     /** The timestamp of an iteration marker: always read, as markers drive the capture schedule. */
@@ -62,7 +66,7 @@ public final class Recorder {
     public static long iterationMethodEntered() {
         CaptureWindows windows = CaptureWindows.current;
         if (windows != null) {
-            windows.iterationBoundary(System.nanoTime());
+            windows.iterationBoundary();
         }
         return HostClock.ticks();
     }
@@ -75,7 +79,7 @@ public final class Recorder {
         long end = HostClock.ticks();
         CaptureWindows windows = CaptureWindows.current;
         if (windows != null) {
-            windows.marker(CallTable.get(id).kind(), System.nanoTime());
+            windows.marker(CallTable.get(id).kind());
         }
         LOCAL.get().put(id, start, end, 0, result, arg, 0, 0, 0, 0, 0, 0, 0);
     }

@@ -18,7 +18,7 @@ class CaptureControlTest {
     @AfterEach
     void unregister() throws Exception {
         server.unregisterMBean(new ObjectName(CaptureControl.NAME));
-        CaptureGate.recording = true;
+        CaptureGate.open();
     }
 
     @Test
@@ -43,12 +43,12 @@ class CaptureControlTest {
         assertThat(server.getAttribute(name, "Output")).isEqualTo("/tmp/out");
         assertThat(server.invoke(name, "capture", new Object[] {0L}, new String[] {"long"}))
                 .isEqualTo("capture window 0 opened (JMX until closed)");
-        assertThat(CaptureGate.recording).isTrue();
+        assertThat(CaptureGate.isOpen()).isTrue();
         assertThat((String) server.getAttribute(name, "ActiveWindow")).startsWith("capture window 0: JMX until closed, open for");
         assertThatThrownBy(() -> server.invoke(name, "capture", new Object[] {1000L}, new String[] {"long"}))
                 .isInstanceOf(RuntimeMBeanException.class)
                 .satisfies(e -> assertThat(e.getCause()).hasMessageStartingWith("capture window 0 is already open (JMX"));
         assertThat(server.invoke(name, "close", new Object[0], new String[0])).isEqualTo("capture window 0 closed");
-        assertThat(CaptureGate.recording).isFalse();
+        assertThat(CaptureGate.isOpen()).isFalse();
     }
 }

@@ -5,7 +5,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,20 +40,27 @@ class CaptureWindowsTest {
     }
 
     private final Recorded listener = new Recorded();
+    /** The windows' clock, set by each test. */
+    private final AtomicLong now = new AtomicLong();
 
     @AfterEach
     void recordingAgainForOtherTests() {
-        CaptureGate.recording = true;
+        CaptureGate.open();
+    }
+
+    private CaptureWindows windows(CaptureSchedule schedule, BetweenWindows between, long agentStartNs) {
+        return new CaptureWindows(schedule, between, listener, agentStartNs, now::get);
     }
 
     @Test
     void anIterationScheduleWaitsWarmsUpRecordsAndRepeatsLikeThePyTorchProfilers() {
         // wait=1, warmup=1, active=2, repeat=2: iterations 2-3 and 6-7 are windows 0 and 1
-        CaptureWindows w = new CaptureWindows(CaptureSchedule.iterations(1, 1, 2, 2), BetweenWindows.OFF, listener, 0);
+        CaptureWindows w = windows(CaptureSchedule.iterations(1, 1, 2, 2), BetweenWindows.OFF, 0);
         List<Boolean> gate = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            w.marker(CallKind.ITERATION_STEP, 100 * i);
-            gate.add(CaptureGate.recording);
+            now.set(100 * i);
+            w.marker(CallKind.ITERATION_STEP);
+            gate.add(CaptureGate.isOpen());
         }
         assertThat(gate).containsExactly(false, false, true, true, false, false, true, true, false, false);
         assertThat(listener.events).containsExactly(
@@ -61,51 +75,132 @@ class CaptureWindowsTest {
 
     @Test
     void betweenWindowsApiKeepsRecordingHostCallsButNotTheDevice() {
-        CaptureWindows w = new CaptureWindows(CaptureSchedule.iterations(1, 0, 1, 1), BetweenWindows.API, listener, 0);
-        assertThat(CaptureGate.recording).isTrue();
-        w.marker(CallKind.ITERATION_BEGIN, 10);
-        w.marker(CallKind.ITERATION_END, 15);
-        w.marker(CallKind.ITERATION_BEGIN, 20);
-        w.marker(CallKind.ITERATION_FINISH, 30);
-        assertThat(CaptureGate.recording).isTrue();
+        CaptureWindows w = windows(CaptureSchedule.iterations(1, 0, 1, 1), BetweenWindows.API, 0);
+        assertThat(CaptureGate.isOpen()).isTrue();
+        for (var marker : List.of(Map.entry(10L, CallKind.ITERATION_BEGIN), Map.entry(15L, CallKind.ITERATION_END),
+                Map.entry(20L, CallKind.ITERATION_BEGIN), Map.entry(30L, CallKind.ITERATION_FINISH))) {
+            now.set(marker.getKey());
+            w.marker(marker.getValue());
+        }
+        assertThat(CaptureGate.isOpen()).isTrue();
         assertThat(listener.events).containsExactly("device off", "device on", "open 0 at 20", "close 0 20..30", "device off");
     }
 
     @Test
-    void aTimeWindowOpensAfterItsDelayAndClosesAtItsDuration() {
-        CaptureWindows w = new CaptureWindows(CaptureSchedule.time(1_000, 500), BetweenWindows.OFF, listener, 10_000);
-        w.tick(10_900);
-        assertThat(CaptureGate.recording).isFalse();
-        w.tick(11_020);
-        assertThat(CaptureGate.recording).isTrue();
-        w.tick(11_400);
-        w.tick(11_600);
-        assertThat(CaptureGate.recording).isFalse();
-        w.tick(20_000);
-        assertThat(listener.events).containsExactly("device off", "device on", "open 0 at 11020", "close 0 11020..11500", "device off");
+    void aTimeWindowOpensAfterItsDelayAndClosesAtItsDuration_atTheDrainThreadsTicks() {
+        CaptureWindows w = windows(CaptureSchedule.time(1_000, 500), BetweenWindows.OFF, 10_000);
+        tick(w, 10_900);
+        assertThat(CaptureGate.isOpen()).isFalse();
+        tick(w, 11_020);
+        assertThat(CaptureGate.isOpen()).isTrue();
+        tick(w, 11_400);
+        tick(w, 11_600);
+        assertThat(CaptureGate.isOpen()).isFalse();
+        tick(w, 20_000);
+        // the deadline was 11 500; the gate shut, and calls stopped being kept, at the tick after it
+        assertThat(listener.events).containsExactly("device off", "device on", "open 0 at 11020", "close 0 11020..11600", "device off");
+    }
+
+    private void tick(CaptureWindows w, long ns) {
+        now.set(ns);
+        w.tick();
     }
 
     @Test
     void aWindowRequestedWhileAnotherIsOpenIsRefusedNamingTheOpenOne() {
-        CaptureWindows w = new CaptureWindows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, listener, 0);
-        assertThat(w.open("aorta capture", 5_000_000_000L, 0)).isEqualTo("capture window 0 opened (aorta capture for 5.0s)");
-        assertThatThrownBy(() -> w.open("JMX", 0, 2_000_000_000L))
+        CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
+        assertThat(w.open("aorta capture", 5_000_000_000L)).isEqualTo("capture window 0 opened (aorta capture for 5.0s)");
+        now.set(2_000_000_000L);
+        assertThatThrownBy(() -> w.open("JMX", 0))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("capture window 0 is already open (aorta capture for 5.0s, open for 2.0s, closes in 3.0s);"
                         + " wait for it to close or close it first");
-        w.tick(5_000_000_001L);
-        assertThat(w.activeWindow(5_000_000_001L)).isNull();
-        assertThat(w.open("JMX", 0, 6_000_000_000L)).isEqualTo("capture window 1 opened (JMX until closed)");
-        assertThat(w.close(7_000_000_000L)).isEqualTo("capture window 1 closed");
-        assertThat(w.close(7_000_000_000L)).isEqualTo("no capture window is open");
+        tick(w, 5_000_000_001L);
+        assertThat(w.activeWindow()).isNull();
+        now.set(6_000_000_000L);
+        assertThat(w.open("JMX", 0)).isEqualTo("capture window 1 opened (JMX until closed)");
+        now.set(7_000_000_000L);
+        assertThat(w.close()).isEqualTo("capture window 1 closed");
+        assertThat(w.close()).isEqualTo("no capture window is open");
     }
 
     @Test
     void afterStopNothingIsRecordedAndNoWindowOpens() {
-        CaptureWindows w = new CaptureWindows(CaptureSchedule.ALWAYS, BetweenWindows.API, listener, 0);
-        assertThat(CaptureGate.recording).isTrue();
-        w.stop(5);
-        assertThat(CaptureGate.recording).isFalse();
-        assertThatThrownBy(() -> w.open("aorta capture", 0, 6)).hasMessageContaining("detached");
+        CaptureWindows w = windows(CaptureSchedule.ALWAYS, BetweenWindows.API, 0);
+        assertThat(CaptureGate.isOpen()).isTrue();
+        w.stop();
+        assertThat(CaptureGate.isOpen()).isFalse();
+        assertThatThrownBy(() -> w.open("aorta capture", 0)).hasMessageContaining("detached");
+    }
+
+    @Test
+    void aWindowsStartIsReadBeforeTheGateOpensAndItsEndAfterItShuts() {
+        Map<Long, Boolean> gateOpenAtRead = new HashMap<>();
+        CaptureWindows w = new CaptureWindows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, listener, 0, () -> {
+            long t = now.incrementAndGet();
+            gateOpenAtRead.put(t, CaptureGate.isOpen());
+            return t;
+        });
+        w.open("test", 0);
+        w.close();
+        // read 1 is the request's time (for its deadline); 2 and 3 are the window's edges
+        assertThat(listener.events).containsExactly("device off", "device on", "open 0 at 2", "close 0 2..3", "device off");
+        assertThat(gateOpenAtRead).containsEntry(2L, false).containsEntry(3L, false);
+    }
+
+    /**
+     * The race behind a flaky end-to-end test: an application thread saw the gate open, the window closed while it
+     * read its clock, and its call was kept with a start after the window's end, so it was written with no window.
+     */
+    @Test
+    void aCallThatSawTheGateOpenButReadItsClockAfterTheWindowClosedIsDropped() throws Exception {
+        CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
+        now.set(100);
+        w.open("test", 0);
+        CountDownLatch sawOpen = new CountDownLatch(1);
+        CountDownLatch windowClosed = new CountDownLatch(1);
+        CompletableFuture<Long> start = callStartingWhile(sawOpen, windowClosed);
+        assertThat(sawOpen.await(10, TimeUnit.SECONDS)).isTrue();
+        now.set(200);
+        w.close();
+        now.set(300);
+        windowClosed.countDown();
+        assertThat(listener.events).contains("close 0 100..200");
+        assertThat(start.get(10, TimeUnit.SECONDS)).as("read at 300, after the window's end").isEqualTo(CaptureGate.SHUT);
+    }
+
+    @Test
+    void aCallThatSawOneWindowOpenAndReadItsClockInTheNextIsDropped() throws Exception {
+        CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
+        now.set(100);
+        w.open("test", 0);
+        CountDownLatch sawOpen = new CountDownLatch(1);
+        CountDownLatch nextWindowOpen = new CountDownLatch(1);
+        CompletableFuture<Long> start = callStartingWhile(sawOpen, nextWindowOpen);
+        assertThat(sawOpen.await(10, TimeUnit.SECONDS)).isTrue();
+        now.set(200);
+        w.close();
+        now.set(300);
+        w.open("test", 0);
+        now.set(250);  // a reading between the windows (clocks do not go back; this one stands for a late read)
+        nextWindowOpen.countDown();
+        assertThat(start.get(10, TimeUnit.SECONDS)).as("the gate it saw open was window 0's").isEqualTo(CaptureGate.SHUT);
+    }
+
+    /** A call on another thread that looks at the gate, signals {@code sawGate} and reads the clock after {@code then}. */
+    private CompletableFuture<Long> callStartingWhile(CountDownLatch sawGate, CountDownLatch then) {
+        LongSupplier slowClock = () -> {
+            sawGate.countDown();
+            try {
+                assertThat(then.await(10, TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return now.get();
+        };
+        CompletableFuture<Long> start = new CompletableFuture<>();
+        Thread call = new Thread(() -> start.complete(CaptureGate.timeIfOpen(slowClock)), "application");
+        call.start();
+        return start;
     }
 }

@@ -17,16 +17,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GateCostTest {
     @AfterEach
     void recordingAgain() {
-        CaptureGate.recording = true;
+        CaptureGate.open();
     }
 
     @Test
     void outsideWindowsTheHotPathWritesNothingAndCostsLessThanRecording() {
-        CaptureGate.recording = false;
+        CaptureGate.shut();
         long rowsBefore = rows();
         double off = bestNsPerCall(200_000);
         assertThat(rows()).as("no ring rows outside windows").isEqualTo(rowsBefore);
-        CaptureGate.recording = true;
+        CaptureGate.open();
         double on = bestNsPerCall(200_000);
         System.out.printf("[gate] between-windows=off: %.1f ns per intercepted call; recording: %.1f ns%n", off, on);
         assertThat(off).isLessThan(on);
@@ -35,13 +35,13 @@ class GateCostTest {
     @Test
     void aCallIsKeptOrDroppedByWhereItBegan() {
         rows();
-        CaptureGate.recording = false;
+        CaptureGate.shut();
         long before = Recorder.now();
-        CaptureGate.recording = true;  // a window opens while the call runs
+        CaptureGate.open();  // a window opens while the call runs
         Recorder.record(1, before, 0x10, 0);
         assertThat(rows()).as("begun before the window: dropped, not written without a start").isZero();
         long inside = Recorder.now();
-        CaptureGate.recording = false;  // the window closes while the call runs
+        CaptureGate.shut();  // the window closes while the call runs
         Recorder.record(1, inside, 0x10, 0);
         assertThat(rows()).as("begun inside the window: kept").isEqualTo(1);
     }

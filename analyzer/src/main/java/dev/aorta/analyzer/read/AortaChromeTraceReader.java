@@ -1,9 +1,7 @@
 package dev.aorta.analyzer.read;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.aorta.analyzer.export.PerfettoExporter;
 import dev.aorta.analyzer.trace.TraceSink;
 import dev.aorta.core.event.ActivityKind;
@@ -17,7 +15,6 @@ import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -48,7 +45,6 @@ import java.util.regex.Pattern;
  * A warning says so. A version newer than this reader knows is an error naming the file and both versions.
  */
 public final class AortaChromeTraceReader implements TraceReader {
-    private static final JsonFactory JSON = JsonFactory.builder().disable(StreamReadFeature.AUTO_CLOSE_SOURCE).build();
     private static final ClockDomain CLOCK = ClockDomain.TRACE_RELATIVE;
     private static final Pattern VERSION = Pattern.compile("\"" + AortaChromeTrace.VERSION_FIELD + "\"\\s*:\\s*(\\d{1,9})");
     private static final Pattern PID_IS = Pattern.compile("\"" + AortaChromeTrace.PID_FIELD + "\"\\s*:\\s*\"(\\w+)\"");
@@ -112,34 +108,18 @@ public final class AortaChromeTraceReader implements TraceReader {
                     + " run again for exact stream ids"));
         }
         Events events = new Events(flavour, pidIsRank, new SkippedRecords(source.path().toString()), sink);
-        try (Utf8Repair in = new Utf8Repair(source.open()); JsonParser p = JSON.createParser(in)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new TraceFormatException(source.path() + ": expected a JSON object with \"traceEvents\"");
-            }
-            try {
-                String field;
-                while ((field = p.nextFieldName()) != null) {
-                    if (p.nextToken() == JsonToken.START_ARRAY && field.equals("traceEvents")) {
-                        Event e = new Event();
-                        while (p.nextToken() == JsonToken.START_OBJECT) {
-                            long offset = p.currentLocation().getByteOffset();
-                            e.read(p);
-                            events.take(e, offset);
-                        }
-                    } else {
-                        p.skipChildren();
-                    }
+        Event e = new Event();
+        TraceEventsJson.read(source, sink, (field, p) -> {
+            if (p.currentToken() == JsonToken.START_ARRAY && field.equals("traceEvents")) {
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    long offset = p.currentLocation().getByteOffset();
+                    e.read(p);
+                    events.take(e, offset);
                 }
-                in.transferTo(OutputStream.nullOutputStream());  // to the end, so that gzip checks its checksum
-            } catch (IOException | RuntimeException e) {
-                sink.warning(PartialReadWarning.of(source, e,
-                        PartialReadWarning.atByte(source, p.currentLocation().getByteOffset()),
-                        "the " + events.read + " trace events read before it"));
+            } else {
+                p.skipChildren();
             }
-            if (in.warning(source) != null) {
-                sink.warning(in.warning(source));
-            }
-        }
+        }, () -> events.read);
         events.finish();
     }
 

@@ -1,9 +1,7 @@
 package dev.aorta.analyzer.read;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.aorta.analyzer.columns.ActivityColumns;
 import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.columns.StableOrder;
@@ -21,7 +19,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.io.OutputStream;
 import java.io.SequenceInputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -60,8 +57,6 @@ import java.util.stream.LongStream;
  * therefore emitted after the whole file is read, since an op may come after the calls it made.
  */
 public final class KinetoReader implements TraceReader {
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE).build();
     private static final Pattern PROFILER_STEP = Pattern.compile("ProfilerStep#(\\d+)");
     private static final ClockDomain CLOCK = ClockDomain.KINETO_EPOCH_US;
 
@@ -104,46 +99,27 @@ public final class KinetoReader implements TraceReader {
         if (Halves.worthSplitting(source, splitFromBytes) && readInHalves(source, sink)) {
             return;
         }
-        boolean sawBase = false;
+        boolean[] sawBase = {false};
         Links links = new Links();
         EventCount events = new EventCount();
         SkippedRecords skipped = new SkippedRecords(source.path().toString());
-        try (Utf8Repair in = new Utf8Repair(source.open()); JsonParser p = JSON.createParser(in)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new TraceFormatException(source.path() + ": expected a JSON object with \"traceEvents\"");
-            }
-            try {
-                String field;
-                while ((field = p.nextFieldName()) != null) {
-                    p.nextToken();
-                    switch (field) {
-                        case "traceEvents" -> readEvents(p, sink, links, events, skipped);
-                        case "distributedInfo" -> readDistributedInfo(p, sink);
-                        case "baseTimeNanoseconds" -> {
-                            sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, p.getLongValue()));
-                            sawBase = true;
-                        }
-                        default -> p.skipChildren();  // does nothing unless on an object or array start
-                    }
+        TraceEventsJson.read(source, sink, (field, p) -> {
+            switch (field) {
+                case "traceEvents" -> readEvents(p, sink, links, events, skipped);
+                case "distributedInfo" -> readDistributedInfo(p, sink);
+                case "baseTimeNanoseconds" -> {
+                    sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, p.getLongValue()));
+                    sawBase[0] = true;
                 }
-                // gzip checks its checksum only at the end of the data, after the JSON has ended: a flipped byte in
-                // a timestamp is found only by reading on
-                in.transferTo(OutputStream.nullOutputStream());
-            } catch (IOException | RuntimeException e) {
-                sink.warning(PartialReadWarning.of(source, e,
-                        PartialReadWarning.atByte(source, p.currentLocation().getByteOffset()),
-                        "the " + events.read + " trace events read before it"));
+                default -> p.skipChildren();  // does nothing unless on an object or array start
             }
-            if (in.warning(source) != null) {
-                sink.warning(in.warning(source));
-            }
-        }
+        }, () -> events.read);
         links.emitCalls(sink);
         links.emitDependencies(sink);
         if (skipped.warning() != null) {
             sink.warning(skipped.warning());
         }
-        if (!sawBase) {
+        if (!sawBase[0]) {
             // without a base, Kineto timestamps are microseconds since the Unix epoch
             sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, 0));
         }
@@ -249,7 +225,7 @@ public final class KinetoReader implements TraceReader {
             Half h = new Half(source);
             // the parser stops at the "{" of the second half's first event; what it buffered beyond is not read
             try (Utf8Repair in = new Utf8Repair(source.open());
-                 JsonParser p = JSON.createParser(in)) {
+                 JsonParser p = TraceEventsJson.JSON.createParser(in)) {
                 if (p.nextToken() != JsonToken.START_OBJECT) {
                     return h;
                 }
@@ -274,7 +250,7 @@ public final class KinetoReader implements TraceReader {
             try (InputStream file = source.open()) {
                 file.skipNBytes(boundary);
                 try (Utf8Repair repaired = new Utf8Repair(file);
-                     JsonParser p = JSON.createParser(new SequenceInputStream(new ByteArrayInputStream(OPEN), repaired))) {
+                     JsonParser p = TraceEventsJson.JSON.createParser(new SequenceInputStream(new ByteArrayInputStream(OPEN), repaired))) {
                     p.nextToken();
                     String field;
                     while ((field = p.nextFieldName()) != null) {

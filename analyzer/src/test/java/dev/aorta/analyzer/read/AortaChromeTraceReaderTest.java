@@ -162,6 +162,24 @@ class AortaChromeTraceReaderTest {
                 .hasMessageContaining("versions up to 1");
     }
 
+    @Test
+    void anExportCutShortIsKeptUpToTheCutWithAWarningSayingWhereAndHowManyEventsWereRead() throws IOException {
+        Path whole = export(analyze(SAMPLES.resolve("a100-allreduce/a100_allreduce_rank0_of2.json.gz")), "whole.json");
+        byte[] bytes = Files.readAllBytes(whole);
+        Path cut = Files.write(dir.resolve("cut.json"), java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        TraceSet all = TraceLoader.withInstalledReaders().load(List.of(whole));
+        TraceSet half = TraceLoader.withInstalledReaders().load(List.of(cut));
+        String warning = half.warnings().stream().filter(w -> w.contains("cut.json")).findFirst().orElseThrow();
+        assertThat(warning).contains("the file is truncated: its JSON ends early (at byte")
+                .containsPattern("kept the \\d+ trace events read before it");
+        assertThat(records(half)).isPositive().isLessThan(records(all));
+    }
+
+    private static long records(TraceSet set) {
+        RankTrace r = set.ranks().iterator().next();
+        return r.activities().size() + r.apiCalls().size() + r.markers().size();
+    }
+
     private static TraceAnalysis analyze(Path file) throws IOException {
         return TraceAnalysis.of(TraceLoader.withInstalledReaders().load(List.of(file)), AnalysisOptions.defaults());
     }
