@@ -26,29 +26,39 @@ __device__ __forceinline__ long long col_source(int k, int p, int ci_, int h_, i
 }
 
 // Grids of the passes below are two-dimensional: y walks rows (a column-matrix row, a channel plane), x the
-// positions within one, so the per-element index arithmetic is 32-bit and division-free but for one p / ow_; the
-// earlier one-dimensional versions spent most of their time in 64-bit divisions (conv_im2col_f32 moved ~340 GB/s
-// on an H200).
+// positions within one, so that the per-element index arithmetic is 32-bit with one division (p / ow_). Nsight
+// Compute on an H200 showed the first im2col of this shape compute-bound (issue slots 78% busy, 430 GB/s) on
+// the per-row setup, two 64-bit divisions and three 32-bit ones, paid by every thread for one element: now a thread
+// takes IM2COL_PER_THREAD positions of its row, in 32-bit arithmetic.
+#define IM2COL_PER_THREAD 8
 
-// the column-matrix row `row` = (img, k) of x: the p-th element of the row reads x[img, c, ih, iw], 0 in the padding
+// the column-matrix rows (img, k) of x: the p-th element of a row reads x[img, c, ih, iw], 0 in the padding
 template <typename Out, typename Store>
-__device__ __forceinline__ void im2col_rows(const float* x, Out* col, Store store, SHAPE_PARAMS) {
+__device__ __forceinline__ void im2col_rows(const float* __restrict__ x, Out* __restrict__ col, Store store,
+                                            SHAPE_PARAMS) {
     int K = ci_ * kh_ * kw_;
     int P = oh_ * ow_;
-    long long rows = (long long) n_ * K;
-    for (long long row = blockIdx.y; row < rows; row += gridDim.y) {
-        int k = (int) (row % K);
-        long long img = row / K;
+    int rows = n_ * K;
+    for (int row = blockIdx.y; row < rows; row += gridDim.y) {
+        int img = row / K;
+        int k = row - img * K;
         int q = k % kw_;
         int r = k / kw_ % kh_;
         int c = k / (kw_ * kh_);
-        const float* plane = x + (img * ci_ + c) * h_ * w_;
-        Out* out = col + row * P;
-        for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < P; p += gridDim.x * blockDim.x) {
-            int oh = p / ow_;
-            int ih = oh * stride_ - pad_ + r;
-            int iw = (p - oh * ow_) * stride_ - pad_ + q;
-            out[p] = store(ih >= 0 && ih < h_ && iw >= 0 && iw < w_ ? plane[ih * w_ + iw] : 0.0f);
+        const float* plane = x + ((long long) img * ci_ + c) * h_ * w_;
+        Out* out = col + (long long) row * P;
+        for (int p0 = blockIdx.x * blockDim.x * IM2COL_PER_THREAD; p0 < P;
+             p0 += gridDim.x * blockDim.x * IM2COL_PER_THREAD) {
+#pragma unroll
+            for (int e = 0; e < IM2COL_PER_THREAD; e++) {
+                int p = p0 + e * blockDim.x + threadIdx.x;
+                if (p < P) {
+                    int oh = p / ow_;
+                    int ih = oh * stride_ - pad_ + r;
+                    int iw = (p - oh * ow_) * stride_ - pad_ + q;
+                    out[p] = store(ih >= 0 && ih < h_ && iw >= 0 && iw < w_ ? plane[ih * w_ + iw] : 0.0f);
+                }
+            }
         }
     }
 }

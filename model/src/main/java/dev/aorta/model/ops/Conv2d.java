@@ -33,6 +33,8 @@ public final class Conv2d implements Layer {
     /** Column scratch per pass: 64 Mi elements (256 MiB in fp32, 128 MiB in 16 bits); fewer passes gain little. */
     static final long MAX_COLUMN_ELEMENTS = 64L << 20;
     private static final int BLOCK = 256;
+    /** Column positions per thread of the im2col pass (IM2COL_PER_THREAD in conv.cu). */
+    private static final int IM2COL_PER_THREAD = 8;
 
     private final OpContext ctx;
     private final Elementwise ew;
@@ -210,7 +212,7 @@ public final class Conv2d implements Layer {
 
     /** The column matrices of x's images (a pass) into {@link #columns}, in its dtype. */
     private void im2col(Tensor x, Im2col g, Stream s) {
-        int gridX = PlaneGrid.x(g.p());
+        int gridX = PlaneGrid.x(g.p(), IM2COL_PER_THREAD);
         int gridY = PlaneGrid.y((long) x.dim(0) * g.k(), gridX);
         if (columns.dtype() == DType.FP32) {
             ctx.kernels().launch2d("conv.cu", "conv_im2col_f32", gridX, gridY, PlaneGrid.BLOCK, s,

@@ -19,9 +19,15 @@ final class PlaneGrid {
     private PlaneGrid() {
     }
 
-    /** Blocks across one plane of {@code positions} elements. */
+    /** Blocks across one plane of {@code positions} elements, one per thread. */
     static int x(long positions) {
-        return (int) Math.max(1, Math.min((positions + BLOCK - 1) / BLOCK, MAX_Y));
+        return x(positions, 1);
+    }
+
+    /** Blocks across one plane of {@code positions} elements, {@code perThread} per thread. */
+    static int x(long positions, int perThread) {
+        long perBlock = (long) BLOCK * perThread;
+        return (int) Math.max(1, Math.min((positions + perBlock - 1) / perBlock, MAX_Y));
     }
 
     /** Grid rows for {@code planes} planes of {@code gridX} blocks each. */

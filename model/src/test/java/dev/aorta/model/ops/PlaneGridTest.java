@@ -11,6 +11,7 @@ class PlaneGridTest {
         assertThat(PlaneGrid.x(256)).isEqualTo(1);
         assertThat(PlaneGrid.x(257)).isEqualTo(2);
         assertThat(PlaneGrid.x(224L * 224)).isEqualTo(196);
+        assertThat(PlaneGrid.x(224L * 224, 8)).isEqualTo(25);
     }
 
     @Test
