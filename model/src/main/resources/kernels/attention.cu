@@ -233,7 +233,7 @@ extern "C" __global__ void attention_backward_dkdv(const float* q, const float* 
     }
 }
 
-// ---- short sequences (T <= 256): the T x T scores through batched GEMMs (cuBLAS), these two kernels between ----
+// ---- the scores path (all heads' scores fit the op's scratch budget): the T x T scores through batched GEMMs (cuBLAS), these two kernels between ----
 // S [batch*heads, T, T] row-major holds q.k for query row i, key column j. One warp per row.
 
 // S row -> P = softmax(scale * S) in place (causal: keys j > i masked), lse = m + log(l) as the flash kernel's.

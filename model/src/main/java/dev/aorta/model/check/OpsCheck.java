@@ -196,7 +196,7 @@ public final class OpsCheck {
                 : new int[][] {{1, 1, 3, 1}, {4, 7, 11, 5}}) {
             embedding(d[0], d[1], d[2], d[3]);
         }
-        // batched GEMMs up to T = 256 (2x3x64x64 is the ranking model's head), flash kernels beyond
+        // each case through both fp32 paths (2x3x64x64 is the ranking model's head)
         for (int[] d : large ? new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {2, 3, 64, 64}, {1, 2, 33, 40}, {1, 2, 64, 33},
                 {1, 2, 129, 64}, {2, 2, 77, 128}, {1, 1, 2048, 64}}
                 : new int[][] {{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 2, 37, 64}}) {
@@ -756,28 +756,33 @@ public final class OpsCheck {
                 "attention")) {
             c.meta.put("causal", causal);
             c.tolerance = ATTENTION_TOLERANCE;
-            Attention att = c.own(new Attention(ctx));
             Tensor q = c.input("q", batch, heads, t, d);
             Tensor k = c.input("k", batch, heads, t, d);
             Tensor v = c.input("v", batch, heads, t, d);
             Tensor dout = c.input("dy", batch, heads, t, d);
-            Tensor o = c.output(batch, heads, t, d);
-            Tensor lse = c.output(batch, heads, t);
-            Tensor delta = c.output(batch, heads, t);
-            Tensor dq = c.output(batch, heads, t, d);
-            Tensor dk = c.output(batch, heads, t, d);
-            Tensor dv = c.output(batch, heads, t, d);
-            att.forward(q, k, v, o, lse, causal, s);
-            att.backward(q, k, v, o, lse, dout, delta, dq, dk, dv, causal, s);
             int n = batch * heads;
             double[] qd = c.values("q");
             double[] kd = c.values("k");
             double[] vd = c.values("v");
             RefAttention.Grads g = RefAttention.backward(qd, kd, vd, c.values("dy"), n, t, d, causal);
-            c.compare("y", c.result("out.y", o), RefAttention.forward(qd, kd, vd, n, t, d, causal));
-            c.compare("dq", c.result("grad.q", dq), g.dq());
-            c.compare("dk", c.result("grad.k", dk), g.dk());
-            c.compare("dv", c.result("grad.v", dv), g.dv());
+            double[] y = RefAttention.forward(qd, kd, vd, n, t, d, causal);
+            // both fp32 paths on the same inputs: the scores (GEMM) path where the scratch allows it, and the
+            // flash kernels (a scratch budget of 0), which the default budget keeps for longer sequences only
+            for (String path : new String[] {"", "_flash"}) {
+                Attention att = c.own(path.isEmpty() ? new Attention(ctx) : new Attention(ctx, 0));
+                Tensor o = c.output(batch, heads, t, d);
+                Tensor lse = c.output(batch, heads, t);
+                Tensor delta = c.output(batch, heads, t);
+                Tensor dq = c.output(batch, heads, t, d);
+                Tensor dk = c.output(batch, heads, t, d);
+                Tensor dv = c.output(batch, heads, t, d);
+                att.forward(q, k, v, o, lse, causal, s);
+                att.backward(q, k, v, o, lse, dout, delta, dq, dk, dv, causal, s);
+                c.compare("y" + path, c.result("out.y" + path, o), y);
+                c.compare("dq" + path, c.result("grad.q" + path, dq), g.dq());
+                c.compare("dk" + path, c.result("grad.k" + path, dk), g.dk());
+                c.compare("dv" + path, c.result("grad.v" + path, dv), g.dv());
+            }
         }
     }
 

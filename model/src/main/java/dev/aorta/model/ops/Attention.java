@@ -20,11 +20,13 @@ import dev.aorta.model.Tensor;
  * dv). A full-tile instance without bounds checks where T is a multiple of 64 and D = 64 (the ranking
  * model's heads).
  *
- * <p>fp32 q, k, v take two fp32 paths, whether autocast is on or not. Long sequences (T > {@value #SHORT_T}):
- * flash style, the T×T scores never stored, our kernels. Short ones (the ranking model's T = 64 without
- * autocast): the scores of all heads in one scratch [batch·heads, T, T] through batched cuBLAS GEMMs
- * (tensor-core-free fp32, like the rest) with one softmax kernel between them: 3 launches forward, 6 backward,
- * far less time than the flash kernels spend reloading K and V per 4 rows.
+ * <p>fp32 q, k, v take two fp32 paths, whether autocast is on or not. Where the scores of all heads fit a scratch
+ * of {@value #DEFAULT_MAX_SCORES_BYTES} bytes (the ranking model's T = 64; fsdp_tp's 8×8 heads of T = 512, 64 MiB):
+ * [batch·heads, T, T] through batched cuBLAS GEMMs (tensor-core-free fp32, like the rest) with one softmax kernel
+ * between them, 3 launches forward, 6 backward. Beyond it: flash style, the T×T scores never stored, our kernels,
+ * which reload K and V per 4 rows on the CUDA cores: on an H200 at 8×8×512×64 they took 1985 µs forward and
+ * 2 × 2596 backward where torch's fp32 memory-efficient kernels take 155 and 322, and the GEMM path about as much
+ * as torch's; so the flash kernels are kept only for what would not fit.
  * The scratch is this object's (one call in flight per instance), grown on demand, given back by
  * {@link #close}.
  */
@@ -36,15 +38,34 @@ public final class Attention implements AutoCloseable {
     public static final int TENSOR_CORE_MAX_HEAD_DIM = 64;
     /** attention16.cu: blocks of 4 warps own 64 rows of a head; its full-tile instance wants T a multiple. */
     private static final int TENSOR_CORE_ROWS = 64;
-    /** The longest sequence that takes the GEMM path. */
-    public static final int SHORT_T = 256;
+    /** The largest scores scratch of the GEMM path, by default. */
+    public static final long DEFAULT_MAX_SCORES_BYTES = 256L << 20;
 
     private final OpContext ctx;
+    private final long maxScoresBytes;
     private Tensor scores;
     private Tensor dscores;
 
     public Attention(OpContext ctx) {
+        this(ctx, DEFAULT_MAX_SCORES_BYTES);
+    }
+
+    /**
+     * With a scores scratch of at most {@code maxScoresBytes} for the fp32 GEMM path (0: the flash kernels always,
+     * which the checks use to cover them at small sizes).
+     */
+    public Attention(OpContext ctx, long maxScoresBytes) {
         this.ctx = ctx;
+        this.maxScoresBytes = maxScoresBytes;
+    }
+
+    /** Whether fp32 attention over batch·heads = {@code bh} sequences of {@code t} takes the GEMM (scores) path. */
+    public static boolean scoresPath(long bh, int t, long maxScoresBytes) {
+        return bh * t * t * Float.BYTES <= maxScoresBytes;
+    }
+
+    private boolean scoresPath(Tensor q) {
+        return scoresPath((long) q.dim(0) * q.dim(1), q.dim(2), maxScoresBytes);
     }
 
     public void forward(Tensor q, Tensor k, Tensor v, Tensor o, Tensor lse, boolean causal, Stream s) {
@@ -55,7 +76,7 @@ public final class Attention implements AutoCloseable {
             launch16("forward", q, k, v, s, o, lse, q.dim(2), q.dim(3), scale(q), causal ? 1 : 0);
             return;
         }
-        if (q.dim(2) <= SHORT_T) {
+        if (scoresPath(q)) {
             shortForward(q, k, v, o, lse, causal, s);
             return;
         }
@@ -85,7 +106,7 @@ public final class Attention implements AutoCloseable {
             launch16("backward_dkdv", q, k, v, s, dout, lse, delta, dk, dv, t, d, scale(q), causal ? 1 : 0);
             return;
         }
-        if (q.dim(2) <= SHORT_T) {
+        if (scoresPath(q)) {
             shortBackward(q, k, v, lse, dout, delta, dq, dk, dv, causal, s);
             return;
         }

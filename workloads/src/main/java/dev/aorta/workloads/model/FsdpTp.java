@@ -238,7 +238,7 @@ public final class FsdpTp extends ModelWorkload {
             iteration.add(() -> attention.forwardResidual(x, aa, x1, cs(c)));
             waitOn(c, gathered[l]);
             iteration.add(() -> block.forward(x1, y, a, cs(c)));
-            launches(TensorParallelAttention.forwardLaunches(seqLen) + 1 + block.forwardLaunches);
+            launches(attentions.getFirst().forwardLaunches(batch, seqLen) + 1 + block.forwardLaunches);
             recordOn(c, forwardDone[l]);
             if (l + 1 < layers) {
                 int p = p2p.get(handOffs++ % p2p.size());
@@ -282,7 +282,7 @@ public final class FsdpTp extends ModelWorkload {
             recordOn(r, dPartialSummed[l]);
             waitOn(c, dPartialSummed[l]);
             iteration.add(() -> attention.backwardResidual(x, dx1, aa, dx, cs(c)));
-            launches(ResidualMlp.BACKWARD_LAUNCHES + TensorParallelAttention.backwardLaunches(seqLen) + 1);
+            launches(ResidualMlp.BACKWARD_LAUNCHES + attentions.getFirst().backwardLaunches(batch, seqLen) + 1);
             recordOn(c, backwardDone[l]);
             Tensor r1 = reducedFc1.get(l);
             Tensor r2 = reducedFc2.get(l);

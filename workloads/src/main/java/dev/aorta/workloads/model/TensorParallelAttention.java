@@ -90,18 +90,22 @@ final class TensorParallelAttention implements Layer {
         return HostTensor.ofFloats(DType.FP32, shape, values);
     }
 
-    /** Kernel launches and GEMMs of {@link #forwardPartial} and {@link #forwardResidual} for sequences of t. */
-    static int forwardLaunches(int t) {
-        // norm; in-projection GEMM + bias; to heads; attention (flash: 1, short: 2 GEMMs + softmax); to rows;
+    /**
+     * Kernel launches and GEMMs of {@link #forwardPartial} and {@link #forwardResidual} for [batch, t].
+     */
+    int forwardLaunches(int batch, int t) {
+        long bh = (long) batch * localHeads;
+        // norm; in-projection GEMM + bias; to heads; attention (flash: 1, scores: 2 GEMMs + softmax); to rows;
         // out-projection GEMM + bias; residual
-        return 1 + 2 + 1 + (t <= Attention.SHORT_T ? 3 : 1) + 1 + 2 + 1;
+        return 1 + 2 + 1 + (Attention.scoresPath(bh, t, Attention.DEFAULT_MAX_SCORES_BYTES) ? 3 : 1) + 1 + 2 + 1;
     }
 
     /** Of {@link #backwardPartial} and {@link #backwardResidual}. */
-    static int backwardLaunches(int t) {
-        // out-projection (dx, dW GEMMs, bias grad); to heads; attention (flash: 2, short: 5 GEMMs + 1 kernel);
+    int backwardLaunches(int batch, int t) {
+        long bh = (long) batch * localHeads;
+        // out-projection (dx, dW GEMMs, bias grad); to heads; attention (flash: 2, scores: 5 GEMMs + 1 kernel);
         // to rows; in-projection's three; norm's two; the residual's accumulate
-        return 3 + 1 + (t <= Attention.SHORT_T ? 6 : 2) + 1 + 3 + 2 + 1;
+        return 3 + 1 + (Attention.scoresPath(bh, t, Attention.DEFAULT_MAX_SCORES_BYTES) ? 6 : 2) + 1 + 3 + 2 + 1;
     }
 
     /** What one forward over [batch, t] keeps for backward, the tensors the collectives move, and scratch. */
