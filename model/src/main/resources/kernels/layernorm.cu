@@ -334,16 +334,22 @@ __device__ __forceinline__ void param_grad(const float* dy, const float* dy2, co
         }
         __syncthreads();
         if (threadIdx.x == 0) {
-            __threadfence();  // this block's partial sums before its ticket (cumulative over the barrier)
+            // release: the block's partial sums (ordered before by the barrier) before its ticket; acquire: the
+            // other chunks' partial sums after theirs. acq_rel, not __threadfence's sequentially consistent fence
+            // (slower, and nothing here needs a total order).
+            asm volatile("fence.acq_rel.gpu;" ::: "memory");
             last = atomicInc(tickets + blockIdx.x, chunks - 1) == chunks - 1;
-            __threadfence();  // the other chunks' partial sums after their tickets
+            asm volatile("fence.acq_rel.gpu;" ::: "memory");
         }
         __syncthreads();
         if (!last) {
             return;
         }
         if (owner) {
-            // all loads first (one round trip), from L2 (__ldcg: never a stale L1 line), then in chunk order
+            // all loads first (one round trip: the old gradient and every chunk's partial sum, these from L2 by
+            // __ldcg, never a stale L1 line), then the adds in chunk order
+            float* out = kind == 0 ? dgamma : dbeta;
+            float old = out[col];
             float p[PARAM_MAX_CHUNKS];
 #pragma unroll
             for (int k = 0; k < PARAM_MAX_CHUNKS; k++) {
@@ -358,7 +364,9 @@ __device__ __forceinline__ void param_grad(const float* dy, const float* dy2, co
                     t += p[k];
                 }
             }
+            out[col] = old + t;
         }
+        return;
     }
     if (owner) {
         float* out = kind == 0 ? dgamma : dbeta;
