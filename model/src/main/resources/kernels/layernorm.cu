@@ -213,64 +213,177 @@ BACKWARD_ROWS(4)
 BACKWARD_ROWS(6)
 BACKWARD_ROWS(8)
 
-// Rows a thread of layernorm_param_grad loads before it adds them: loads in flight instead of one latency per
-// row (512 rows: two rounds).
-#define PARAM_CHUNK 8
+// dgamma[c] += sum_r dy * xhat, dbeta[c] += sum_r dy (dy: dy + dy2 where dy2 is given), deterministic without
+// float atomics. A 2-D grid: blockIdx.x a tile of 8 * VEC columns, blockIdx.y a chunk of rowsPerChunk rows, so
+// that the rows too are spread over the SMs (512 x 768: 24 tiles x 5 chunks, one block per SM). In a block of
+// 256 threads, 8 column lanes of VEC consecutive columns (VEC = 4: 16-byte loads, a warp reads four 128-byte
+// row segments) by 32 row lanes; a thread has PARAM_ROWS rows' loads in flight (512 rows in 5 chunks: one
+// round). Sums go in a fixed order: a thread's rows in row order, the warp's 4 row lanes by shuffles, the 8
+// warps in warp order, then the chunks in chunk order: with more than one chunk each block writes its tile's
+// partial sums to partial[chunk][2][cols] and takes a ticket (an integer counter per tile); the block that
+// takes the last ticket adds the tile's chunks in chunk order. Only which block adds varies, not the order,
+// so results are bitwise the same run to run. atomicInc wraps the counter back to 0 at the last ticket, ready
+// for the next launch (stream-ordered; a CUDA graph replays it the same way).
+#define PARAM_ROWS 4
+#define PARAM_ROW_LANES 32
+#define PARAM_MAX_CHUNKS 32
 
-// dgamma[c] += sum_r dy * xhat, dbeta[c] += sum_r dy (dy: dy + dy2 where dy2 is given). Blocks of 256 threads
-// own 8 columns, so that a 768-column norm makes 96 blocks (32-column tiles made 24, too few for the SMs):
-// thread t sums column 8 * blockIdx.x + t % 8 over rows t / 8, t / 8 + 32, ... in row order (a warp reads four
-// 32-byte row segments per step), then the 32 partial sums of a column are added in a fixed order
-// (deterministic, no atomics; the same order as one thread per column and row phase).
-extern "C" __global__ void __launch_bounds__(256) layernorm_param_grad(const float* dy, const float* dy2,
-                                                                       const float* x, const float* mean,
-                                                                       const float* rstd, float* dgamma,
-                                                                       float* dbeta, int rows, int cols) {
-    __shared__ float pg[32][8];
-    __shared__ float pb[32][8];
-    int tx = threadIdx.x % 8;
-    int ty = threadIdx.x / 8;
-    int c = blockIdx.x * 8 + tx;
-    float sg = 0.0f;
-    float sb = 0.0f;
+template <int VEC>
+struct Vec;
+template <>
+struct Vec<1> {
+    float v[1];
+    __device__ __forceinline__ void load(const float* p) { v[0] = *p; }
+    __device__ __forceinline__ void add(const float* p) { v[0] += *p; }
+};
+template <>
+struct Vec<4> {
+    float v[4];
+    __device__ __forceinline__ void load(const float* p) {
+        float4 a = *reinterpret_cast<const float4*>(p);
+        v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
+    }
+    __device__ __forceinline__ void add(const float* p) {
+        float4 a = *reinterpret_cast<const float4*>(p);
+        v[0] += a.x; v[1] += a.y; v[2] += a.z; v[3] += a.w;
+    }
+};
+
+template <int VEC>
+__device__ __forceinline__ void param_grad(const float* dy, const float* dy2, const float* x, const float* mean,
+                                           const float* rstd, float* dgamma, float* dbeta, int rows, int cols,
+                                           int rowsPerChunk, float* partial, unsigned int* tickets) {
+    constexpr int TILE = 8 * VEC;
+    __shared__ float red[2][8][TILE];
+    __shared__ bool last;
+    int cl = threadIdx.x % 8;
+    int rl = threadIdx.x / 8;
+    int c = blockIdx.x * TILE + cl * VEC;
+    int chunk = blockIdx.y;
+    int chunks = gridDim.y;
+    int rEnd = min(rows, (chunk + 1) * rowsPerChunk);
+    float sg[VEC];
+    float sb[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        sg[k] = 0.0f;
+        sb[k] = 0.0f;
+    }
     if (c < cols) {
-        for (int r0 = ty; r0 < rows; r0 += 32 * PARAM_CHUNK) {
-            float d[PARAM_CHUNK];
-            float h[PARAM_CHUNK];
+        for (int r0 = chunk * rowsPerChunk + rl; r0 < rEnd; r0 += PARAM_ROW_LANES * PARAM_ROWS) {
+            Vec<VEC> d[PARAM_ROWS];
+            Vec<VEC> xv[PARAM_ROWS];
+            float m[PARAM_ROWS];
+            float s[PARAM_ROWS];
 #pragma unroll
-            for (int j = 0; j < PARAM_CHUNK; j++) {
-                int r = r0 + 32 * j;
-                if (r < rows) {
+            for (int j = 0; j < PARAM_ROWS; j++) {
+                int r = r0 + PARAM_ROW_LANES * j;
+                if (r < rEnd) {
                     long long i = (long long) r * cols + c;
-                    d[j] = grad_at(dy, dy2, i);
-                    h[j] = (x[i] - mean[r]) * rstd[r];
+                    d[j].load(dy + i);
+                    if (dy2 != nullptr) {
+                        d[j].add(dy2 + i);
+                    }
+                    xv[j].load(x + i);
+                    m[j] = mean[r];
+                    s[j] = rstd[r];
                 }
             }
 #pragma unroll
-            for (int j = 0; j < PARAM_CHUNK; j++) {
-                if (r0 + 32 * j < rows) {
-                    sg += d[j] * h[j];
-                    sb += d[j];
+            for (int j = 0; j < PARAM_ROWS; j++) {
+                if (r0 + PARAM_ROW_LANES * j < rEnd) {
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        sg[k] += d[j].v[k] * ((xv[j].v[k] - m[j]) * s[j]);
+                        sb[k] += d[j].v[k];
+                    }
                 }
             }
         }
     }
-    pg[ty][tx] = sg;
-    pb[ty][tx] = sb;
-    __syncthreads();
-    if (threadIdx.x < 16) {
-        int k = threadIdx.x % 8;
-        int col = blockIdx.x * 8 + k;
-        float t = 0.0f;
-        for (int y = 0; y < 32; y++) {
-            t += threadIdx.x < 8 ? pg[y][k] : pb[y][k];
-        }
-        if (col < cols) {
-            if (threadIdx.x < 8) {
-                dgamma[col] += t;
-            } else {
-                dbeta[col] += t;
-            }
+    // the 4 row lanes of a warp that share columns: lanes cl, cl + 8, cl + 16, cl + 24
+#pragma unroll
+    for (int k = 0; k < VEC; k++) {
+        sg[k] += __shfl_xor_sync(0xffffffffu, sg[k], 8);
+        sb[k] += __shfl_xor_sync(0xffffffffu, sb[k], 8);
+        sg[k] += __shfl_xor_sync(0xffffffffu, sg[k], 16);
+        sb[k] += __shfl_xor_sync(0xffffffffu, sb[k], 16);
+    }
+    int warp = threadIdx.x / 32;
+    if (threadIdx.x % 32 < 8) {
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            red[0][warp][cl * VEC + k] = sg[k];
+            red[1][warp][cl * VEC + k] = sb[k];
         }
     }
+    __syncthreads();
+    // thread t < 2 * TILE owns (gamma or beta, column t % TILE of the tile)
+    int kind = threadIdx.x / TILE;
+    int col = blockIdx.x * TILE + threadIdx.x % TILE;
+    bool owner = threadIdx.x < 2 * TILE && col < cols;
+    float t = 0.0f;
+    if (owner) {
+        for (int w = 0; w < 8; w++) {
+            t += red[kind][w][threadIdx.x % TILE];
+        }
+    }
+    if (chunks > 1) {
+        if (owner) {
+            partial[((long long) chunk * 2 + kind) * cols + col] = t;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            // release: the block's partial sums (ordered before by the barrier) before its ticket; acquire: the
+            // other chunks' partial sums after theirs. acq_rel, not __threadfence's sequentially consistent fence
+            // (slower, and nothing here needs a total order).
+            asm volatile("fence.acq_rel.gpu;" ::: "memory");
+            last = atomicInc(tickets + blockIdx.x, chunks - 1) == chunks - 1;
+            asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        }
+        __syncthreads();
+        if (!last) {
+            return;
+        }
+        if (owner) {
+            // all loads first (one round trip: the old gradient and every chunk's partial sum, these from L2 by
+            // __ldcg, never a stale L1 line), then the adds in chunk order
+            float* out = kind == 0 ? dgamma : dbeta;
+            float old = out[col];
+            float p[PARAM_MAX_CHUNKS];
+#pragma unroll
+            for (int k = 0; k < PARAM_MAX_CHUNKS; k++) {
+                if (k < chunks) {
+                    p[k] = __ldcg(partial + ((long long) k * 2 + kind) * cols + col);
+                }
+            }
+            t = 0.0f;
+#pragma unroll
+            for (int k = 0; k < PARAM_MAX_CHUNKS; k++) {
+                if (k < chunks) {
+                    t += p[k];
+                }
+            }
+            out[col] = old + t;
+        }
+        return;
+    }
+    if (owner) {
+        float* out = kind == 0 ? dgamma : dbeta;
+        out[col] += t;
+    }
+}
+
+// Any cols and alignment, one column per column lane.
+extern "C" __global__ void __launch_bounds__(256) layernorm_param_grad(
+        const float* dy, const float* dy2, const float* x, const float* mean, const float* rstd, float* dgamma,
+        float* dbeta, int rows, int cols, int rowsPerChunk, float* partial, unsigned int* tickets) {
+    param_grad<1>(dy, dy2, x, mean, rstd, dgamma, dbeta, rows, cols, rowsPerChunk, partial, tickets);
+}
+
+// cols a multiple of 4 and 16-byte aligned dy, dy2 and x: four columns per column lane, 16-byte loads.
+extern "C" __global__ void __launch_bounds__(256) layernorm_param_grad_vec4(
+        const float* dy, const float* dy2, const float* x, const float* mean, const float* rstd, float* dgamma,
+        float* dbeta, int rows, int cols, int rowsPerChunk, float* partial, unsigned int* tickets) {
+    param_grad<4>(dy, dy2, x, mean, rstd, dgamma, dbeta, rows, cols, rowsPerChunk, partial, tickets);
 }

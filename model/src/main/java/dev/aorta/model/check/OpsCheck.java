@@ -139,10 +139,13 @@ public final class OpsCheck {
             linear(d[0], d[1], d[2], false, DType.FP16);
         }
         // rows up to 1024 wide (a multiple of 4) take the register-row backward pass, others one float at a time;
-        // the parameter gradients go by 8-column tiles, 8 rows per thread at a time (2000 rows: 7 full rounds of
-        // 256 rows and a part; 5 and 7 columns: part of one tile)
+        // the parameter gradients go by column tiles (32 columns with 16-byte loads, else 8) by row chunks,
+        // summed across chunks by the last block of a tile (on 132 SMs): one chunk (7x5, 8x2049), two (33x768),
+        // 5 of 103 rows (512x768), 10 of 30 rows on part of a tile (300x24), 32 chunks of 32 rows, the last of 8,
+        // on 8-column tiles and part of one (1000x13), 32 chunks of 282 rows, three rounds of loads (9000x20)
         for (int[] d : large ? new int[][] {{1, 1}, {3, 7}, {3, 8}, {1, 4}, {7, 5}, {33, 768}, {512, 768},
-                {2000, 12}, {5, 1024}, {8, 2049}} : new int[][] {{1, 1}, {3, 7}, {3, 8}, {1, 4}, {7, 5}}) {
+                {2000, 12}, {5, 1024}, {8, 2049}, {300, 24}, {1000, 13}, {9000, 20}}
+                : new int[][] {{1, 1}, {3, 7}, {3, 8}, {1, 4}, {7, 5}}) {
             layerNorm(d[0], d[1], false);
             layerNorm(d[0], d[1], true);
             softmax(d[0], d[1]);
@@ -357,8 +360,20 @@ public final class OpsCheck {
                         HostTensor.ofFloats(DType.BF16, y.shape(), yOurs).toDoubles()), 0));
             }
             c.compare("dx", c.result("grad.x", dx), g.dx());
-            c.compare("dweight", c.result("grad.weight", ln.parameters().get(0).grad()), g.dgamma());
-            c.compare("dbias", c.result("grad.bias", ln.parameters().get(1).grad()), g.dbeta());
+            float[] dgamma = c.result("grad.weight", ln.parameters().get(0).grad());
+            float[] dbeta = c.result("grad.bias", ln.parameters().get(1).grad());
+            c.compare("dweight", dgamma, g.dgamma());
+            c.compare("dbias", dbeta, g.dbeta());
+            // again on the same layer: bitwise the same parameter gradients (a fixed summation order, whichever
+            // block adds the chunks; the tickets back at 0 after the first pass)
+            ln.zeroGrad(s);
+            ln.backward(residual ? sum : x, mean, rstd, dy, dy2, dx, s);
+            rows.add(new CheckRow(c.name, "dweight repeated", dim, CheckRow.relL2(
+                    ln.parameters().get(0).grad().toFloats(), HostTensor.ofFloats(DType.FP32, new int[] {dim}, dgamma)
+                            .toDoubles()), 0));
+            rows.add(new CheckRow(c.name, "dbias repeated", dim, CheckRow.relL2(
+                    ln.parameters().get(1).grad().toFloats(), HostTensor.ofFloats(DType.FP32, new int[] {dim}, dbeta)
+                            .toDoubles()), 0));
         }
     }
 

@@ -12,22 +12,33 @@ import java.util.List;
 /**
  * torch.nn.LayerNorm over the last dimension (weight γ = 1, bias β = 0 initially). The forward pass keeps each
  * row's mean and 1/std (fp32, [rows]) for the backward pass instead of recomputing them. The backward pass is
- * two launches, as torch's: dx one warp per row, then dγ and dβ by 8-column tiles summed in a fixed order
- * (deterministic, no atomics, no scratch).
+ * two launches, as torch's: dx one warp per row, then dγ and dβ over a grid of column tiles by row chunks, the
+ * chunks' partial sums added by the last block of each tile in chunk order (deterministic, no float atomics).
+ * The partial sums and the tiles' ticket counters are this layer's own scratch, so one layer's backward passes
+ * run one at a time (stream order), as a layer's passes do anyway.
  */
 public final class LayerNorm implements Layer {
     private static final String OP = "layer norm";
     private static final int ROWS_PER_BLOCK = 4;
     /** The widest row the register-row backward pass holds (layernorm.cu: 32 lanes × MAX_VEC float4). */
     private static final int MAX_REGISTER_ROW = 1024;
-    /** Columns of one block of the parameter-gradient pass (layernorm.cu's layernorm_param_grad). */
-    private static final int PARAM_COLUMNS_PER_BLOCK = 8;
+    /** Column lanes of a parameter-gradient block (layernorm.cu's param_grad: 8 column lanes by 32 row lanes). */
+    private static final int PARAM_COLUMN_LANES = 8;
+    private static final int PARAM_ROW_LANES = 32;
+    /** The most row chunks of the parameter-gradient grid (layernorm.cu's PARAM_MAX_CHUNKS): the scratch's size. */
+    private static final int PARAM_MAX_CHUNKS = 32;
+    /** Rows one parameter-gradient block takes at most while the chunks last: 8 per thread, two rounds of loads. */
+    private static final int PARAM_ROWS_PER_BLOCK = 256;
 
     private final OpContext ctx;
     private final int dim;
     private final float eps;
     private final Parameter gamma;
     private final Parameter beta;
+    /** The parameter-gradient pass's partial sums, [chunk][dγ, dβ][dim]. */
+    private final Tensor paramPartials;
+    /** One ticket counter per column tile of the parameter-gradient pass, 0 between launches. */
+    private final Tensor paramTickets;
 
     public LayerNorm(OpContext ctx, String name, int dim, float eps) {
         this.ctx = ctx;
@@ -37,6 +48,12 @@ public final class LayerNorm implements Layer {
         this.beta = ctx.newParameter(OP, name + ".bias", dim);
         gamma.load(Init.constant(1f, dim));
         beta.load(Init.constant(0f, dim));
+        this.paramPartials = ctx.empty(OP, name + " parameter-gradient partial sums", DType.FP32,
+                PARAM_MAX_CHUNKS * 2 * dim);
+        // the scalar pass has the narrowest tiles, so the most of them
+        int tiles = (dim + PARAM_COLUMN_LANES - 1) / PARAM_COLUMN_LANES;
+        this.paramTickets = ctx.empty(OP, name + " parameter-gradient tickets", DType.I32, tiles);
+        paramTickets.copyFrom(new int[tiles]);
     }
 
     @Override
@@ -112,9 +129,37 @@ public final class LayerNorm implements Layer {
             ctx.kernels().launch("layernorm.cu", "layernorm_backward", blocks, 32 * ROWS_PER_BLOCK, s, dy, dy2, x,
                     gamma.value(), mean, rstd, dx, rows, dim);
         }
-        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad",
-                (dim + PARAM_COLUMNS_PER_BLOCK - 1) / PARAM_COLUMNS_PER_BLOCK, 256, s, dy, dy2, x, mean, rstd,
-                gamma.grad(), beta.grad(), rows, dim);
+        launchParamGrad(x, mean, rstd, dy, dy2, rows, s);
+    }
+
+    /**
+     * dγ and dβ on a grid of column tiles (32 columns with 16-byte loads, else 8) by row chunks: about one block
+     * per SM while rows are few (512 × 768: 24 tiles × 5 chunks of 103 rows), at most 256 rows a block after
+     * that, at least 32 rows a chunk (one per row lane), at most {@link #PARAM_MAX_CHUNKS} chunks.
+     */
+    private void launchParamGrad(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, int rows, Stream s) {
+        boolean vec4 = dim % 4 == 0 && aligned16(dy, dy2, x);
+        int tileColumns = PARAM_COLUMN_LANES * (vec4 ? 4 : 1);
+        int tiles = (dim + tileColumns - 1) / tileColumns;
+        int sms = ctx.device().info().multiprocessors();
+        int chunks = Math.max(sms / tiles, ceilDiv(rows, PARAM_ROWS_PER_BLOCK));
+        chunks = Math.max(1, Math.min(Math.min(chunks, PARAM_MAX_CHUNKS), ceilDiv(rows, PARAM_ROW_LANES)));
+        int rowsPerChunk = Math.max(1, ceilDiv(rows, chunks));
+        chunks = Math.max(1, ceilDiv(rows, rowsPerChunk));
+        ctx.kernels().launch2d("layernorm.cu", vec4 ? "layernorm_param_grad_vec4" : "layernorm_param_grad", tiles,
+                chunks, PARAM_COLUMN_LANES * PARAM_ROW_LANES, s, dy, dy2, x, mean, rstd, gamma.grad(), beta.grad(),
+                rows, dim, rowsPerChunk, paramPartials, paramTickets);
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return (a + b - 1) / b;
+    }
+
+    @Override
+    public void close() {
+        Layer.super.close();
+        paramPartials.close();
+        paramTickets.close();
     }
 
     private static boolean aligned16(Tensor... ts) {
