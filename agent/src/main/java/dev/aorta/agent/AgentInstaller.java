@@ -141,7 +141,8 @@ public final class AgentInstaller {
         }
         CaptureSchedule schedule = options.captureSchedule();
         CaptureWindows windows = new CaptureWindows(schedule, options.betweenWindows(),
-                new WindowRecords(drainer, clocks, rank), System.nanoTime());
+                new WindowRecords(drainer, clocks, rank), System.nanoTime(),
+                HostClock::ticks, !HostClock.usesTsc());
         CaptureWindows.current = windows;
         String output = options.output().toAbsolutePath().toString();
         System.setProperty(OUTPUT_PROPERTY, output);

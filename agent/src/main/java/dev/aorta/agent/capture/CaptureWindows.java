@@ -6,15 +6,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Opens and closes capture windows, following the {@link CaptureSchedule} (iteration boundaries from the marker
  * advice, time from the drain thread's {@link #tick}) and requests ({@code aorta capture}, JMX). It sets
  * the {@link CaptureGate} for the hot path and tells its {@link Listener} when device activity should run
  * and when a window opened or closed. Windows are numbered from 0 in the order they open; the drain thread asks
- * {@link #windowAt} which window a record's time fell in. Times are CLOCK_MONOTONIC ns, the records' clock, read
- * here: a window's start is read before the gate opens and its end after it shuts, so that every call the gate kept
- * began within its window as written (see {@link CaptureGate} for the calls racing with the gate).
+ * {@link #windowAt} which window a record's time fell in. A window's edges are read on the hot path's clock (ticks):
+ * its start before the gate opens and its end after it shuts, so that every call the gate kept began within its
+ * window (see {@link CaptureGate} for the calls racing with the gate). Edges become ns as records do, through
+ * {@code HostClock}: with nanoTime ticks at once, with TSC ticks when the drain thread {@link #settle}s them after
+ * an anchor, converted by the same map as the records, which keeps the order of readings: a call kept in a window
+ * converts within its edges exactly, whatever the map's error. Schedules, deadlines and logs use nanoTime.
  */
 public final class CaptureWindows {
     /** Closed windows remembered for {@link #windowAt}: records are drained within milliseconds of their window. */
@@ -26,12 +30,29 @@ public final class CaptureWindows {
 
         void windowClosed(long index, long startNs, long endNs, String reason);
 
+        /**
+         * The closed window's edges in the records' ns (for the capture marker): with nanoTime ticks right after
+         * {@link #windowClosed}, which then carries the same times; with TSC ticks at the drain cycle after (the
+         * times {@link #windowOpened} and {@link #windowClosed} carry are then nanoTime's, for logs).
+         */
+        default void windowSettled(long index, long startNs, long endNs) {
+        }
+
         /** Device activity (CUPTI) runs only while {@code on}: in windows and their warm-up. */
         void deviceActivity(boolean on);
     }
 
-    /** One window's span; {@code endNs} is {@link Long#MAX_VALUE} while it is open. */
-    private record Span(long index, long startNs, long endNs) {
+    /** An edge not converted yet (its ticks are newer than the conversion's newest anchor). */
+    private static final long UNSETTLED = Long.MIN_VALUE;
+
+    /**
+     * One window's edges in ticks ({@code endTicks} {@link Long#MAX_VALUE} while open) and ns ({@link #UNSETTLED}
+     * until converted; converted once, as the conversion of old readings needs anchors no longer kept).
+     */
+    private record Span(long index, long startTicks, long endTicks, long startNs, long endNs) {
+        boolean closed() {
+            return endTicks != Long.MAX_VALUE;
+        }
     }
 
     /** The agent's windows, for the marker path of {@code Recorder}; null until the agent starts. */
@@ -42,6 +63,9 @@ public final class CaptureWindows {
     private final Listener listener;
     private final long agentStartNs;
     private final LongSupplier clock;
+    private final LongSupplier edgeClock;
+    /** The edge clock is {@link #clock} (nanoTime ticks): edges are ns as read. */
+    private final boolean edgesInNs;
     private long iterations;
     private long nextIndex;
     private boolean timedDone;
@@ -51,19 +75,31 @@ public final class CaptureWindows {
     // the open window, if any
     private long openIndex = -1;
     private long openStartNs;
+    private long openStartTicks;
     private long openDeadlineNs = Long.MAX_VALUE;
     private String openReason;
     private volatile Span[] spans = new Span[0];
 
-    public CaptureWindows(CaptureSchedule schedule, BetweenWindows between, Listener listener, long agentStartNs) {
-        this(schedule, between, listener, agentStartNs, System::nanoTime);
+    /** Edges on the hot path's clock ({@code HostClock.ticks()}, whose conversion {@link #settle} is given). */
+    public CaptureWindows(CaptureSchedule schedule, BetweenWindows between, Listener listener, long agentStartNs,
+                          LongSupplier edgeClock, boolean edgesInNs) {
+        this(schedule, between, listener, agentStartNs, System::nanoTime, edgesInNs ? System::nanoTime : edgeClock,
+                edgesInNs);
     }
 
     /** With the clock that times the windows' edges and requests (tests drive their own). */
     CaptureWindows(CaptureSchedule schedule, BetweenWindows between, Listener listener, long agentStartNs,
                    LongSupplier clock) {
+        this(schedule, between, listener, agentStartNs, clock, clock, true);
+    }
+
+    /** With a schedule clock (ns) and an edge clock (ticks) of the tests' own. */
+    CaptureWindows(CaptureSchedule schedule, BetweenWindows between, Listener listener, long agentStartNs,
+                   LongSupplier clock, LongSupplier edgeClock, boolean edgesInNs) {
         this.schedule = schedule;
         this.clock = clock;
+        this.edgeClock = edgeClock;
+        this.edgesInNs = edgesInNs;
         this.between = between;
         this.listener = listener;
         this.agentStartNs = agentStartNs;
@@ -196,11 +232,41 @@ public final class CaptureWindows {
     public long windowAt(long ns) {
         Span[] s = spans;
         for (int i = s.length - 1; i >= 0; i--) {
-            if (ns >= s[i].startNs() && ns <= s[i].endNs()) {
+            // an unsettled start is newer than every record converted yet; an unsettled end, than every record too
+            if (s[i].startNs() != UNSETTLED && ns >= s[i].startNs()
+                    && (s[i].endNs() == UNSETTLED || ns <= s[i].endNs())) {
                 return s[i].index();
             }
         }
         return -1;
+    }
+
+    /**
+     * Converts the edges read up to {@code settledThrough} (ticks) with {@code toNs}, the map the records are converted
+     * with: called by the drain thread after each anchor, before it converts the records that anchor settled.
+     */
+    public synchronized void settle(LongUnaryOperator toNs, long settledThrough) {
+        Span[] s = spans;
+        Span[] next = null;
+        for (int i = 0; i < s.length; i++) {
+            Span span = s[i];
+            long start = span.startNs() == UNSETTLED && span.startTicks() <= settledThrough
+                    ? toNs.applyAsLong(span.startTicks()) : span.startNs();
+            long end = span.endNs() == UNSETTLED && span.closed() && span.endTicks() <= settledThrough
+                    ? toNs.applyAsLong(span.endTicks()) : span.endNs();
+            if (start != span.startNs() || end != span.endNs()) {
+                if (next == null) {
+                    next = s.clone();
+                }
+                next[i] = new Span(span.index(), span.startTicks(), span.endTicks(), start, end);
+                if (end != UNSETTLED) {
+                    listener.windowSettled(span.index(), start, end);
+                }
+            }
+        }
+        if (next != null) {
+            spans = next;
+        }
     }
 
     private String describeOpen(long nowNs) {
@@ -212,10 +278,11 @@ public final class CaptureWindows {
     private void openWindow(long deadlineNs, String reason) {
         setDevice(true);
         openIndex = nextIndex++;
-        openStartNs = clock.getAsLong();
+        openStartTicks = edgeClock.getAsLong();
+        openStartNs = edgesInNs ? openStartTicks : clock.getAsLong();
         openDeadlineNs = deadlineNs;
         openReason = reason;
-        publish(new Span(openIndex, openStartNs, Long.MAX_VALUE));
+        publish(new Span(openIndex, openStartTicks, Long.MAX_VALUE, UNSETTLED, UNSETTLED));
         CaptureGate.open();
         listener.windowOpened(openIndex, openStartNs, reason);
     }
@@ -230,15 +297,28 @@ public final class CaptureWindows {
             return;
         }
         CaptureGate.set(schedule.kind() == CaptureSchedule.Kind.ALWAYS || between == BetweenWindows.API);
-        long end = clock.getAsLong();
-        publish(new Span(openIndex, openStartNs, end));
-        listener.windowClosed(openIndex, openStartNs, end, openReason);
+        long endTicks = edgeClock.getAsLong();
+        listener.windowClosed(openIndex, openStartNs, edgesInNs ? endTicks : clock.getAsLong(), openReason);
+        Span open = spanOf(openIndex);
+        publish(new Span(openIndex, openStartTicks, endTicks, open == null ? UNSETTLED : open.startNs(), UNSETTLED));
         openIndex = -1;
         openDeadlineNs = Long.MAX_VALUE;
         openReason = null;
     }
 
-    /** Replaces the window's span (an open one by its closed self) and keeps the last {@link #HISTORY}. */
+    private Span spanOf(long index) {
+        for (Span s : spans) {
+            if (s.index() == index) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Replaces the window's span (an open one by its closed self) and keeps the last {@link #HISTORY}; edges on
+     * nanoTime ticks are ns as read, so they settle at once.
+     */
     private void publish(Span span) {
         List<Span> next = new ArrayList<>(List.of(spans));
         next.removeIf(s -> s.index() == span.index());
@@ -247,6 +327,9 @@ public final class CaptureWindows {
             next.remove(0);
         }
         spans = next.toArray(new Span[0]);
+        if (edgesInNs) {
+            settle(ns -> ns, Long.MAX_VALUE);
+        }
     }
 
     private void setDevice(boolean on) {

@@ -149,13 +149,17 @@ public final class Drainer implements Runnable {
 
     /** One pass: buffers, queued records, flush. Runs on the drain thread (or at shutdown, after it stopped). */
     public synchronized void cycle() {
-        HostClock.anchor();  // before the buffers: the records about to be converted lie before this anchor
+        cycle(false);
+    }
+
+    /** {@code last}: nothing will be drained after, so everything recorded so far must settle. */
+    private void cycle(boolean last) {
         CaptureWindows windows = CaptureWindows.current;
         if (windows != null) {
             windows.tick();  // a timed window's edges, to within one drain interval
         }
         long iterationsBefore = iterations.completed();
-        int n = drainBuffers();
+        int n = drainBuffers(last);
         if (iterations.completed() != iterationsBefore) {
             device.flush();
         } else {
@@ -168,11 +172,21 @@ public final class Drainer implements Runnable {
         }
     }
 
-    private int drainBuffers() {
+    /**
+     * Anchors the host clock first, settles the capture windows' edges read before the anchor, then drains the
+     * records that ended before it (newer ones wait for the next drain): every time written is converted for good.
+     */
+    private int drainBuffers(boolean forceAnchor) {
+        HostClock.anchor(forceAnchor);
+        long settled = HostClock.settledThrough();
+        CaptureWindows windows = CaptureWindows.current;
+        if (windows != null) {
+            windows.settle(HostClock::toNanos, settled);
+        }
         int n = 0;
         for (CallBuffer b : Recorder.buffers()) {
             boolean ended = b.ownerEnded();
-            n += b.drain(decoder);
+            n += b.drain(decoder, settled);
             if (ended && b.isEmpty()) {
                 Recorder.retire(b);
             }
@@ -192,7 +206,7 @@ public final class Drainer implements Runnable {
             queuedDeviceRecords.decrementAndGet();
             take(o);
             if (++device % BUFFERS_EVERY == 0) {
-                n += drainBuffers();
+                n += drainBuffers(false);
             }
         }
         return n + device;
@@ -251,7 +265,9 @@ public final class Drainer implements Runnable {
         cycle();
         device.flush();
         device.stop();
-        cycle();
+        synchronized (this) {
+            cycle(true);
+        }
         join.release(true);
         long dropped = dropped();
         if (dropped > droppedReported) {
@@ -266,6 +282,9 @@ public final class Drainer implements Runnable {
         if (join.writtenBeforeCuptiCaughtUp() > 0) {
             AgentLog.info(join.writtenBeforeCuptiCaughtUp() + " API records were written before CUPTI's records for their"
                     + " time arrived (" + CorrelationJoin.MAX_HELD + " were waiting), most without cupti_correlation");
+        }
+        if (HostClock.conversionError() != null) {
+            AgentLog.debug(HostClock.conversionError());
         }
         AgentLog.debug(decoder.decodedCalls() + " calls recorded, " + join.joined() + " joined to CUPTI, "
                 + iterations.completed() + " iterations");

@@ -34,12 +34,17 @@ public final class WindowRecords implements CaptureWindows.Listener {
 
     @Override
     public void windowClosed(long index, long startNs, long endNs, String reason) {
-        drainer.submit(new Marker(Marker.Kind.CAPTURE, "capture " + index, rank, index, startNs, endNs,
-                ClockDomain.HOST_MONOTONIC));
         System.clearProperty(WINDOW_PROPERTY);
         AgentLog.info(String.format(java.util.Locale.ROOT, "capture window %d closed after %.3f s", index,
                 (endNs - startNs) / 1e9));
         Drainer.wake();
+    }
+
+    /** The marker carries the edges the window's records were placed in by, exactly. */
+    @Override
+    public void windowSettled(long index, long startNs, long endNs) {
+        drainer.submit(new Marker(Marker.Kind.CAPTURE, "capture " + index, rank, index, startNs, endNs,
+                ClockDomain.HOST_MONOTONIC));
     }
 
     @Override

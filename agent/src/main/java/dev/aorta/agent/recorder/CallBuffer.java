@@ -94,16 +94,33 @@ public final class CallBuffer {
      * one store each (so that a long drain gives the writer room early). Drain thread only.
      */
     public int drain(RowConsumer consumer) {
+        return drain(consumer, Long.MAX_VALUE);
+    }
+
+    /**
+     * Like {@link #drain(RowConsumer)}, but stops before the first record that ended after {@code endsThrough} (in
+     * {@code HostClock} ticks) and leaves it and those after it for a later drain: a thread's records are in the order
+     * of their ends, so the records handed over are exactly those whose times {@code HostClock} can convert for good.
+     */
+    public int drain(RowConsumer consumer, long endsThrough) {
         long[] c = counters;
         long h = (long) COUNTER.getAcquire(c, HEAD);
         long first = c[TAIL];
         long t = first;
         while (t < h) {
             long until = Math.min(h, t + BATCH);
-            for (long s = t; s < until; s++) {
-                consumer.accept(this, s, rows, (int) (s & mask) << SHIFT);
+            long s = t;
+            for (; s < until; s++) {
+                int o = (int) (s & mask) << SHIFT;
+                if (rows[o + END] > endsThrough) {
+                    break;
+                }
+                consumer.accept(this, s, rows, o);
             }
-            COUNTER.setRelease(c, TAIL, until);
+            COUNTER.setRelease(c, TAIL, s);
+            if (s < until) {
+                return (int) (s - first);
+            }
             t = until;
         }
         return (int) (h - first);

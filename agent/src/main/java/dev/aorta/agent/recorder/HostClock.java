@@ -15,10 +15,11 @@ import java.nio.file.Path;
  *
  * <p>Ticks are either {@code System.nanoTime()} itself (conversion is the identity) or the time-stamp
  * counter read by {@code rdtsc} (about 10 ns against 25-35 ns for nanoTime on the VMs we measured: two
- * reads per call decide whether an intercepted call fits its 40 ns budget). TSC ticks are mapped to ns by
- * linear interpolation between anchors, pairs of (nanoTime, ticks) read back to back, which the drain
- * thread takes at most every {@link #ANCHOR_SPAN_NS}: records lie between the last two anchors, so the
- * map follows NTP's slewing of CLOCK_MONOTONIC instead of extrapolating a rate measured once.
+ * reads per call decide whether an intercepted call fits its 40 ns budget). TSC ticks are mapped to ns by a
+ * {@link TickTimeline}: tight (nanoTime, ticks) anchors the drain thread takes every cycle, and piecewise linear
+ * interpolation between the two that bracket a reading, so that a reading converts to the same ns whenever it is
+ * converted. Only readings up to {@link #settledThrough} are converted; the drain leaves newer records for the next
+ * cycle. Capture windows read their edges as ticks too, converted the same way (see {@code CaptureWindows}).
  *
  * <p>The choice is made once per JVM (a static final, so that the JIT folds it): {@link Selection#request}
  * before this class is first used. {@code auto} takes the TSC only where it is safe and quiet: JVM >= 22, x86-64
@@ -27,9 +28,6 @@ import java.nio.file.Path;
  * the JDK prints a warning into the application's stderr).
  */
 public final class HostClock {
-    /** Anchors closer than this are not taken: their pairs' read jitter (~20 ns) would skew the rate. */
-    static final long ANCHOR_SPAN_NS = 10_000_000L;
-
     private static final String STUB = "dev.aorta.agent.clock.TscStub";
 
     private static final MethodHandle TSC;
@@ -42,18 +40,8 @@ public final class HostClock {
                 : "System.nanoTime") + (why[0] != null ? " (" + why[0] + ")" : "");
     }
 
-    /** Interpolation between the last two anchors; replaced whole, so a reader sees a consistent pair. */
-    private record Segment(long fromTicks, long fromNs, long toTicks, long toNs, double nsPerTick) {
-    }
-
-    private static volatile Segment segment;
-
-    static {
-        if (TSC != null) {
-            long[] a = readAnchor();
-            segment = new Segment(a[0], a[1], a[0], a[1], 0);
-        }
-    }
+    /** TSC mode only; drain thread only (under the drainer's lock). */
+    private static final TickTimeline TIMELINE = TSC == null ? null : new TickTimeline(HostClock::ticks, System::nanoTime);
 
     private HostClock() {
     }
@@ -90,63 +78,36 @@ public final class HostClock {
         }
     }
 
+    /** Whether ticks are the TSC's (else they are nanoTime's, and converting them is the identity). */
+    public static boolean usesTsc() {
+        return TIMELINE != null;
+    }
+
     /**
-     * Takes a new anchor when the last is {@link #ANCHOR_SPAN_NS} old: called by the drain thread before it
-     * converts a batch, so the batch lies (almost) entirely before this anchor.
+     * Takes a new anchor (unless the last is under a millisecond old and {@code force} is false): the drain thread,
+     * before it drains, so that what was recorded before now settles. Drain thread only.
      */
-    public static void anchor() {
-        Segment s = segment;
-        if (s == null) {
-            return;
+    public static void anchor(boolean force) {
+        if (TIMELINE != null) {
+            TIMELINE.anchor(force);
         }
-        if (System.nanoTime() - s.toNs() < ANCHOR_SPAN_NS) {
-            if (s.nsPerTick() == 0) {
-                calibrate(s);  // the first batch: no span yet, take one short enough not to stall the drain
-            }
-            return;
-        }
-        long[] a = readAnchor();
-        segment = new Segment(s.toTicks(), s.toNs(), a[0], a[1], (a[1] - s.toNs()) / (double) (a[0] - s.toTicks()));
     }
 
-    private static void calibrate(Segment s) {
-        long until = s.fromNs() + 2_000_000L;
-        while (System.nanoTime() < until) {
-            Thread.onSpinWait();
-        }
-        long[] a = readAnchor();
-        segment = new Segment(s.fromTicks(), s.fromNs(), a[0], a[1],
-                (a[1] - s.fromNs()) / (double) (a[0] - s.fromTicks()));
+    /** The newest ticks that {@link #toNanos} converts for good: the newest anchor's (any, with nanoTime ticks). */
+    public static long settledThrough() {
+        return TIMELINE == null ? Long.MAX_VALUE : TIMELINE.settledThrough();
     }
 
-    /** Host ns (CLOCK_MONOTONIC) of a value returned by {@link #ticks()}. */
+    /** Host ns (CLOCK_MONOTONIC) of a value returned by {@link #ticks()}, up to {@link #settledThrough}. Drain thread only. */
     public static long toNanos(long ticks) {
-        Segment s = segment;
-        if (s == null) {
-            return ticks;
-        }
-        if (s.nsPerTick() == 0) {
-            anchor();
-            s = segment;
-        }
-        return s.toNs() + Math.round((ticks - s.toTicks()) * s.nsPerTick());
+        return TIMELINE == null ? ticks : TIMELINE.toNanos(ticks);
     }
 
-    /** Of three back-to-back (nanoTime, ticks, nanoTime) reads, the tightest: {ticks, ns at its midpoint}. */
-    private static long[] readAnchor() {
-        long best = Long.MAX_VALUE;
-        long[] anchor = new long[2];
-        for (int i = 0; i < 3; i++) {
-            long before = System.nanoTime();
-            long t = ticks();
-            long after = System.nanoTime();
-            if (after - before < best) {
-                best = after - before;
-                anchor[0] = t;
-                anchor[1] = before + (after - before) / 2;
-            }
-        }
-        return anchor;
+    /** How far a converted time may be from CLOCK_MONOTONIC, in words; null with nanoTime ticks (exact). */
+    public static String conversionError() {
+        return TIMELINE == null ? null : String.format(java.util.Locale.ROOT,
+                "TSC times are within %d ns of CLOCK_MONOTONIC (half the widest of %d anchors' reads; the narrowest: %d ns)",
+                TIMELINE.uncertaintyNs(), TIMELINE.anchors(), TIMELINE.bestUncertaintyNs());
     }
 
     private static MethodHandle open(ClockChoice choice, String[] why) {

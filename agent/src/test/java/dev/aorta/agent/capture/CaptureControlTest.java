@@ -35,7 +35,7 @@ class CaptureControlTest {
             @Override
             public void deviceActivity(boolean on) {
             }
-        }, System.nanoTime());
+        }, System.nanoTime(), System::nanoTime, true);
         new CaptureControl(windows, "/tmp/out").register();
         ObjectName name = new ObjectName(CaptureControl.NAME);
 

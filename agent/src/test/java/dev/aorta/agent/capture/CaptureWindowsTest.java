@@ -1,5 +1,7 @@
 package dev.aorta.agent.capture;
 
+import dev.aorta.agent.recorder.FakeTsc;
+import dev.aorta.agent.recorder.TickTimeline;
 import dev.aorta.agent.spi.CallKind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +24,7 @@ class CaptureWindowsTest {
     /** What the windows told their listener, in order. */
     static final class Recorded implements CaptureWindows.Listener {
         final List<String> events = new ArrayList<>();
+        final Map<Long, long[]> settled = new HashMap<>();
 
         @Override
         public void windowOpened(long index, long startNs, String reason) {
@@ -31,6 +34,11 @@ class CaptureWindowsTest {
         @Override
         public void windowClosed(long index, long startNs, long endNs, String reason) {
             events.add("close " + index + " " + startNs + ".." + endNs);
+        }
+
+        @Override
+        public void windowSettled(long index, long startNs, long endNs) {
+            settled.put(index, new long[]{startNs, endNs});
         }
 
         @Override
@@ -202,5 +210,38 @@ class CaptureWindowsTest {
         Thread call = new Thread(() -> start.complete(CaptureGate.timeIfOpen(slowClock)), "application");
         call.start();
         return start;
+    }
+
+    /**
+     * With TSC edges, 300 short windows under heavy load, each holding one call read right after it opened and
+     * closed right after the call, with calls just before and after it: once the drain's anchor settles them, the
+     * call converts within the window's edges and the others outside, and the marker's edges are those.
+     */
+    @Test
+    void aCallInsideATscWindowConvertsInsideItsEdges() {
+        FakeTsc host = new FakeTsc(11, 0.10);
+        TickTimeline timeline = new TickTimeline(host::ticks, host::nanoTime);
+        CaptureWindows w = new CaptureWindows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, listener, 0,
+                host::nanoTime, host::ticks, false);
+        for (long i = 0; i < 300; i++) {
+            host.run(100_000);
+            long before = host.ticks();
+            w.open("test", 0);
+            long inside = host.ticks();
+            w.close();
+            long after = host.ticks();
+            w.settle(timeline::toNanos, timeline.settledThrough());
+            assertThat(listener.settled).as("edges newer than the newest anchor wait").doesNotContainKey(i);
+
+            host.run(1_000_000);
+            timeline.anchor(false);
+            w.settle(timeline::toNanos, timeline.settledThrough());
+            long insideNs = timeline.toNanos(inside);
+            assertThat(w.windowAt(insideNs)).isEqualTo(i);
+            assertThat(w.windowAt(timeline.toNanos(before))).isEqualTo(-1);
+            assertThat(w.windowAt(timeline.toNanos(after))).isEqualTo(-1);
+            assertThat(listener.settled.get(i)[0]).isLessThanOrEqualTo(insideNs);
+            assertThat(listener.settled.get(i)[1]).isGreaterThanOrEqualTo(insideNs);
+        }
     }
 }

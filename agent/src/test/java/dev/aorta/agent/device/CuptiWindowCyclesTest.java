@@ -34,7 +34,7 @@ class CuptiWindowCyclesTest {
                             source.pause();
                         }
                     }
-                }, System.nanoTime());
+                }, System.nanoTime(), System::nanoTime, true);
         assertThat(CuptiSubscriptions.held()).as("paused until the first window").isEqualTo(before);
         int threads = Thread.activeCount();
         for (int i = 0; i < 50; i++) {

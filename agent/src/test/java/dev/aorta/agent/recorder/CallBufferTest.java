@@ -75,4 +75,18 @@ class CallBufferTest {
         assertThat(ordered[0]).isTrue();
         assertThat(seen[0] + holder[0].dropped()).isEqualTo(n);
     }
+
+    @Test
+    void aDrainUpToATimeLeavesTheRecordsThatEndedAfterItForTheNext() {
+        CallBuffer b = new CallBuffer(4096, Thread.currentThread(), 0);
+        for (int i = 0; i < 3000; i++) {  // more than a batch before the limit
+            b.put(i, 10L * i, 10L * i + 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        }
+        List<Long> ids = new ArrayList<>();
+        assertThat(b.drain((buf, seq, r, o) -> ids.add(r[o]), 10L * 2000 + 5)).isEqualTo(2001);
+        assertThat(ids).last().isEqualTo(2000L);
+        assertThat(b.isEmpty()).isFalse();
+        assertThat(b.drain((buf, seq, r, o) -> ids.add(r[o]), Long.MAX_VALUE)).isEqualTo(999);
+        assertThat(ids).hasSize(3000).last().isEqualTo(2999L);
+    }
 }
