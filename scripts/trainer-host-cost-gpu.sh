@@ -4,8 +4,8 @@
 #   1. aorta train, config/default.yaml, bf16, eager and compiled (the step as one CUDA graph): median step (host, end
 #      to end), device window and compute-stream busy time, steps 10..199;
 #   2. PyTorch eager at the same shape (scripts/trainer-reference.py timing);
-#   3. continuous_batch (8 streams) with CUPTI tracing every kernel and with sampled event pairs (iterations
-#      without any tracing): the host's time per launch with and without CUPTI's per-launch work.
+#   3. continuous_batch (8 streams) with CUPTI tracing every kernel and with --kernel-timing event-pairs (no CUPTI;
+#      a few sampled iterations carry event pairs): the host's time per launch with and without CUPTI's work.
 # Usage: scripts/trainer-host-cost-gpu.sh DIST_DIR OUT_DIR   (DIST_DIR holds bin/aorta and lib/*.jar)
 set -uo pipefail
 dist=${1:?usage: trainer-host-cost-gpu.sh DIST_DIR OUT_DIR}
