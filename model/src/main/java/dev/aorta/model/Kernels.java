@@ -31,11 +31,7 @@ public final class Kernels implements AutoCloseable {
     private final CudaDevice device;
     private final Map<String, CudaModule> modules = new HashMap<>();
     private final Map<String, Kernel> kernels = new HashMap<>();
-    private final Map<LaunchKey, KernelLaunch> launches = new HashMap<>();
-
-    /** What fixes a prepared launch; the parameters' values are rewritten per launch. */
-    private record LaunchKey(Kernel kernel, int gridX, int gridY, int block, long stream, int parameters) {
-    }
+    private final LaunchCache<KernelLaunch> launches = new LaunchCache<>();
 
     public Kernels(CudaDevice device) {
         this.device = device;
@@ -70,9 +66,11 @@ public final class Kernels implements AutoCloseable {
     /** As {@link #launch}, on a two-dimensional grid. */
     public synchronized void launch2d(String file, String name, int gridX, int gridY, int block, Stream stream, Object... args) {
         device.makeCurrent();
-        Kernel k = kernel(file, name);
-        KernelLaunch l = launches.computeIfAbsent(new LaunchKey(k, gridX, gridY, block, stream.address(), args.length),
-                key -> k.prepare(gridX, gridY, 1, block, 1, 1, 0, stream, args.length));
+        KernelLaunch l = launches.get(file, name, gridX, gridY, block, stream.address(), args.length);
+        if (l == null) {
+            l = kernel(file, name).prepare(gridX, gridY, 1, block, 1, 1, 0, stream, args.length);
+            launches.put(file, name, gridX, gridY, block, stream.address(), args.length, l);
+        }
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case null -> l.pointer(i, 0L);

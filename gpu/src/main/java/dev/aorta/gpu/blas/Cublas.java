@@ -148,7 +148,9 @@ public final class Cublas implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmEx", t);
         }
-        lib.check("cublasGemmEx(" + p + ", " + m + "x" + n + "x" + k + ")", rc);
+        if (rc != 0) { // the message only on failure: built per call, it cost more than the rest of the Java side
+            lib.check("cublasGemmEx(" + p + ", " + m + "x" + n + "x" + k + ")", rc);
+        }
     }
 
     /** C = A·B for square-or-not matrices stored without transposition (lda = m, ldb = k, ldc = m). */
@@ -176,7 +178,9 @@ public final class Cublas implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmStridedBatchedEx", t);
         }
-        lib.check("cublasGemmStridedBatchedEx(" + p + ", " + m + "x" + n + "x" + k + " x" + batch + ")", rc);
+        if (rc != 0) {
+            lib.check("cublasGemmStridedBatchedEx(" + p + ", " + m + "x" + n + "x" + k + " x" + batch + ")", rc);
+        }
     }
 
     /** {@code batch} independent GEMMs whose matrices lie {@code strideX} elements apart. */
@@ -192,7 +196,9 @@ public final class Cublas implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasGemmStridedBatchedEx", t);
         }
-        lib.check("cublasGemmStridedBatchedEx(" + p + ", " + m + "x" + n + "x" + k + " x" + batch + ")", rc);
+        if (rc != 0) {
+            lib.check("cublasGemmStridedBatchedEx(" + p + ", " + m + "x" + n + "x" + k + " x" + batch + ")", rc);
+        }
     }
 
     private static void requireBytes(DeviceBuffer buf, long bytes, String which) {

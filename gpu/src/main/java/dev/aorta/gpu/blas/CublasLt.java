@@ -185,7 +185,9 @@ public final class CublasLt implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasLtMatmul", t);
         }
-        lib.check("cublasLtMatmul(" + describe(key) + ")", rc);
+        if (rc != 0) { // the message only on failure: describing the key per call cost ~1 KB of garbage
+            lib.check("cublasLtMatmul(" + describe(key) + ")", rc);
+        }
         return true;
     }
 
@@ -248,14 +250,18 @@ public final class CublasLt implements AutoCloseable {
 
     private void setDescInt(long desc, int attr, int value) throws Throwable {
         scratch.set(JAVA_INT, 0, value);
-        lib.check("cublasLtMatmulDescSetAttribute(" + attr + ")", (int) lib.descSet.invokeExact(desc, attr, scratch,
-                4L));
+        int rc = (int) lib.descSet.invokeExact(desc, attr, scratch, 4L);
+        if (rc != 0) {
+            lib.check("cublasLtMatmulDescSetAttribute(" + attr + ")", rc);
+        }
     }
 
     private void setDesc(long desc, int attr, long value) throws Throwable {
         scratch.set(JAVA_LONG, 0, value);
-        lib.check("cublasLtMatmulDescSetAttribute(" + attr + ")", (int) lib.descSet.invokeExact(desc, attr, scratch,
-                8L));
+        int rc = (int) lib.descSet.invokeExact(desc, attr, scratch, 8L); // per call for the bias and aux pointers
+        if (rc != 0) {
+            lib.check("cublasLtMatmulDescSetAttribute(" + attr + ")", rc);
+        }
     }
 
     private static String describe(Key k) {
