@@ -121,6 +121,12 @@ public final class TransformerEncoderLayer implements Layer {
         /** Forward intermediates (see the class comment for which share memory); merged, x1, h under autocast. */
         final Tensor qkv, merged, r1, x1, h, f;
         final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
+        /**
+         * Under autocast, the merged heads rounded for the out-projection: written from the kept attention output
+         * in the forward pass and again, the same bits, before the out-projection's backward pass, so that one
+         * copy serves all layers instead of one kept per layer.
+         */
+        final AutocastCopy mergedLow;
 
         /** The one block of fp32 memory that the forward and backward buffers (and {@link #idle}) lie in. */
         private final Tensor block;
@@ -133,6 +139,8 @@ public final class TransformerEncoderLayer implements Layer {
             this.idleElements = idleElements;
             attention = new Attention(ctx);
             all.add(attention);
+            mergedLow = new AutocastCopy(ctx, "merged heads", batch, t, dModel);
+            all.add(mergedLow);
             long rows = (long) batch * t;
             long wide = rows * Math.max(3 * dModel, ff);
             long narrow = rows * dModel;
@@ -211,9 +219,10 @@ public final class TransformerEncoderLayer implements Layer {
      * What the forward pass keeps for the backward pass for one [batch, T], with a {@link Scratch} of its own or
      * one it shares with other layers. Under autocast (in force when these are made) the backward pass's GEMMs
      * read only the 16-bit copies of the merged heads, norm1's output and the GELU output, so the fp32 tensors
-     * live in the scratch, as forward-only intermediates; without autocast they are kept here. linear1's
-     * pre-activation, which GELU's backward pass reads, is kept in the autocast dtype (as torch keeps addmm's
-     * output), else in fp32.
+     * live in the scratch, as forward-only intermediates (the merged heads' copy too: the scratch's, written again
+     * from the kept attention output before the out-projection's backward pass); without autocast they are kept
+     * here. linear1's pre-activation, which GELU's backward pass reads, is kept in the autocast dtype (as torch
+     * keeps addmm's output), else in fp32.
      */
     public final class Activations implements AutoCloseable {
         final int batch;
@@ -224,8 +233,6 @@ public final class TransformerEncoderLayer implements Layer {
         final Scratch scratch;
         final Tensor qkvHeads, att, lse, s1, mean1, rstd1, pre, s2, mean2, rstd2;
         final Tensor merged, x1, h;
-        /** The merged heads rounded for the out-projection under autocast. */
-        final AutocastCopy mergedLow;
         /** norm1's output rounded for linear1 under autocast. */
         final AutocastCopy x1Low;
         /** The GELU output (after dropout) rounded for linear2 under autocast. */
@@ -279,7 +286,6 @@ public final class TransformerEncoderLayer implements Layer {
             merged = lowKept ? sc.merged : make("merged heads", batch, t, dModel);
             x1 = lowKept ? sc.x1 : make("norm1 output", batch, t, dModel);
             h = lowKept ? sc.h : make("feed-forward hidden", batch, t, ff);
-            mergedLow = copy("merged heads", batch, t, dModel);
             x1Low = copy("norm1 output", batch, t, dModel);
             hLow = copy("feed-forward hidden", batch, t, ff);
         }
@@ -370,8 +376,11 @@ public final class TransformerEncoderLayer implements Layer {
         HeadLayout.toHeads(ctx, sc.qkv, a.headsForAttention(), a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
         Tensor[] qkv = a.attentionQkv;
         sc.attention.forward(qkv[0], qkv[1], qkv[2], a.att, a.lse, false, s);
-        HeadLayout.toRows(ctx, a.att, a.merged, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
-        outProj.forward(a.merged, lowCopy(a.merged, a.mergedLow, s), sc.r1, s);
+        Tensor mergedLow = sc.mergedLow.get();
+        // under autocast the out-projection reads only the 16-bit merged heads: no fp32 ones
+        HeadLayout.toRows(ctx, a.att, mergedLow != null ? mergedLow : a.merged, a.batch, a.t, heads, headDim, dModel,
+                0, 1, s);
+        outProj.forward(a.merged, mergedLow, sc.r1, s);
         drop(sc.r1, sc.r1, seed, 4 * offset, s);
         Tensor x1Low = a.x1Low.get();
         norm1.forwardResidual(x, sc.r1, a.s1, a.x1, x1Low, a.mean1, a.rstd1, s);
@@ -413,6 +422,11 @@ public final class TransformerEncoderLayer implements Layer {
         // in-projection's backward adds the attention path's share to it
         norm1.backward(a.s1, a.mean1, a.rstd1, g.dx1, g.ds2, dx, s);
         Tensor dr1 = drop(dx, g.dr1, seed, 4 * offset, s);
+        Tensor mergedLow = g.mergedLow.get();
+        if (mergedLow != null) {
+            // the shared copy holds another layer's merged heads: this layer's again, from its attention output
+            HeadLayout.toRows(ctx, a.att, mergedLow, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
+        }
         outProj.backward(a.merged, dr1, g.da, s);
         HeadLayout.toHeads(ctx, g.da, g.datt, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
         Tensor[] qkv = a.attentionQkv;

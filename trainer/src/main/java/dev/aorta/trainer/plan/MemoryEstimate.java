@@ -67,9 +67,11 @@ public record MemoryEstimate(long parameters, long gradients, long optimizerStat
      * and the norms' mean and 1/std (4); q, k, v (3D) and linear1's pre-activation (H) in the autocast dtype (q, k, v
      * only for heads the tensor-core attention takes, of at most 64) or fp32; and what its GEMMs read again in
      * backward: without autocast its input, the merged heads, norm1's output (3D) and the GELU output (H) in fp32;
-     * under autocast only their 16-bit copies (the fp32 tensors are forward-only scratch one set of which all layers
-     * share). That shared scratch (forward-only intermediates, backward gradients, the head's hidden layer and final
-     * norm output with their gradients, attention scores, 16-bit dy) is left out.
+     * under autocast only the 16-bit copies of its input, norm1's output (2D) and the GELU output (H) (the fp32
+     * tensors are forward-only scratch one set of which all layers share, and so is the merged heads' copy, written
+     * again in backward from the attention output). That shared scratch (forward-only intermediates, backward
+     * gradients, the head's hidden layer and final norm output with their gradients, attention scores, the 16-bit
+     * merged heads and dy) is left out.
      */
     static long activationBytes(TrainerConfig config, int microBatch) {
         var m = config.model();
@@ -80,7 +82,8 @@ public record MemoryEstimate(long parameters, long gradients, long optimizerStat
         long low = autocast ? 2 : 4;
         long qkv = (autocast && d / m.numHeads() <= Attention.TENSOR_CORE_MAX_HEAD_DIM ? 2 : 4) * 3 * d;
         long stem = 4 * ((long) m.numDenseFeatures() * m.denseDim() + m.embeddingDim() + 2 * d);
-        long layer = 4 * (3 * d + m.numHeads() + 4) + qkv + low * h + low * (3 * d + h);
+        long readAgain = autocast ? 2 * (2 * d + h) : 4 * (3 * d + h);
+        long layer = 4 * (3 * d + m.numHeads() + 4) + qkv + low * h + readAgain;
         long head = low * h + 4;
         return positions * (stem + m.numLayers() * layer + head);
     }
