@@ -28,16 +28,32 @@ extern "C" __global__ void bias_act_forward(float* y, const float* bias, float* 
     }
 }
 
-// y = gelu(x); where ylow is given, y rounded to 16 bits too (half = 1: fp16, else bf16), the operand of the
-// autocast GEMM that reads y next; y may be null where only the 16-bit copy is read. 16-byte accesses where n
-// is a multiple of 4 and the pointers allow (the caller says so with vec4 = 1).
-extern "C" __global__ void gelu_forward(const float* x, float* y, long long n, unsigned short* ylow, int half,
-                                        int vec4) {
+// y[r, c] = bias[c] over rows of `cols`, 16 bits: the C operand (beta = 1) of a cuBLAS GEMM into 16 bits, which
+// then rounds acc + bias once, as cuBLASLt's bias epilogue does (where cuBLASLt has no algorithm for a shape).
+extern "C" __global__ void fill_rows16(unsigned short* y, const unsigned short* bias, long long n, int cols) {
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        y[i] = bias[i % cols];
+    }
+}
+
+// y = gelu(x), x fp32 or, where xlow is given instead, 16 bits (an autocast GEMM's output, as torch's GELU
+// reads addmm's under autocast); where ylow is given, y rounded to 16 bits too, the operand of the autocast
+// GEMM that reads y next (half = 1: fp16, else bf16, for both 16-bit operands); y may be null where only the
+// 16-bit copy is read. 16-byte fp32 accesses (8-byte 16-bit ones) where n is a multiple of 4 and the pointers
+// allow (the caller says so with vec4 = 1).
+extern "C" __global__ void gelu_forward(const float* x, const unsigned short* xlow, float* y, long long n,
+                                        unsigned short* ylow, int half, int vec4) {
     long long stride = (long long) gridDim.x * blockDim.x;
     long long first = blockIdx.x * (long long) blockDim.x + threadIdx.x;
     if (vec4) {
         for (long long i = first; i < n / 4; i += stride) {
-            float4 v = reinterpret_cast<const float4*>(x)[i];
+            float4 v;
+            if (xlow != nullptr) {
+                ushort4 h = reinterpret_cast<const ushort4*>(xlow)[i];
+                v = make_float4(widen16(h.x, half), widen16(h.y, half), widen16(h.z, half), widen16(h.w, half));
+            } else {
+                v = reinterpret_cast<const float4*>(x)[i];
+            }
             float4 g = make_float4(gelu(v.x), gelu(v.y), gelu(v.z), gelu(v.w));
             if (y != nullptr) {
                 reinterpret_cast<float4*>(y)[i] = g;
@@ -50,7 +66,7 @@ extern "C" __global__ void gelu_forward(const float* x, float* y, long long n, u
         return;
     }
     for (long long i = first; i < n; i += stride) {
-        float g = gelu(x[i]);
+        float g = gelu(xlow != nullptr ? widen16(xlow[i], half) : x[i]);
         if (y != nullptr) {
             y[i] = g;
         }
@@ -72,14 +88,15 @@ extern "C" __global__ void gelu_backward(const float* x, const float* dy, float*
 #define DY_CHUNK 8
 
 // The bias gradient, with what the linear layer's backward pass does to dy before its GEMMs fused into the
-// same read of dy: d = dy[r, c], times gelu'(pre[r, c]) where pre is given (the backward pass of a fused
-// bias + GELU); written to dpre where given (fp32 GEMMs; may be dy itself), rounded into low where given
+// same read of dy: d = dy[r, c], times gelu'(pre[r, c]) where pre (fp32) or pre16 (16 bits, half's type: the
+// autocast pre-activation) is given (the backward pass of a fused bias + GELU); written to dpre where given (fp32 GEMMs; may be dy itself), rounded into low where given
 // (autocast GEMMs; half = 1: fp16, else bf16); db[c] += sum_r d where db is given. Blocks of 256 threads own
 // 8 columns, so that a 768-column dy makes 96 blocks (32-column tiles made 24, too few for the SMs): thread t
 // works on column 8 * blockIdx.x + t % 8, rows t / 8, t / 8 + 32, ... (a warp reads four 32-byte row
 // segments per step) and sums them in row order, then the 32 partial sums of a column are added in a fixed
 // order (deterministic, no atomics).
-extern "C" __global__ void __launch_bounds__(256) bias_grad(const float* dy, const float* pre, float* dpre,
+extern "C" __global__ void __launch_bounds__(256) bias_grad(const float* dy, const float* pre,
+                                                            const unsigned short* pre16, float* dpre,
                                                             unsigned short* low, int half, float* db, int rows,
                                                             int cols) {
     __shared__ float part[32][8];
@@ -97,7 +114,7 @@ extern "C" __global__ void __launch_bounds__(256) bias_grad(const float* dy, con
                 if (r < rows) {
                     long long i = (long long) r * cols + c;
                     d[j] = dy[i];
-                    p[j] = pre != nullptr ? pre[i] : 0.0f;
+                    p[j] = pre != nullptr ? pre[i] : pre16 != nullptr ? widen16(pre16[i], half) : 0.0f;
                 }
             }
 #pragma unroll
@@ -106,7 +123,7 @@ extern "C" __global__ void __launch_bounds__(256) bias_grad(const float* dy, con
                 if (r < rows) {
                     long long i = (long long) r * cols + c;
                     float v = d[j];
-                    if (pre != nullptr) {
+                    if (pre != nullptr || pre16 != nullptr) {
                         v *= gelu_grad(p[j]);
                     }
                     if (dpre != nullptr) {

@@ -75,6 +75,31 @@ extern "C" __global__ void heads_to_rows(const float* src, float* dst, int B, in
     }
 }
 
+// As heads_to_rows, rounding into 16 bits (half = 1: fp16, else bf16): under autocast the attention output's
+// merged heads go straight into the out-projection's 16-bit operand (the encoder layer writes it again in its
+// backward pass rather than keep it). vec = 1: four neighbouring d per thread, 16-byte loads, 8-byte stores.
+extern "C" __global__ void heads_to_rows16(const float* src, unsigned short* dst, int B, int T, int H, int D,
+                                           int rowStride, int offset, int parts, int vec, int half) {
+    int w = vec ? 4 : 1;
+    int dw = D / w;
+    long long n = (long long) parts * B * H * T * dw;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        int d = (int) (i % dw) * w;
+        int t = (int) (i / dw % T);
+        int h = (int) (i / ((long long) dw * T) % H);
+        long long b = i / ((long long) dw * T * H) % B;
+        int p = (int) (i / ((long long) dw * T * H * B));
+        long long to = (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d;
+        if (vec) {
+            float4 x = reinterpret_cast<const float4*>(src)[i];
+            *reinterpret_cast<ushort4*>(dst + to) = make_ushort4(round16(x.x, half), round16(x.y, half),
+                                                                 round16(x.z, half), round16(x.w, half));
+        } else {
+            dst[to] = round16(src[i], half);
+        }
+    }
+}
+
 // Concatenation along the last dimension: src [rows, cols] into columns [offset, offset + cols) of dst
 // [rows, dstCols] (forward), and back out of them (the backward pass hands each input its slice).
 extern "C" __global__ void columns_into(const float* src, float* dst, long long rows, int cols, int dstCols,

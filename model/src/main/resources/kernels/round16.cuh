@@ -1,6 +1,6 @@
 // fp32 -> bf16 / fp16 rounding for the autocast GEMM operands: round to nearest even, as torch's
-// .to(bfloat16) / .half(); the PTX cvt instructions need no headers under NVRTC. Shared by every kernel file
-// that writes 16-bit copies (Kernels.source inlines this header).
+// .to(bfloat16) / .half(), and back (exact); the PTX cvt instructions need no headers under NVRTC. Shared by
+// every kernel file that reads or writes 16-bit copies (Kernels.source inlines this header).
 
 __device__ __forceinline__ unsigned short to_bf16(float f) {
     unsigned short h;
@@ -17,4 +17,14 @@ __device__ __forceinline__ unsigned short to_f16(float f) {
 // half = 1: fp16, else bf16.
 __device__ __forceinline__ unsigned short round16(float f, int half) {
     return half ? to_f16(f) : to_bf16(f);
+}
+
+// bf16 / fp16 -> fp32, exact (half = 1: fp16, else bf16).
+__device__ __forceinline__ float widen16(unsigned short h, int half) {
+    if (half) {
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+        return f;
+    }
+    return __uint_as_float(((unsigned) h) << 16);
 }

@@ -102,7 +102,9 @@ public final class ModelBench {
         });
 
         Linear ff = own(new Linear(ctx, "ff", m, h, true, 1));
-        Tensor pre = random(b, t, h);
+        // under autocast the pre-activation is kept in 16 bits, as the encoder layer keeps it (and torch addmm's)
+        Tensor pre = ctx.autocast() == null ? random(b, t, h)
+                : own(ctx.empty("bench", "pre 16-bit", ctx.autocast(), b, t, h));
         Tensor hid = random(b, t, h);
         // under autocast the encoder layer keeps only GELU's 16-bit output (the next GEMM's operand), as torch,
         // whose output is bf16 only; without autocast the fp32 output

@@ -255,7 +255,9 @@ public final class OpsCheck {
             Linear lin = c.own(new Linear(ctx, "lin", in, outF, true, rnd.nextLong()));
             Tensor x = c.input("x", n, in);
             Tensor y = c.output(n, outF);
-            Tensor pre = gelu ? c.output(n, outF) : null;
+            // under autocast the pre-activation in 16 bits, as the encoder layer keeps it (and torch addmm's)
+            Tensor pre = !gelu ? null : autocast == null ? c.output(n, outF)
+                    : c.own(Tensor.empty(ctx.device(), "check", "pre 16-bit", autocast, n, outF));
             // under autocast GELU also writes y's 16-bit copy for the next GEMM
             Tensor yLow = gelu && autocast != null
                     ? c.own(Tensor.empty(ctx.device(), "check", "y 16-bit", autocast, n, outF)) : null;

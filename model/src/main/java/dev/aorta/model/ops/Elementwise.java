@@ -7,8 +7,9 @@ import dev.aorta.model.Shapes;
 import dev.aorta.model.Tensor;
 
 /**
- * The parameter-free elementwise ops on fp32 tensors of one shape: GELU (exact erf form), ReLU, residual add
- * and dropout; and the rounding to 16 bits for autocast GEMM operands. Each checks shapes and dtypes before launching.
+ * The parameter-free elementwise ops on fp32 tensors of one shape: GELU (exact erf form; its input may also be
+ * 16-bit), ReLU, residual add and dropout; and the rounding to 16 bits for autocast GEMM operands. Each checks
+ * shapes and dtypes before launching.
  */
 public final class Elementwise {
     private final OpContext ctx;
@@ -23,26 +24,36 @@ public final class Elementwise {
 
     /**
      * y = gelu(x), and y rounded into yLow (bf16 or fp16) where not null, for the autocast GEMM that reads y;
-     * y may be null where yLow is given and only it is read.
+     * y may be null where yLow is given and only it is read. x is fp32, or 16 bits (an autocast GEMM's output, as
+     * torch's GELU reads addmm's under autocast; then of yLow's dtype where that is given).
      */
     public void gelu(Tensor x, Tensor y, Tensor yLow, Stream s) {
         if (y == null && yLow == null) {
             throw new IllegalArgumentException("gelu: operands y and 16-bit copy are both null, expected at least one");
         }
+        boolean xLow = x.dtype() == DType.BF16 || x.dtype() == DType.FP16;
+        if (!xLow && x.dtype() != DType.FP32) {
+            throw new IllegalArgumentException("gelu: operand x is " + x.dtype() + ", expected fp32, bf16 or fp16");
+        }
+        if (xLow && yLow != null && yLow.dtype() != x.dtype()) {
+            throw new IllegalArgumentException("gelu: operand x is " + x.dtype() + " and its 16-bit copy "
+                    + yLow.dtype() + ", expected one 16-bit dtype for both");
+        }
+        Shapes.requireContiguous("gelu", "x", x);
         if (y != null) {
-            same("gelu", "x", x, "y", y);
-        } else {
-            Shapes.requireDtype("gelu", "x", x, DType.FP32);
-            Shapes.requireContiguous("gelu", "x", x);
+            Shapes.requireDtype("gelu", "y", y, DType.FP32);
+            Shapes.requireSame("gelu", "x", x, "y", y);
+            Shapes.requireContiguous("gelu", "y", y);
         }
         if (yLow != null) {
             requireLowCopy("gelu", x, yLow);
         }
-        boolean vec4 = x.numel() % 4 == 0 && (x.address() & 15) == 0 && (y == null || (y.address() & 15) == 0)
-                && (yLow == null || (yLow.address() & 7) == 0);
+        boolean vec4 = x.numel() % 4 == 0 && (x.address() & (xLow ? 7 : 15)) == 0
+                && (y == null || (y.address() & 15) == 0) && (yLow == null || (yLow.address() & 7) == 0);
         long units = vec4 ? x.numel() / 4 : x.numel();
-        ctx.kernels().launch("elementwise.cu", "gelu_forward", ctx.kernels().gridFor(units, 256), 256, s, x, y,
-                x.numel(), yLow, yLow != null && yLow.dtype() == DType.FP16 ? 1 : 0, vec4 ? 1 : 0);
+        DType low = xLow ? x.dtype() : yLow != null ? yLow.dtype() : null;
+        ctx.kernels().launch("elementwise.cu", "gelu_forward", ctx.kernels().gridFor(units, 256), 256, s,
+                xLow ? null : x, xLow ? x : null, y, x.numel(), yLow, low == DType.FP16 ? 1 : 0, vec4 ? 1 : 0);
     }
 
     /** {@code low} can hold {@code t} rounded: bf16 or fp16, t's shape, contiguous. */

@@ -32,13 +32,21 @@ public final class HeadLayout {
         launch(ctx, "rows_to_heads", rows, heads, b, t, h, d, rowStride, offset, parts, s);
     }
 
-    /** rows [B, T, rowStride] ← heads [parts, B, H, T, D] (only the heads' columns are written). */
+    /**
+     * rows [B, T, rowStride] ← heads [parts, B, H, T, D] (fp32; only the heads' columns are written); rows fp32,
+     * or bf16 / fp16, rounded in the same pass (the out-projection's 16-bit operand under autocast).
+     */
     public static void toRows(OpContext ctx, Tensor heads, Tensor rows, int b, int t, int h, int d, int rowStride,
                        int offset, int parts, Stream s) {
+        if (rows.dtype() == DType.BF16 || rows.dtype() == DType.FP16) {
+            launch(ctx, "heads_to_rows16", heads, rows, b, t, h, d, rowStride, offset, parts, s,
+                    rows.dtype() == DType.FP16 ? 1 : 0);
+            return;
+        }
         launch(ctx, "heads_to_rows", heads, rows, b, t, h, d, rowStride, offset, parts, s);
     }
 
-    /** {@code extra}: arguments after the common ones (rows_to_heads16's half flag). */
+    /** {@code extra}: arguments after the common ones (the 16-bit kernels' half flag). */
     private static void launch(OpContext ctx, String kernel, Tensor src, Tensor dst, int b, int t, int h, int d,
                                int rowStride, int offset, int parts, Stream s, Object... extra) {
         // 16-byte accesses need every row and head start on a 4-float boundary (buffers are 512-byte aligned)

@@ -20,7 +20,10 @@ import java.util.List;
  * <p>Under autocast ({@link OpContext#autocast()} bf16 or fp16) the GEMMs run through cuBLASLt on 16-bit
  * copies of W, x and dy with fp32 accumulation and fp32 outputs, the bias added in the GEMM's epilogue.
  * Unlike torch, y stays fp32 (torch rounds it to 16 bits) and dW accumulates in fp32; the GELU stays the erf
- * form in our own pass, because cuBLASLt's GELU epilogue is the tanh approximation. W's copy is the
+ * form in our own pass, because cuBLASLt's GELU epilogue is the tanh approximation. With GELU the
+ * pre-activation may be 16-bit, as torch's is (addmm's output under autocast, which GELU's backward pass reads
+ * again): the GEMM then writes it in 16 bits with the bias's 16-bit copy in the epilogue, torch's arithmetic
+ * (fp32 accumulation, acc + bias rounded once), and keeps half the memory. W's copy is the
  * parameter's ({@link Parameter#lowCopy}: cast once, then rewritten by AdamW); x's is handed over by the op
  * that produced x (a layer norm writes it beside its output) or cast in the forward pass, and reused by the
  * backward pass, which must get the same, unchanged x (as the layer's saved activations are); dy is rounded
@@ -121,7 +124,10 @@ public final class Linear implements Layer {
         }
     }
 
-    /** pre = x·Wᵀ + b (kept for the backward pass), y = gelu(pre). */
+    /**
+     * pre = x·Wᵀ + b (kept for the backward pass), y = gelu(pre). Under autocast pre may be of the autocast
+     * dtype (torch's; see the class comment), else it is fp32.
+     */
     public void forwardGelu(Tensor x, Tensor pre, Tensor y, Stream s) {
         forwardGelu(x, null, pre, y, s);
     }
@@ -145,7 +151,7 @@ public final class Linear implements Layer {
             throw new IllegalArgumentException(OP + ": operand y is null, expected a tensor (only under autocast with"
                     + " a 16-bit copy of y may it be left out)");
         }
-        int rows = check(x, "pre", pre);
+        int rows = checkPre(x, pre);
         if (y != null) {
             Shapes.requireSame(OP, "pre", pre, "y", y);
             Shapes.requireDtype(OP, "y", y, DType.FP32);
@@ -183,9 +189,7 @@ public final class Linear implements Layer {
      */
     public void backwardGelu(Tensor x, Tensor pre, Tensor dy, Tensor dx, Stream s) {
         int rows = check(x, "dy", dy);
-        Shapes.requireSame(OP, "dy", dy, "pre", pre);
-        Shapes.requireDtype(OP, "pre", pre, DType.FP32);
-        Shapes.requireContiguous(OP, "pre", pre);
+        checkPre(x, pre);
         backwardFrom(x, pre, dy, dx, false, rows, s);
     }
 
@@ -213,11 +217,15 @@ public final class Linear implements Layer {
         gemmBackward(x, dy, dx, beta, rows, s);
     }
 
-    /** The fused pass over dy of elementwise.cu's bias_grad (see there); dpre and low may be null. */
+    /**
+     * The fused pass over dy of elementwise.cu's bias_grad (see there); pre (fp32, or 16-bit of the autocast
+     * dtype t), dpre and low may be null.
+     */
     private void prepareDy(Tensor dy, Tensor pre, Tensor dpre, Tensor low, DType t, int rows, Stream s) {
+        boolean pre16 = pre != null && pre.dtype() != DType.FP32;
         // blocks of 256 threads own 8 columns (see there)
-        ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 7) / 8, 256, s, dy, pre, dpre, low,
-                t == DType.FP16 ? 1 : 0, bias == null ? null : bias.grad(), rows, out);
+        ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 7) / 8, 256, s, dy, pre16 ? null : pre,
+                pre16 ? pre : null, dpre, low, t == DType.FP16 ? 1 : 0, bias == null ? null : bias.grad(), rows, out);
     }
 
     private void gemmBackward(Tensor x, Tensor dy, Tensor dx, float beta, int rows, Stream s) {
@@ -232,8 +240,8 @@ public final class Linear implements Layer {
     }
 
     /**
-     * y = x·Wᵀ + b through cuBLASLt on 16-bit copies of W and x (xLow, or cast here), the bias in the epilogue,
-     * y fp32.
+     * y = x·Wᵀ + b through cuBLASLt on 16-bit copies of W and x (xLow, or cast here), the bias in the epilogue;
+     * y fp32 (the fp32 bias), or of the autocast dtype (the bias's 16-bit copy, as torch's addmm under autocast).
      */
     private void lowGemmForward(Tensor x, Tensor xLow, Tensor y, int rows, Stream s) {
         DType t = ctx.autocast();
@@ -248,11 +256,21 @@ public final class Linear implements Layer {
             lowX = lowXScratch;
         }
         lowXSource = x;
-        boolean fused = ctx.blasLt().matmul(s, precision(t), GemmPrecision.FP32, true, false, out, rows, in, 1f,
-                lowWeight.address(), in, lowX.address(), in, 0f, y.address(), out,
-                bias == null ? CublasLt.Epilogue.DEFAULT : CublasLt.Epilogue.BIAS,
-                bias == null ? 0 : bias.value().address(), 0, 0);
-        if (!fused) {
+        boolean lowY = y.dtype() != DType.FP32;
+        // the epilogue's bias is of y's type (CublasLt)
+        Tensor b = bias == null ? null : lowY ? bias.lowCopy(ctx, t, s) : bias.value();
+        boolean fused = ctx.blasLt().matmul(s, precision(t), lowY ? precision(t) : GemmPrecision.FP32, true, false,
+                out, rows, in, 1f, lowWeight.address(), in, lowX.address(), in, 0f, y.address(), out,
+                bias == null ? CublasLt.Epilogue.DEFAULT : CublasLt.Epilogue.BIAS, b == null ? 0 : b.address(), 0, 0);
+        if (!fused && lowY) {
+            // no cuBLASLt algorithm: y starts as the bias, added to the product (beta 1) before the one rounding
+            if (b != null) {
+                ctx.kernels().launch("elementwise.cu", "fill_rows16", ctx.kernels().gridFor(y.numel(), 256), 256, s,
+                        y, b, y.numel(), out);
+            }
+            ctx.blasOn(s).gemm(precision(t), true, false, out, rows, in, 1f, lowWeight.address(), in,
+                    lowX.address(), in, b == null ? 0f : 1f, y.address(), out);
+        } else if (!fused) {
             // no cuBLASLt algorithm for this shape (odd leading dimensions): cuBLAS, then the bias in a pass
             ctx.blasOn(s).gemm(mixed(t), true, false, out, rows, in, 1f, lowWeight.address(), in, lowX.address(), in,
                     0f, y.address(), out);
@@ -334,8 +352,30 @@ public final class Linear implements Layer {
                 x.address(), in, 0f, y.address(), out);
     }
 
+    /**
+     * pre as {@link #check} checks y, but under autocast also of the autocast dtype (the 16-bit pre-activation);
+     * returns the number of rows.
+     */
+    private int checkPre(Tensor x, Tensor pre) {
+        DType t = ctx.autocast();
+        if (t == null || pre.dtype() != t) {
+            return check(x, "pre", pre);
+        }
+        int rows = checkShapes(x, "pre", pre);
+        Shapes.requireContiguous(OP, "pre", pre);
+        return rows;
+    }
+
     /** x [..., in] and y (or dy) [..., out] with the same leading dimensions; returns the number of rows. */
     private int check(Tensor x, String yName, Tensor y) {
+        int rows = checkShapes(x, yName, y);
+        Shapes.requireDtype(OP, yName, y, DType.FP32);
+        Shapes.requireContiguous(OP, yName, y);
+        return rows;
+    }
+
+    /** As {@link #check}, y's dtype aside. */
+    private int checkShapes(Tensor x, String yName, Tensor y) {
         Shapes.requireDtype(OP, "x", x, DType.FP32);
         Shapes.requireContiguous(OP, "x", x);
         if (x.rank() < 1 || x.dim(-1) != in) {
@@ -345,8 +385,6 @@ public final class Linear implements Layer {
         int[] expected = x.shape();
         expected[expected.length - 1] = out;
         Shapes.require(OP, yName, y, expected);
-        Shapes.requireDtype(OP, yName, y, DType.FP32);
-        Shapes.requireContiguous(OP, yName, y);
         return (int) (x.numel() / in);
     }
 }

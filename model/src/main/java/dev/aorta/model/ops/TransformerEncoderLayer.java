@@ -103,7 +103,13 @@ public final class TransformerEncoderLayer implements Layer {
      * GELU output h (linear1 to linear2), the merged heads (head layout to out-projection) with norm1's output x1
      * (norm1 to norm2), the attention branch r1 (out-projection to norm1) with the feed-forward branch f (linear2
      * to norm2). Backward: d qkv with dh (dead after linear1's backward), the d merged heads with df (dead after
-     * linear2's), d attention output with dx1 (dead after norm1's).
+     * linear2's), d attention output with dx1 (dead after norm1's), dq, dk, dv by head with d s2, df and d r1 (all
+     * three read before the attention's backward pass, which writes dq, dk, dv). And the forward buffers with the
+     * backward ones: all are dead when the pass that wrote them ends (what a backward pass reads of the forward
+     * pass is in the layer's {@link Activations}), so the two sets lie in one block, as large as the larger.
+     *
+     * <p>Between layer passes the block is idle: a model may put there what lives only from after the last
+     * layer's forward pass to before its backward pass (a head's intermediates, {@link #idle}).
      */
     public final class Scratch implements AutoCloseable {
         final int batch;
@@ -115,38 +121,66 @@ public final class TransformerEncoderLayer implements Layer {
         /** Forward intermediates (see the class comment for which share memory); merged, x1, h under autocast. */
         final Tensor qkv, merged, r1, x1, h, f;
         final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
+        /**
+         * Under autocast, the merged heads rounded for the out-projection: written from the kept attention output
+         * in the forward pass and again, the same bits, before the out-projection's backward pass, so that one
+         * copy serves all layers instead of one kept per layer.
+         */
+        final AutocastCopy mergedLow;
 
-        Scratch(int batch, int t) {
+        /** The one block of fp32 memory that the forward and backward buffers (and {@link #idle}) lie in. */
+        private final Tensor block;
+        /** Elements of the block that {@link #idle} hands out. */
+        private final long idleElements;
+
+        Scratch(int batch, int t, long idleElements) {
             this.batch = batch;
             this.t = t;
+            this.idleElements = idleElements;
             attention = new Attention(ctx);
             all.add(attention);
-            int rows = batch * t;
-            Tensor qkvOrH = make("qkv or feed-forward hidden", rows * Math.max(3 * dModel, ff));
-            qkv = qkvOrH.slice(0, 0, rows * 3 * dModel).view(batch, t, 3 * dModel);
-            h = qkvOrH.slice(0, 0, rows * ff).view(batch, t, ff);
-            merged = make("merged heads or norm1 output", batch, t, dModel);
+            mergedLow = new AutocastCopy(ctx, "merged heads", batch, t, dModel);
+            all.add(mergedLow);
+            long rows = (long) batch * t;
+            long wide = rows * Math.max(3 * dModel, ff);
+            long narrow = rows * dModel;
+            long forward = wide + 2 * narrow;
+            // the attention delta last: its length need not keep the others aligned
+            long backward = 3 * narrow + wide + narrow + (long) batch * heads * t;
+            block = keep(all, ctx.empty(OP, "forward or backward buffers", DType.FP32,
+                    Math.toIntExact(Math.max(Math.max(forward, backward), idleElements))));
+            Carver fwd = new Carver(block);
+            Tensor qkvOrH = fwd.next(wide);
+            qkv = qkvOrH.slice(0, 0, (int) rows * 3 * dModel).view(batch, t, 3 * dModel);
+            h = qkvOrH.slice(0, 0, (int) rows * ff).view(batch, t, ff);
+            merged = fwd.next(narrow).view(batch, t, dModel);
             x1 = merged;
-            r1 = make("attention or feed-forward branch", batch, t, dModel);
+            r1 = fwd.next(narrow).view(batch, t, dModel);
             f = r1;
-            ds2 = make("d second residual", batch, t, dModel);
-            df = make("d feed-forward branch or merged heads", batch, t, dModel);
+            Carver bwd = new Carver(block);
+            ds2 = bwd.next(narrow).view(batch, t, dModel);
+            df = bwd.next(narrow).view(batch, t, dModel);
             da = df;
-            Tensor dhOrQkv = make("d feed-forward hidden or qkv", rows * Math.max(3 * dModel, ff));
-            dh = dhOrQkv.slice(0, 0, rows * ff).view(batch, t, ff);
-            dqkv = dhOrQkv.slice(0, 0, rows * 3 * dModel).view(batch, t, 3 * dModel);
-            dx1 = make("d norm1 or attention output", batch, t, dModel);
+            dr1 = bwd.next(narrow).view(batch, t, dModel);
+            dqkvHeads = block.slice(0, 0, Math.toIntExact(3 * narrow)).view(3, batch, heads, t, headDim);
+            Tensor dhOrQkv = bwd.next(wide);
+            dh = dhOrQkv.slice(0, 0, (int) rows * ff).view(batch, t, ff);
+            dqkv = dhOrQkv.slice(0, 0, (int) rows * 3 * dModel).view(batch, t, 3 * dModel);
+            dx1 = bwd.next(narrow).view(batch, t, dModel);
             datt = dx1.view(batch, heads, t, headDim);
-            dr1 = make("d attention branch", batch, t, dModel);
-            delta = make("attention delta", batch, heads, t);
-            dqkvHeads = make("dq, dk, dv by head", 3, batch, heads, t, headDim);
             dq = part(dqkvHeads, 0, batch, t);
             dk = part(dqkvHeads, 1, batch, t);
             dv = part(dqkvHeads, 2, batch, t);
+            delta = bwd.next((long) batch * heads * t).view(batch, heads, t);
         }
 
-        private Tensor make(String what, int... shape) {
-            return keep(all, ctx.empty(OP, what, DType.FP32, shape));
+        /**
+         * The first {@link #scratch(int, int, long) idleElements} of the block, fp32, flat: free between layer
+         * passes. What a model keeps there must be written after the last layer's forward pass and be dead before
+         * the next layer pass (forward or backward) starts, which overwrites it.
+         */
+        public Tensor idle() {
+            return block.slice(0, 0, Math.toIntExact(idleElements));
         }
 
         @Override
@@ -155,16 +189,40 @@ public final class TransformerEncoderLayer implements Layer {
         }
     }
 
+    /** Consecutive slices of a flat tensor, from its start. */
+    private static final class Carver {
+        private final Tensor block;
+        private long next;
+
+        Carver(Tensor block) {
+            this.block = block;
+        }
+
+        Tensor next(long elements) {
+            Tensor t = block.slice(0, Math.toIntExact(next), Math.toIntExact(elements));
+            next += elements;
+            return t;
+        }
+    }
+
     /** Scratch for [batch, T], to share between layers of these widths (see {@link Scratch}). */
     public Scratch scratch(int batch, int t) {
-        return new Scratch(batch, t);
+        return scratch(batch, t, 0);
+    }
+
+    /** As {@link #scratch(int, int)}, with at least {@code idleElements} fp32 elements free between layer passes. */
+    public Scratch scratch(int batch, int t, long idleElements) {
+        return new Scratch(batch, t, idleElements);
     }
 
     /**
      * What the forward pass keeps for the backward pass for one [batch, T], with a {@link Scratch} of its own or
      * one it shares with other layers. Under autocast (in force when these are made) the backward pass's GEMMs
      * read only the 16-bit copies of the merged heads, norm1's output and the GELU output, so the fp32 tensors
-     * live in the scratch, as forward-only intermediates; without autocast they are kept here.
+     * live in the scratch, as forward-only intermediates (the merged heads' copy too: the scratch's, written again
+     * from the kept attention output before the out-projection's backward pass); without autocast they are kept
+     * here. linear1's pre-activation, which GELU's backward pass reads, is kept in the autocast dtype (as torch
+     * keeps addmm's output), else in fp32.
      */
     public final class Activations implements AutoCloseable {
         final int batch;
@@ -175,8 +233,6 @@ public final class TransformerEncoderLayer implements Layer {
         final Scratch scratch;
         final Tensor qkvHeads, att, lse, s1, mean1, rstd1, pre, s2, mean2, rstd2;
         final Tensor merged, x1, h;
-        /** The merged heads rounded for the out-projection under autocast. */
-        final AutocastCopy mergedLow;
         /** norm1's output rounded for linear1 under autocast. */
         final AutocastCopy x1Low;
         /** The GELU output (after dropout) rounded for linear2 under autocast. */
@@ -199,7 +255,7 @@ public final class TransformerEncoderLayer implements Layer {
             int rows = batch * t;
             Scratch sc = shared;
             if (sc == null) {
-                sc = new Scratch(batch, t);
+                sc = new Scratch(batch, t, 0);
                 all.add(sc);
             } else if (sc.batch != batch || sc.t != t || sc.layer.dModel != dModel || sc.layer.ff != ff
                     || sc.layer.heads != heads) {
@@ -221,14 +277,15 @@ public final class TransformerEncoderLayer implements Layer {
             s1 = make("first residual", batch, t, dModel);
             mean1 = make("norm1 mean", rows);
             rstd1 = make("norm1 rstd", rows);
-            pre = make("linear1 pre-activation", batch, t, ff);
+            // in the autocast dtype, as torch keeps addmm's output (GELU's backward pass reads it)
+            pre = keep(all, ctx.empty(OP, "linear1 pre-activation", lowKept ? ctx.autocast() : DType.FP32, batch, t,
+                    ff));
             s2 = make("second residual", batch, t, dModel);
             mean2 = make("norm2 mean", rows);
             rstd2 = make("norm2 rstd", rows);
             merged = lowKept ? sc.merged : make("merged heads", batch, t, dModel);
             x1 = lowKept ? sc.x1 : make("norm1 output", batch, t, dModel);
             h = lowKept ? sc.h : make("feed-forward hidden", batch, t, ff);
-            mergedLow = copy("merged heads", batch, t, dModel);
             x1Low = copy("norm1 output", batch, t, dModel);
             hLow = copy("feed-forward hidden", batch, t, ff);
         }
@@ -319,8 +376,11 @@ public final class TransformerEncoderLayer implements Layer {
         HeadLayout.toHeads(ctx, sc.qkv, a.headsForAttention(), a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
         Tensor[] qkv = a.attentionQkv;
         sc.attention.forward(qkv[0], qkv[1], qkv[2], a.att, a.lse, false, s);
-        HeadLayout.toRows(ctx, a.att, a.merged, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
-        outProj.forward(a.merged, lowCopy(a.merged, a.mergedLow, s), sc.r1, s);
+        Tensor mergedLow = sc.mergedLow.get();
+        // under autocast the out-projection reads only the 16-bit merged heads: no fp32 ones
+        HeadLayout.toRows(ctx, a.att, mergedLow != null ? mergedLow : a.merged, a.batch, a.t, heads, headDim, dModel,
+                0, 1, s);
+        outProj.forward(a.merged, mergedLow, sc.r1, s);
         drop(sc.r1, sc.r1, seed, 4 * offset, s);
         Tensor x1Low = a.x1Low.get();
         norm1.forwardResidual(x, sc.r1, a.s1, a.x1, x1Low, a.mean1, a.rstd1, s);
@@ -362,6 +422,11 @@ public final class TransformerEncoderLayer implements Layer {
         // in-projection's backward adds the attention path's share to it
         norm1.backward(a.s1, a.mean1, a.rstd1, g.dx1, g.ds2, dx, s);
         Tensor dr1 = drop(dx, g.dr1, seed, 4 * offset, s);
+        Tensor mergedLow = g.mergedLow.get();
+        if (mergedLow != null) {
+            // the shared copy holds another layer's merged heads: this layer's again, from its attention output
+            HeadLayout.toRows(ctx, a.att, mergedLow, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
+        }
         outProj.backward(a.merged, dr1, g.da, s);
         HeadLayout.toHeads(ctx, g.da, g.datt, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
         Tensor[] qkv = a.attentionQkv;

@@ -129,8 +129,6 @@ public final class RankingModel implements Layer {
             int t = cfg.seq();
             int m = cfg.modelDim();
             pooled = make("pooled embedding", b * t, cfg.embeddingDim());
-            denseRepr = make("dense projection", b, t, m);
-            embedRepr = make("embedding projection", b, t, m);
             boolean lowKept = ctx.autocast() != null;
             xs = new Tensor[cfg.layers() + 1];
             xsLow = new AutocastCopy[cfg.layers()];
@@ -146,31 +144,50 @@ public final class RankingModel implements Layer {
             all.add(normOutLow);
             hiddenLow = new AutocastCopy(ctx, "scorer hidden", b, t, cfg.mlpHidden());
             all.add(hiddenLow);
-            // the layers' passes run one after the other on one stream: one scratch serves all
-            TransformerEncoderLayer.Scratch layerScratch = layers.getFirst().scratch(b, t);
+            // the layers' passes run one after the other on one stream: one scratch serves all. The head's
+            // intermediates live between the last layer's forward pass and its backward pass, in the scratch's idle
+            // memory: the final norm's output and its gradient, the scorer's hidden layer and its gradient. Under
+            // autocast each shares memory with its gradient: the scorer's GEMMs read the 16-bit copies of the
+            // final norm's output and the hidden layer, so the fp32 ones are forward-only
+            int narrow = cfg.rows() * m;
+            int wide = cfg.rows() * cfg.mlpHidden();
+            // offsets in the idle memory of normOut, dnorm, hidden, dhidden
+            int[] at = lowKept ? new int[] {0, 0, narrow, narrow}
+                    : new int[] {0, narrow, 2 * narrow, 2 * narrow + wide};
+            TransformerEncoderLayer.Scratch layerScratch = layers.getFirst().scratch(b, t, at[3] + (long) wide);
             all.add(layerScratch);
+            Tensor idle = layerScratch.idle();
+            normOut = idle.slice(0, at[0], narrow).view(b, t, m);
+            dnorm = idle.slice(0, at[1], narrow).view(b, t, m);
+            hidden = idle.slice(0, at[2], wide).view(b, t, cfg.mlpHidden());
+            dhidden = idle.slice(0, at[3], wide).view(b, t, cfg.mlpHidden());
             for (TransformerEncoderLayer l : layers) {
                 TransformerEncoderLayer.Activations a = l.activations(b, t, layerScratch);
                 layerActs.add(a);
                 all.add(a);
             }
-            normOut = make("final norm output", b, t, m);
             mean = make("final norm mean", b * t);
             rstd = make("final norm rstd", b * t);
-            pre = make("scorer pre-activation", b, t, cfg.mlpHidden());
-            hidden = make("scorer hidden", b, t, cfg.mlpHidden());
+            // in the autocast dtype, as torch keeps addmm's output (GELU's backward pass reads it)
+            pre = make("scorer pre-activation", lowKept ? ctx.autocast() : DType.FP32, b, t, cfg.mlpHidden());
             scores = make("scores", b, t, 1);
             loss = make("loss", 1);
             dscores = make("d scores", b, t, 1);
-            dhidden = make("d scorer hidden", b, t, cfg.mlpHidden());
-            dnorm = make("d final norm output", b, t, m);
             dpooled = make("d pooled embedding", b * t, cfg.embeddingDim());
             dx0 = make("d encoder activations (even)", b, t, m);
             dx1 = make("d encoder activations (odd)", b, t, m);
+            // the stem's projections are dead once summed into the first layer's input, before any gradient of
+            // an encoder activation is written (the stem's backward pass does not read them)
+            denseRepr = dx0;
+            embedRepr = dx1;
         }
 
         private Tensor make(String what, int... shape) {
-            Tensor x = ctx.empty(OP, what, DType.FP32, shape);
+            return make(what, DType.FP32, shape);
+        }
+
+        private Tensor make(String what, DType dtype, int... shape) {
+            Tensor x = ctx.empty(OP, what, dtype, shape);
             all.add(x);
             return x;
         }

@@ -23,6 +23,17 @@ class OpArgumentTest {
     }
 
     @Test
+    void geluReadsA16BitInputOnlyOfItsCopysDtype() {
+        Tensor bf16 = Tensor.meta(DType.BF16, 3, 8);
+        assertThatThrownBy(() -> new Elementwise(null).gelu(bf16, null, Tensor.meta(DType.FP16, 3, 8), null))
+                .hasMessage("gelu: operand x is bf16 and its 16-bit copy fp16, expected one 16-bit dtype for both");
+        assertThatThrownBy(() -> new Elementwise(null).gelu(Tensor.meta(DType.I32, 3, 8), f32(3, 8), null, null))
+                .hasMessage("gelu: operand x is i32, expected fp32, bf16 or fp16");
+        assertThatThrownBy(() -> new Elementwise(null).gelu(bf16, f32(3, 7), null, null))
+                .hasMessage("gelu: operand y has shape [3, 7], expected the shape of x [3, 8]");
+    }
+
+    @Test
     void dropoutRejectsAProbabilityOfOne() {
         assertThatThrownBy(() -> new Elementwise(null).dropout(f32(4), f32(4), 1f, 1, 0, null))
                 .hasMessage("dropout: probability 1.0 outside [0, 1)");

@@ -1,5 +1,6 @@
 package dev.aorta.trainer.plan;
 
+import dev.aorta.model.ops.Attention;
 import dev.aorta.trainer.config.TrainerConfig;
 import dev.aorta.trainer.config.TrainingConfig.MixedPrecision;
 
@@ -60,23 +61,30 @@ public record MemoryEstimate(long parameters, long gradients, long optimizerStat
     /**
      * Bytes that one micro-batch's forward keeps for backward (the model module's RankingModel.Activations), with
      * B·T = batch · sequence_length positions, model width D, feed-forward width H, A heads: the stem keeps the dense
-     * input (F·Dd), the pooled embedding (E) and both projections (2D) per position, fp32; the head the final norm
-     * (D), the scorer's hidden pre- and post-GELU (2H) and the score, fp32. Each encoder layer keeps, fp32, q, k, v
-     * (3D), the attention output (D), both residual sums that its norms normalise again (2D), linear1's
-     * pre-activation (H), the attention's logsumexp (A) and the norms' mean and 1/std (4); and what its GEMMs read
-     * again in backward: without autocast its input, the merged heads, norm1's output (3D) and the GELU output (H) in
-     * fp32; under autocast only their 16-bit copies (the fp32 tensors are forward-only scratch one set of which all
-     * layers share). The shared scratch (backward gradients, attention scores, 16-bit dy) is left out.
+     * input (F·Dd), the pooled embedding (E) and two encoder activations (2D) per position, fp32; the head the
+     * scorer's pre-activation (H, in the autocast dtype or fp32) and the score. Each encoder layer keeps, fp32, the
+     * attention output (D), both residual sums that its norms normalise again (2D), the attention's logsumexp (A)
+     * and the norms' mean and 1/std (4); q, k, v (3D) and linear1's pre-activation (H) in the autocast dtype (q, k, v
+     * only for heads the tensor-core attention takes, of at most 64) or fp32; and what its GEMMs read again in
+     * backward: without autocast its input, the merged heads, norm1's output (3D) and the GELU output (H) in fp32;
+     * under autocast only the 16-bit copies of its input, norm1's output (2D) and the GELU output (H) (the fp32
+     * tensors are forward-only scratch one set of which all layers share, and so is the merged heads' copy, written
+     * again in backward from the attention output). That shared scratch (forward-only intermediates, backward
+     * gradients, the head's hidden layer and final norm output with their gradients, attention scores, the 16-bit
+     * merged heads and dy) is left out.
      */
     static long activationBytes(TrainerConfig config, int microBatch) {
         var m = config.model();
         long positions = (long) microBatch * config.dataset().sequenceLength();
         long d = m.modelDim();
         long h = m.mlpHiddenDim();
+        boolean autocast = config.training().mixedPrecision() != MixedPrecision.NONE;
+        long low = autocast ? 2 : 4;
+        long qkv = (autocast && d / m.numHeads() <= Attention.TENSOR_CORE_MAX_HEAD_DIM ? 2 : 4) * 3 * d;
         long stem = 4 * ((long) m.numDenseFeatures() * m.denseDim() + m.embeddingDim() + 2 * d);
-        long bothModes = 4 * (6 * d + h + m.numHeads() + 4);
-        long readAgain = config.training().mixedPrecision() == MixedPrecision.NONE ? 4 * (3 * d + h) : 2 * (3 * d + h);
-        long head = 4 * (d + 2 * h + 1);
-        return positions * (stem + m.numLayers() * (bothModes + readAgain) + head);
+        long readAgain = autocast ? 2 * (2 * d + h) : 4 * (3 * d + h);
+        long layer = 4 * (3 * d + m.numHeads() + 4) + qkv + low * h + readAgain;
+        long head = low * h + 4;
+        return positions * (stem + m.numLayers() * layer + head);
     }
 }
