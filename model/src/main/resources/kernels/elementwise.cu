@@ -40,11 +40,28 @@ extern "C" __global__ void fill_rows16(unsigned short* y, const unsigned short* 
 // reads addmm's under autocast); where ylow is given, y rounded to 16 bits too, the operand of the autocast
 // GEMM that reads y next (half = 1: fp16, else bf16, for both 16-bit operands); y may be null where only the
 // 16-bit copy is read. 16-byte fp32 accesses (8-byte 16-bit ones) where n is a multiple of 4 and the pointers
-// allow (the caller says so with vec4 = 1).
+// allow (the caller says so with vec4 = 1); vec4 = 2: x and the copy both 16-bit, y null, n a multiple of 8 and
+// both 16-byte aligned.
 extern "C" __global__ void gelu_forward(const float* x, const unsigned short* xlow, float* y, long long n,
                                         unsigned short* ylow, int half, int vec4) {
     long long stride = (long long) gridDim.x * blockDim.x;
     long long first = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+    if (vec4 == 2) {
+        // 16 bits in and out only (autocast's linear1 -> linear2): eight values per 16-byte access, as torch's
+        // vectorized GELU, whose 4-value version ran 2.9 us against its 2.4 at 512 x 2048 on an H200
+        for (long long i = first; i < n / 8; i += stride) {
+            uint4 in = reinterpret_cast<const uint4*>(xlow)[i];
+            unsigned int w[4] = {in.x, in.y, in.z, in.w};
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                float a = gelu(widen16((unsigned short) (w[j] & 0xffffu), half));
+                float b = gelu(widen16((unsigned short) (w[j] >> 16), half));
+                w[j] = (unsigned int) round16(a, half) | ((unsigned int) round16(b, half) << 16);
+            }
+            reinterpret_cast<uint4*>(ylow)[i] = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+        return;
+    }
     if (vec4) {
         for (long long i = first; i < n / 4; i += stride) {
             float4 v;

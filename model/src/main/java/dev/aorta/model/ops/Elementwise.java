@@ -50,10 +50,12 @@ public final class Elementwise {
         }
         boolean vec4 = x.numel() % 4 == 0 && (x.address() & (xLow ? 7 : 15)) == 0
                 && (y == null || (y.address() & 15) == 0) && (yLow == null || (yLow.address() & 7) == 0);
-        long units = vec4 ? x.numel() / 4 : x.numel();
+        boolean vec8 = xLow && y == null && yLow != null && x.numel() % 8 == 0 && (x.address() & 15) == 0
+                && (yLow.address() & 15) == 0;
+        long units = vec8 ? x.numel() / 8 : vec4 ? x.numel() / 4 : x.numel();
         DType low = xLow ? x.dtype() : yLow != null ? yLow.dtype() : null;
         ctx.kernels().launch("elementwise.cu", "gelu_forward", ctx.kernels().gridFor(units, 256), 256, s,
-                xLow ? null : x, xLow ? x : null, y, x.numel(), yLow, low == DType.FP16 ? 1 : 0, vec4 ? 1 : 0);
+                xLow ? null : x, xLow ? x : null, y, x.numel(), yLow, low == DType.FP16 ? 1 : 0, vec8 ? 2 : vec4 ? 1 : 0);
     }
 
     /** {@code low} can hold {@code t} rounded: bf16 or fp16, t's shape, contiguous. */
