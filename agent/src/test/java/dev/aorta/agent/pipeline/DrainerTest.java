@@ -93,7 +93,11 @@ class DrainerTest {
         assertThat(written).hasSize(2_000);
     }
 
-    /** A call recorded while a large CUPTI batch is being written comes out before the batch ends. */
+    /**
+     * A call recorded while a large CUPTI batch is being written comes out before the batch ends: at the next
+     * mid-batch drain after the host clock's next anchor (with TSC ticks a record waits for an anchor taken after
+     * it, and anchors are at least a millisecond apart, so the application here goes on for longer than that).
+     */
     @Test
     void theCallRingsAreDrainedInTheMiddleOfALargeCuptiBatch() {
         int id = CallTable.register(Interception.of("example.Lib", "cuStreamSynchronize", 0, CallKind.SYNC, Object.class));
@@ -105,6 +109,7 @@ class DrainerTest {
             public void activity(DeviceActivity a) {
                 if (++activities[0] == Drainer.BUFFERS_EVERY / 2) {
                     Recorder.record(id, Recorder.now(), 0, 0);   // the application goes on meanwhile
+                    pause(3);
                 }
             }
 
@@ -172,5 +177,13 @@ class DrainerTest {
     private static DeviceActivity kernel(long i) {
         return new DeviceActivity(ActivityKind.KERNEL, "k", 0, 0, 0, i, i + 1, i, DeviceActivity.UNKNOWN,
                 DeviceActivity.UNKNOWN, Dim3.NONE, Dim3.NONE, 0, ClockDomain.CUPTI);
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
