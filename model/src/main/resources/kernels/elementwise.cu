@@ -40,13 +40,13 @@ extern "C" __global__ void fill_rows16(unsigned short* y, const unsigned short* 
 // reads addmm's under autocast); where ylow is given, y rounded to 16 bits too, the operand of the autocast
 // GEMM that reads y next (half = 1: fp16, else bf16, for both 16-bit operands); y may be null where only the
 // 16-bit copy is read. 16-byte fp32 accesses (8-byte 16-bit ones) where n is a multiple of 4 and the pointers
-// allow (the caller says so with vec4 = 1); vec4 = 2: x and the copy both 16-bit, y null, n a multiple of 8 and
-// both 16-byte aligned.
+// allow (the caller says so with width = 1); width = 2: x and the copy both 16-bit, y null, n a multiple of 8 and
+// both 16-byte aligned; width = 0: one value per access.
 extern "C" __global__ void gelu_forward(const float* x, const unsigned short* xlow, float* y, long long n,
-                                        unsigned short* ylow, int half, int vec4) {
+                                        unsigned short* ylow, int half, int width) {
     long long stride = (long long) gridDim.x * blockDim.x;
     long long first = blockIdx.x * (long long) blockDim.x + threadIdx.x;
-    if (vec4 == 2) {
+    if (width == 2) {
         // 16 bits in and out only (autocast's linear1 -> linear2): eight values per 16-byte access, as torch's
         // vectorized GELU, whose 4-value version ran 2.9 us against its 2.4 at 512 x 2048 on an H200
         for (long long i = first; i < n / 8; i += stride) {
@@ -62,7 +62,7 @@ extern "C" __global__ void gelu_forward(const float* x, const unsigned short* xl
         }
         return;
     }
-    if (vec4) {
+    if (width == 1) {
         for (long long i = first; i < n / 4; i += stride) {
             float4 v;
             if (xlow != nullptr) {

@@ -1,6 +1,7 @@
 // Layer norm over the last dimension in fp32: one warp per row (four rows per 128-thread block), mean and
-// 1/std kept per row for the backward pass. The parameter gradients are a separate column-wise pass, so
-// their sums have a fixed order (deterministic) without atomics.
+// 1/std kept per row for the backward pass. The parameter gradients are a separate pass over column tiles and row
+// chunks whose partial sums the last block of each tile adds in chunk order (an integer ticket decides which block,
+// not the order): deterministic, without float atomics.
 
 __device__ __forceinline__ float warp_sum(float v) {
     for (int o = 16; o > 0; o >>= 1) {

@@ -33,7 +33,6 @@ public final class TickTimeline {
     private final LongSupplier nanoTime;
     private final long[] anchorTicks = new long[HISTORY];
     private final long[] anchorNs = new long[HISTORY];
-    private final long[] anchorWidthNs = new long[HISTORY];
     /** Anchors taken so far; the newest is {@code count - 1}, kept at {@code (count - 1) % HISTORY}. */
     private long count;
     /** The left anchor of the segment the last conversion used: readings come in runs of nearby times. */
@@ -41,7 +40,10 @@ public final class TickTimeline {
     private long narrowestWidthNs = Long.MAX_VALUE;
     private long widestWidthNs;
 
-    /** Takes the first two anchors, {@link #MIN_SPAN_NS} apart (a spin of 1 ms), so that every reading has a segment. */
+    /**
+     * Takes the first two anchors, {@link #MIN_SPAN_NS} apart (a spin of 1 ms), so that every reading has a segment.
+     * Ends because the ticks advance: HostClock takes the TSC only after measuring its rate over 1 ms.
+     */
     public TickTimeline(LongSupplier ticks, LongSupplier nanoTime) {
         this.ticks = ticks;
         this.nanoTime = nanoTime;
@@ -141,7 +143,6 @@ public final class TickTimeline {
         int s = slot(count);
         anchorTicks[s] = bestTicks;
         anchorNs[s] = bestNs;
-        anchorWidthNs[s] = bestWidth;
         narrowestWidthNs = Math.min(narrowestWidthNs, bestWidth);
         widestWidthNs = Math.max(widestWidthNs, bestWidth);
         count++;

@@ -33,6 +33,7 @@ import dev.aorta.model.Tensor;
 public final class Attention implements AutoCloseable {
     private static final String OP = "attention";
     private static final int ROWS_PER_BLOCK = 4;
+    private static final int MAX_GRID_Y = 65_535;
     public static final int MAX_HEAD_DIM = 128;
     /** The largest head of the 16-bit tensor-core kernels (attention16.cu's {@code A16_DMAX}). */
     public static final int TENSOR_CORE_MAX_HEAD_DIM = 64;
@@ -193,6 +194,7 @@ public final class Attention implements AutoCloseable {
      * accesses; the allocator's buffers and the encoder layer's q/k/v slices do), else the bounds-checked one.
      */
     private void launch16(String kind, Tensor q, Tensor k, Tensor v, Stream s, Object... rest) {
+        requireHeadsOnGrid(q);
         long addresses = q.address() | k.address() | v.address();
         for (Object a : rest) {
             if (a instanceof Tensor t) {
@@ -223,7 +225,17 @@ public final class Attention implements AutoCloseable {
     }
 
     private static int[] grid(Tensor q) {
+        requireHeadsOnGrid(q);
         return new int[] {(q.dim(2) + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK, q.dim(0) * q.dim(1)};
+    }
+
+    /** The flash and tensor-core kernels put batch·heads on the grid's y axis, which CUDA caps at 65 535. */
+    private static void requireHeadsOnGrid(Tensor q) {
+        long bh = (long) q.dim(0) * q.dim(1);
+        if (bh > MAX_GRID_Y) {
+            throw new IllegalArgumentException(OP + ": operand q has shape " + Shapes.format(q.shape()) + ", batch x heads "
+                    + bh + ", more than the " + MAX_GRID_Y + " the kernels' grid allows; split the batch");
+        }
     }
 
     private static void checkQkv(Tensor q, Tensor k, Tensor v) {

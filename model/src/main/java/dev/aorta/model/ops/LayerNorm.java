@@ -181,7 +181,12 @@ public final class LayerNorm implements Layer {
         Shapes.requireSame(OP, "x", x, yName, y);
         Shapes.requireDtype(OP, yName, y, DType.FP32);
         Shapes.requireContiguous(OP, yName, y);
-        int rows = (int) (x.numel() / dim);
+        long rowCount = x.numel() / dim;
+        if (rowCount > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(OP + ": operand x has shape " + Shapes.format(x.shape()) + ", "
+                    + rowCount + " rows, more than the 2^31 - 1 the kernels index; split it");
+        }
+        int rows = (int) rowCount;
         Shapes.require(OP, "mean", mean, rows);
         Shapes.require(OP, "rstd", rstd, rows);
         Shapes.requireDtype(OP, "mean", mean, DType.FP32);

@@ -36,8 +36,7 @@ public final class MaxPool2d {
 
     public void forward(Tensor x, Tensor y, Tensor argmax, Stream s) {
         check(x, y);
-        Shapes.require(OP, "argmax", argmax, y.shape());
-        Shapes.requireDtype(OP, "argmax", argmax, DType.I32);
+        checkArgmax(argmax, x, y);
         long planes = (long) x.dim(0) * x.dim(1);
         int gridX = PlaneGrid.x(y.dim(2) * y.dim(3));
         ctx.kernels().launch2d("conv.cu", "maxpool_forward", gridX, PlaneGrid.y(planes, gridX), PlaneGrid.BLOCK, s, x, y,
@@ -62,14 +61,23 @@ public final class MaxPool2d {
     /** dx is overwritten. */
     public void backward(Tensor x, Tensor argmax, Tensor dy, Tensor dx, Stream s) {
         check(x, dy);
-        Shapes.require(OP, "argmax", argmax, dy.shape());
-        Shapes.requireDtype(OP, "argmax", argmax, DType.I32);
+        checkArgmax(argmax, x, dy);
         Shapes.requireSame(OP, "x", x, "dx", dx);
         Shapes.requireDtype(OP, "dx", dx, DType.FP32);
         Shapes.requireContiguous(OP, "dx", dx);
         dx.zero(s);
         ctx.kernels().launch("conv.cu", "maxpool_backward", ctx.kernels().gridFor(dy.numel(), 256), 256, s, dy, argmax,
                 dx, dy.numel());
+    }
+
+    /** argmax holds flat indices into x as int32, one per output. */
+    private static void checkArgmax(Tensor argmax, Tensor x, Tensor y) {
+        if (x.numel() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(OP + ": operand x has shape " + Shapes.format(x.shape()) + ", "
+                    + x.numel() + " elements, more than the 2^31 - 1 the int32 argmax indices address; split the batch");
+        }
+        Shapes.require(OP, "argmax", argmax, y.shape());
+        Shapes.requireDtype(OP, "argmax", argmax, DType.I32);
     }
 
     private void check(Tensor x, Tensor y) {

@@ -7,7 +7,10 @@ package dev.aorta.model.ops;
  */
 final class PlaneGrid {
     static final int BLOCK = 256;
-    /** CUDA's limit on a grid's y extent; the kernels loop over the planes beyond it. */
+    /**
+     * CUDA's limit on a grid's y extent; the kernels loop over the planes beyond it. Also the cap on x (whose own
+     * limit is 2^31 - 1), as the x loops are grid-stride too and more blocks across a plane would add nothing.
+     */
     private static final int MAX_Y = 65_535;
     /**
      * Blocks per launch at most (about 30 per SM of an H100): beyond that each block takes several planes in turn,

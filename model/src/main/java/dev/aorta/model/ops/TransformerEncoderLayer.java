@@ -410,6 +410,11 @@ public final class TransformerEncoderLayer implements Layer {
     public void backward(Tensor x, Tensor dout, Tensor dx, Activations a, long seed, long offset, Stream s) {
         check(x, "dout", dout, a);
         Shapes.requireSame(OP, "x", x, "dx", dx);
+        Tensor[] qkv = a.attentionQkv;
+        if (qkv == null) {
+            // before any launch: a caller that catches this keeps its gradients as they were
+            throw new IllegalStateException(OP + ": backward before any forward pass with these activations");
+        }
         Scratch g = a.scratch;
         norm2.backward(a.s2, a.mean2, a.rstd2, dout, g.ds2, s);
         // s2 = x1 + f: ds2 reaches both
@@ -429,10 +434,6 @@ public final class TransformerEncoderLayer implements Layer {
         }
         outProj.backward(a.merged, dr1, g.da, s);
         HeadLayout.toHeads(ctx, g.da, g.datt, a.batch, a.t, heads, headDim, dModel, 0, 1, s);
-        Tensor[] qkv = a.attentionQkv;
-        if (qkv == null) {
-            throw new IllegalStateException(OP + ": backward before any forward pass with these activations");
-        }
         g.attention.backward(qkv[0], qkv[1], qkv[2], a.att, a.lse, g.datt, g.delta, g.dq, g.dk, g.dv, false, s);
         HeadLayout.toRows(ctx, g.dqkvHeads, g.dqkv, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
         inProj.backward(x, g.dqkv, dx, true, s);

@@ -108,4 +108,25 @@ class OpArgumentTest {
         assertThatThrownBy(() -> new Concat(null).forward(java.util.List.of(f32(2, 3), f32(2, 4)), f32(2, 8), null))
                 .hasMessage("concat: operand out has shape [2, 8], expected [2, 7]");
     }
+
+    @Test
+    void attentionKernelsRefuseMoreSequencesThanTheirGridHolds() {
+        Tensor q = Tensor.meta(DType.BF16, 70_000, 1, 4, 8);
+        assertThatThrownBy(() -> new Attention(null).forward(q, q, q, f32(70_000, 1, 4, 8), f32(70_000, 1, 4), false, null))
+                .hasMessage("attention: operand q has shape [70000, 1, 4, 8], batch x heads 70000, more than the 65535"
+                        + " the kernels' grid allows; split the batch");
+        Tensor q32 = f32(70_000, 1, 4, 8);
+        // fp32 with no scores budget: the flash kernels
+        assertThatThrownBy(() -> new Attention(null, 0).forward(q32, q32, q32, q32, f32(70_000, 1, 4), false, null))
+                .hasMessageContaining("batch x heads 70000, more than the 65535");
+    }
+
+    @Test
+    void maxPoolRefusesInputsItsInt32ArgmaxCannotAddress() {
+        Tensor x = f32(1, 1, 65_536, 32_769);
+        assertThatThrownBy(() -> new MaxPool2d(null, 2, 2, 0).forward(x, f32(1, 1, 32_768, 16_384),
+                Tensor.meta(DType.I32, 1, 1, 32_768, 16_384), null))
+                .hasMessage("max pool: operand x has shape [1, 1, 65536, 32769], 2147549184 elements, more than the"
+                        + " 2^31 - 1 the int32 argmax indices address; split the batch");
+    }
 }
