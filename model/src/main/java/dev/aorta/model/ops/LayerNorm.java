@@ -19,6 +19,9 @@ import java.util.List;
  */
 public final class LayerNorm implements Layer {
     private static final String OP = "layer norm";
+    /** The register-row backward instances by float4 per lane (2, 4, 6, 8): names built once, not per launch. */
+    private static final String[] BACKWARD_ROWS = {"layernorm_backward_rows2", "layernorm_backward_rows4",
+            "layernorm_backward_rows6", "layernorm_backward_rows8"};
     private static final int ROWS_PER_BLOCK = 4;
     /** The widest row the register-row backward pass holds (layernorm.cu: 32 lanes × MAX_VEC float4). */
     private static final int MAX_REGISTER_ROW = 1024;
@@ -123,7 +126,7 @@ public final class LayerNorm implements Layer {
         if (dim % 4 == 0 && dim <= MAX_REGISTER_ROW && aligned16(dy, dy2, x, dx)) {
             // layernorm.cu has one instance per 256 columns: 2, 4, 6 or 8 float4 per lane
             int perLane = 2 * ((dim + 255) / 256);
-            ctx.kernels().launch("layernorm.cu", "layernorm_backward_rows" + perLane, blocks, 32 * ROWS_PER_BLOCK, s,
+            ctx.kernels().launch("layernorm.cu", BACKWARD_ROWS[perLane / 2 - 1], blocks, 32 * ROWS_PER_BLOCK, s,
                     dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim);
         } else {
             ctx.kernels().launch("layernorm.cu", "layernorm_backward", blocks, 32 * ROWS_PER_BLOCK, s, dy, dy2, x,
