@@ -24,6 +24,8 @@ public final class OpContext implements AutoCloseable {
     private final CudaDevice device;
     private final Kernels kernels;
     private final Cublas cublas;
+    /** Null on a device; for a {@link #meta} context, where its requests go. */
+    private final AllocationMeter meter;
     private CublasLt cublasLt;
     private DType autocast;
     private boolean convTf32;
@@ -34,6 +36,30 @@ public final class OpContext implements AutoCloseable {
         this.device = device;
         this.kernels = new Kernels(device);
         this.cublas = new Cublas(device, initialStream);
+        this.meter = null;
+    }
+
+    private OpContext(AllocationMeter meter) {
+        this.device = null;
+        this.kernels = null;
+        this.cublas = null;
+        this.meter = meter;
+    }
+
+    /**
+     * A context without a device, for counting what layers allocate: {@link #empty} hands out meta tensors and
+     * records each request in {@code meter}. Layers can be made and their activations and optimizer state built
+     * in it (parameters are not initialised, see {@link dev.aorta.model.ops.Parameter#init}); nothing can run.
+     * Memory that layers allocate only on first use in a pass, they allocate at once here where the pass would
+     * (see {@link dev.aorta.model.ops.AutocastCopy}), so that the meter sees it.
+     */
+    public static OpContext meta(AllocationMeter meter) {
+        return new OpContext(java.util.Objects.requireNonNull(meter, "meter"));
+    }
+
+    /** Whether this is a {@link #meta} context (no device). */
+    public boolean isMeta() {
+        return meter != null;
     }
 
     public CudaDevice device() {
@@ -108,11 +134,18 @@ public final class OpContext implements AutoCloseable {
 
     /** A new tensor for op {@code op}; see {@link Tensor#empty}. */
     public Tensor empty(String op, String what, DType dtype, int... shape) {
+        if (meter != null) {
+            meter.record(op, what, dtype, shape);
+            return Tensor.meta(dtype, shape);
+        }
         return Tensor.empty(device, op, what, dtype, shape);
     }
 
     @Override
     public void close() {
+        if (meter != null) {
+            return;
+        }
         if (cublasLt != null) {
             cublasLt.close();
         }

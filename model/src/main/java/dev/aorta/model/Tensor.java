@@ -44,7 +44,7 @@ public final class Tensor implements AutoCloseable {
      */
     public static Tensor empty(CudaDevice device, String op, String what, DType dtype, int... shape) {
         int[] s = shape.clone();
-        long bytes = Math.max(1, Shapes.numel(s)) * dtype.bytes();
+        long bytes = allocationBytes(dtype, s);
         DeviceBuffer buffer;
         try {
             buffer = device.allocate(bytes, op);
@@ -58,6 +58,11 @@ public final class Tensor implements AutoCloseable {
                     + " bytes in live tensors and " + m.reservedBytes() + " bytes reserved from the driver", e);
         }
         return new Tensor(device, buffer, true, dtype, s, contiguousStrides(s), 0);
+    }
+
+    /** The bytes {@link #empty} asks the allocator for: at least one element, so that every tensor has an address. */
+    static long allocationBytes(DType dtype, int[] shape) {
+        return Math.max(1, Shapes.numel(shape)) * dtype.bytes();
     }
 
     /**

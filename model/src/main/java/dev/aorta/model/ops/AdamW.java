@@ -76,15 +76,17 @@ public final class AdamW implements AutoCloseable {
             }
             Tensor mi = ctx.empty(OP, par.name() + " first moment", DType.FP32, par.value().shape());
             Tensor vi = ctx.empty(OP, par.name() + " second moment", DType.FP32, par.value().shape());
-            mi.zero(s);
-            vi.zero(s);
             moments.add(mi);
             moments.add(vi);
-            p[i] = par.value().address();
-            g[i] = par.grad().address();
-            m[i] = mi.address();
-            v[i] = vi.address();
             n[i] = par.value().numel();
+            if (!ctx.isMeta()) { // a meta context only counts the moments: no memory to zero, no addresses
+                mi.zero(s);
+                vi.zero(s);
+                p[i] = par.value().address();
+                g[i] = par.grad().address();
+                m[i] = mi.address();
+                v[i] = vi.address();
+            }
             for (long start = 0; start < n[i]; start += CHUNK) {
                 blockTensor.add(i);
                 blockStart.add((int) start);
@@ -103,6 +105,7 @@ public final class AdamW implements AutoCloseable {
     }
 
     /** Device addresses or lengths as a table the kernels index: little-endian 64-bit words, copied as int pairs. */
+    /** The tables' device copy; none in a meta context (they are a few bytes per parameter, left uncounted). */
     private DeviceBuffer upload(long[] values) {
         int[] words = new int[2 * values.length];
         for (int i = 0; i < values.length; i++) {
@@ -113,6 +116,9 @@ public final class AdamW implements AutoCloseable {
     }
 
     private DeviceBuffer upload(int[] values) {
+        if (ctx.isMeta()) {
+            return null;
+        }
         ctx.device().makeCurrent();
         DeviceBuffer b = ctx.device().allocate(4L * Math.max(1, values.length));
         b.copyFrom(values);

@@ -20,6 +20,9 @@ public final class AutocastCopy implements AutoCloseable {
         this.ctx = ctx;
         this.what = what;
         this.shape = shape.clone();
+        if (ctx.isMeta()) {
+            get(); // counted where a device would allocate it on first use (a meta context runs no pass)
+        }
     }
 
     /** The copy's tensor in the current autocast dtype, or null when autocast is off. */

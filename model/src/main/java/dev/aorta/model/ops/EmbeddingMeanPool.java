@@ -27,7 +27,7 @@ public final class EmbeddingMeanPool implements Layer {
         this.vocab = vocab;
         this.dim = dim;
         this.table = ctx.newParameter(OP, name + ".weight", vocab, dim);
-        table.load(Init.normal(seed, table.name(), 1f, vocab, dim));
+        table.init(() -> Init.normal(seed, table.name(), 1f, vocab, dim));
     }
 
     @Override

@@ -49,14 +49,16 @@ public final class LayerNorm implements Layer {
         this.eps = eps;
         this.gamma = ctx.newParameter(OP, name + ".weight", dim);
         this.beta = ctx.newParameter(OP, name + ".bias", dim);
-        gamma.load(Init.constant(1f, dim));
-        beta.load(Init.constant(0f, dim));
+        gamma.init(() -> Init.constant(1f, dim));
+        beta.init(() -> Init.constant(0f, dim));
         this.paramPartials = ctx.empty(OP, name + " parameter-gradient partial sums", DType.FP32,
                 PARAM_MAX_CHUNKS * 2 * dim);
         // the scalar pass has the narrowest tiles, so the most of them
         int tiles = (dim + PARAM_COLUMN_LANES - 1) / PARAM_COLUMN_LANES;
         this.paramTickets = ctx.empty(OP, name + " parameter-gradient tickets", DType.I32, tiles);
-        paramTickets.copyFrom(new int[tiles]);
+        if (!paramTickets.isMeta()) {
+            paramTickets.copyFrom(new int[tiles]);
+        }
     }
 
     @Override

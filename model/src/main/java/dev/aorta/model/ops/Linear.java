@@ -79,10 +79,10 @@ public final class Linear implements Layer {
         this.in = in;
         this.out = out;
         this.weight = ctx.newParameter(OP, weightName, out, in);
-        weight.load(Init.uniform(seed, weightName, Init.linearBound(in), out, in));
+        weight.init(() -> Init.uniform(seed, weightName, Init.linearBound(in), out, in));
         if (biasName != null) {
             this.bias = ctx.newParameter(OP, biasName, out);
-            bias.load(Init.uniform(seed, biasName, Init.linearBound(in), out));
+            bias.init(() -> Init.uniform(seed, biasName, Init.linearBound(in), out));
         } else {
             this.bias = null;
         }

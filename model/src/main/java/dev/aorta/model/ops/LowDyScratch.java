@@ -24,6 +24,9 @@ public final class LowDyScratch implements AutoCloseable {
     public LowDyScratch(OpContext ctx, long capacity) {
         this.ctx = ctx;
         this.capacity = capacity;
+        if (ctx.isMeta() && ctx.autocast() != null && capacity > 0) {
+            get(ctx.autocast(), capacity); // counted where the first backward pass would allocate it on a device
+        }
     }
 
     /** {@code numel} elements of dtype {@code t}, contiguous; the contents are those the last user left. */

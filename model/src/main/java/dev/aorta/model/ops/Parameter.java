@@ -25,6 +25,17 @@ public record Parameter(String name, Tensor value, Tensor grad, LowCopy low) imp
         valueChanged();
     }
 
+    /**
+     * The initial value: {@code values} loaded as by {@link #load}, or, for a parameter of meta tensors (an
+     * {@link OpContext#meta} context's, which only counts what the layers allocate), nothing, not even the host
+     * values.
+     */
+    public void init(java.util.function.Supplier<HostTensor> values) {
+        if (!value.isMeta()) {
+            load(values.get());
+        }
+    }
+
     /** The value was written other than through {@link #load} or AdamW: the 16-bit copy is re-cast on next use. */
     public void valueChanged() {
         low.current = false;

@@ -72,10 +72,10 @@ public final class TransformerEncoderLayer implements Layer {
         this.norm2 = new LayerNorm(ctx, prefix + "norm2", dModel, 1e-5f);
         this.ew = new Elementwise(ctx);
         // MultiheadAttention's own initialisation: xavier_uniform_ input projection, zero biases
-        inProj.weight().load(Init.uniform(seed, inProj.weight().name(), Init.xavierBound(dModel, 3 * dModel),
+        inProj.weight().init(() -> Init.uniform(seed, inProj.weight().name(), Init.xavierBound(dModel, 3 * dModel),
                 3 * dModel, dModel));
-        inProj.bias().load(Init.constant(0f, 3 * dModel));
-        outProj.bias().load(Init.constant(0f, dModel));
+        inProj.bias().init(() -> Init.constant(0f, 3 * dModel));
+        outProj.bias().init(() -> Init.constant(0f, dModel));
     }
 
     /** The widest linear layer's output features: what a shared {@link LowDyScratch} needs per row. */

@@ -61,7 +61,9 @@ public record MemoryEstimate(long parameters, long gradients, long optimizerStat
     /**
      * Bytes that one micro-batch's forward keeps for backward (the model module's RankingModel.Activations), with
      * B·T = batch · sequence_length positions, model width D, feed-forward width H, A heads: the stem keeps the dense
-     * input (F·Dd), the pooled embedding (E) and two encoder activations (2D) per position, fp32; the head the
+     * input (F·Dd), the pooled embedding (E) and, fp32, the encoder activations that no layer counts as its input:
+     * under autocast the two buffers all layers' inputs and outputs alternate in (2D), without autocast the last
+     * layer's output (D; each layer keeps its own input); the head the
      * scorer's pre-activation (H, in the autocast dtype or fp32) and the score. Each encoder layer keeps, fp32, the
      * attention output (D), both residual sums that its norms normalise again (2D), the attention's logsumexp (A)
      * and the norms' mean and 1/std (4); q, k, v (3D) and linear1's pre-activation (H) in the autocast dtype (q, k, v
@@ -81,7 +83,7 @@ public record MemoryEstimate(long parameters, long gradients, long optimizerStat
         boolean autocast = config.training().mixedPrecision() != MixedPrecision.NONE;
         long low = autocast ? 2 : 4;
         long qkv = (autocast && d / m.numHeads() <= Attention.TENSOR_CORE_MAX_HEAD_DIM ? 2 : 4) * 3 * d;
-        long stem = 4 * ((long) m.numDenseFeatures() * m.denseDim() + m.embeddingDim() + 2 * d);
+        long stem = 4 * ((long) m.numDenseFeatures() * m.denseDim() + m.embeddingDim() + (autocast ? 2 : 1) * d);
         long readAgain = autocast ? 2 * (2 * d + h) : 4 * (3 * d + h);
         long layer = 4 * (3 * d + m.numHeads() + 4) + qkv + low * h + readAgain;
         long head = low * h + 4;
