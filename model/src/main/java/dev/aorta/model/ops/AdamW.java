@@ -105,7 +105,6 @@ public final class AdamW implements AutoCloseable {
     }
 
     /** Device addresses or lengths as a table the kernels index: little-endian 64-bit words, copied as int pairs. */
-    /** The tables' device copy; none in a meta context (they are a few bytes per parameter, left uncounted). */
     private DeviceBuffer upload(long[] values) {
         int[] words = new int[2 * values.length];
         for (int i = 0; i < values.length; i++) {
@@ -115,6 +114,7 @@ public final class AdamW implements AutoCloseable {
         return upload(words);
     }
 
+    /** The table's device copy; none in a meta context (a few bytes per parameter, left uncounted). */
     private DeviceBuffer upload(int[] values) {
         if (ctx.isMeta()) {
             return null;
