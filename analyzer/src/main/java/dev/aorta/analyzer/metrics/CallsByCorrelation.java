@@ -62,6 +62,11 @@ public final class CallsByCorrelation {
         return at < 0 ? null : calls.get(at);
     }
 
+    /** The rank's call at {@code index} (an index {@link #indexOf} gave). */
+    public ApiCall call(int index) {
+        return calls.get(index);
+    }
+
     /** The index in the rank's calls of the call that launched the work with this correlation id, or -1. */
     public int indexOf(long correlationId) {
         int at = Arrays.binarySearch(ids, correlationId);

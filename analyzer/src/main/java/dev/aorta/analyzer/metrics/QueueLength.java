@@ -43,7 +43,9 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
         List<long[]> edges = new ArrayList<>(); // {time, +1/-1}
         Map<Long, List<long[]>> streamEdges = new java.util.TreeMap<>();
         Map<Long, List<long[]>> streamSpans = new java.util.HashMap<>();  // {enqueue, end} of each operation
-        Map<Long, List<ApiCall>> streamCalls = new java.util.HashMap<>();
+        // each stream's launch calls by their index in the rank's calls: the same call once, however many operations it
+        // launched (an index names one call, and two calls reached by different ids are never equal records)
+        Map<Long, Map<Integer, ApiCall>> streamCalls = new java.util.HashMap<>();
         boolean anyEnqueue = false;
         List<DeviceActivity> acts = t.activities();
         for (int i = WindowActivities.first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
@@ -52,7 +54,8 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
                 continue;
             }
             long from = a.startNs();
-            ApiCall c = a.correlationId() == 0 || calls.isEmpty() ? null : calls.get(a.correlationId());
+            int callIndex = a.correlationId() == 0 || calls.isEmpty() ? -1 : calls.indexOf(a.correlationId());
+            ApiCall c = callIndex < 0 ? null : calls.call(callIndex);
             if (a.queuedNs() > 0) {
                 from = Math.min(from, a.queuedNs());
                 anyEnqueue = true;
@@ -69,14 +72,14 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
             se.add(down);
             streamSpans.computeIfAbsent(a.stream(), x -> new ArrayList<>()).add(new long[] {from, a.endNs()});
             if (c != null && c.endNs() > w.startNs() && c.startNs() < w.endNs()) {
-                streamCalls.computeIfAbsent(a.stream(), x -> new ArrayList<>()).add(c);
+                streamCalls.computeIfAbsent(a.stream(), x -> new java.util.LinkedHashMap<>()).putIfAbsent(callIndex, c);
             }
         }
         List<StreamQueue> streams = new ArrayList<>();
         for (Map.Entry<Long, List<long[]>> e : streamEdges.entrySet()) {
             Step step = Step.of(e.getValue(), w);
             long[] blocked = anyEnqueue ? blocked(streamSpans.get(e.getKey()),
-                    streamCalls.getOrDefault(e.getKey(), List.of()), w, limit) : new long[2];
+                    streamCalls.getOrDefault(e.getKey(), Map.of()).values(), w, limit) : new long[2];
             streams.add(new StreamQueue(e.getKey(), t.streamLabel(e.getKey()), step.max, step.mean, blocked[0],
                     blocked[1]));
         }
@@ -85,11 +88,11 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
     }
 
     /** {calls, ns}: the launch calls that started while ≥ limit of the stream's operations were pending. */
-    private static long[] blocked(List<long[]> spans, List<ApiCall> calls, Window w, int limit) {
+    private static long[] blocked(List<long[]> spans, java.util.Collection<ApiCall> calls, Window w, int limit) {
         long[] enqueued = spans.stream().mapToLong(s -> s[0]).sorted().toArray();
         long[] ended = spans.stream().mapToLong(s -> s[1]).sorted().toArray();
         long[] out = new long[2];
-        for (ApiCall c : new java.util.LinkedHashSet<>(calls)) {
+        for (ApiCall c : calls) {
             // every operation ends after it is enqueued, so those ended by t were all enqueued before t
             long pending = countBefore(enqueued, c.startNs()) - countBefore(ended, c.startNs() + 1);
             if (pending >= limit) {
