@@ -127,7 +127,19 @@ public record CollectiveBandwidth(Kind kind, long messageBytes, int groupSize, i
 
     /** One entry per (kind, S, n), most total device time first. */
     public static List<CollectiveBandwidth> of(List<Call> calls) {
+        // equals and hashCode written out: a record's generated ones are bound through invokedynamic at first use,
+        // which spun 16 method-handle classes in each short analysis (the maps keep insertion order, so no output
+        // depends on the hash)
         record Key(Kind kind, long bytes, int groupSize) {
+            @Override
+            public boolean equals(Object o) {
+                return o instanceof Key k && k.kind == kind && k.bytes == bytes && k.groupSize == groupSize;
+            }
+
+            @Override
+            public int hashCode() {
+                return (31 * kind.hashCode() + Long.hashCode(bytes)) * 31 + groupSize;
+            }
         }
         Map<Key, SampleStats.Samples> groups = new LinkedHashMap<>();
         Map<Key, long[]> totals = new LinkedHashMap<>();
