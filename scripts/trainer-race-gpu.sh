@@ -64,24 +64,18 @@ for r in "${runs[@]}"; do
   echo "exit $?" >> "$out/$name.txt"
 done
 
-python3 - "$w" "$out" $steps "${runs[@]}" <<'PY' | tee "$out/table.txt"
-import json, os, struct, sys
+python3 - "$here/lib" "$w" "$out" $steps "${runs[@]}" <<'PY' | tee "$out/table.txt"
+import os, sys
 import numpy as np
-w, out, steps, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+sys.path.insert(0, sys.argv[1])
+import trainer_runs
+w, out, steps, runs = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 
 def metrics(name):
-    f = os.path.join(w, name, "rank_00_metrics.jsonl")
-    return [json.loads(l) for l in open(f)] if os.path.exists(f) else []
+    return trainer_runs.metrics(os.path.join(w, name))
 
 def weights(name):
-    f = os.path.join(w, name + ".safetensors")
-    if not os.path.exists(f):
-        return None
-    raw = open(f, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + n])
-    return {k: np.frombuffer(raw[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]], dtype=np.float32)
-            for k, v in header.items() if k != "__metadata__"}
+    return trainer_runs.weights(os.path.join(w, name + ".safetensors"))
 
 def first_diff(a, b, key):
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x[key] != y[key]), None)
