@@ -21,13 +21,7 @@ class OpsGpuTest {
 
     @Test
     void everyOutputAndGradientMatchesTheFloat64Reference() {
-        CudaDevice device;
-        try {
-            device = CudaDevice.open(0);
-        } catch (RuntimeException | LinkageError e) {
-            Assumptions.abort("no GPU here: " + e.getMessage());
-            return;
-        }
+        CudaDevice device = deviceOrSkip();
         try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s)) {
             long before = device.memoryStats().allocatedBytes();
             List<CheckRow> rows = new OpsCheck(ctx, s, 5, null).runAll(false);
@@ -40,13 +34,7 @@ class OpsGpuTest {
 
     @Test
     void thePeaksLiveBytesAreCountedForTheOpsThatAskedForThem() {
-        CudaDevice device;
-        try {
-            device = CudaDevice.open(0);
-        } catch (RuntimeException | LinkageError e) {
-            Assumptions.abort("no GPU here: " + e.getMessage());
-            return;
-        }
+        CudaDevice device = deviceOrSkip();
         try (device) {
             device.allocator().resetPeaks();
             Tensor a = Tensor.empty(device, "peakprobe-a", "x", DType.FP32, 1 << 20);
@@ -57,6 +45,15 @@ class OpsGpuTest {
             assertThat(m.atPeakByOwner()).containsEntry("peakprobe-a", 4L << 20).containsEntry("peakprobe-b", 1L << 20);
             a.close();
             c.close();
+        }
+    }
+
+    /** Device 0, or the test aborted (a skip) with why there is none. */
+    private static CudaDevice deviceOrSkip() {
+        try {
+            return CudaDevice.open(0);
+        } catch (RuntimeException | LinkageError e) {
+            return Assumptions.abort("no GPU here: " + e.getMessage());
         }
     }
 }
