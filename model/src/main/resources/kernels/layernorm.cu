@@ -1,7 +1,9 @@
 // Layer norm over the last dimension in fp32: one warp per row (four rows per 128-thread block), mean and
-// 1/std kept per row for the backward pass. The parameter gradients are a separate pass over column tiles and row
-// chunks whose partial sums the last block of each tile adds in chunk order (an integer ticket decides which block,
-// not the order): deterministic, without float atomics.
+// 1/std kept per row for the backward pass. Where the row fits in registers, the backward pass also sums the
+// parameter gradients per block, and a small pass adds the blocks' sums in block order; otherwise the parameter
+// gradients are a separate pass over column tiles and row chunks whose partial sums the last block of each tile
+// adds in chunk order (an integer ticket decides which block, not the order). Deterministic either way, without
+// float atomics.
 
 __device__ __forceinline__ float warp_sum(float v) {
     for (int o = 16; o > 0; o >>= 1) {
@@ -150,69 +152,143 @@ extern "C" __global__ void layernorm_backward(const float* dy, const float* dy2,
 }
 
 // The same dx with the row in registers (cols a multiple of 4, at most 128 V, 16-byte aligned rows): one read
-// of dy (and dy2) and x, 16-byte accesses, g and xhat kept between the two passes. One warp per row, blocks of
-// 128 threads (4 rows), so that 512 rows make 128 blocks, one per SM. V float4 per lane: one instance per row
-// width class, so that a 768-wide row holds 6 float4 of g and of xhat, not 8.
+// of dy (and dy2) and x, 16-byte accesses, g and xhat kept between the two passes. V float4 per lane: one
+// instance per row width class, so that a 768-wide row holds 6 float4 of g and of xhat, not 8.
+// The parameter gradients come from the same registers: each warp adds dy * xhat and dy of its rows into its own
+// sums (its lanes own the same columns in every row), the block's 4 warps are added in warp order through shared
+// memory, and the block writes them to partial[block][dγ, dβ][cols] for layernorm_param_grad_finish, which adds
+// the blocks in block order: deterministic without float atomics, and dy and x are read once for all three
+// results (torch's separate γ/β pass reads them again). Blocks of 128 threads, one row per warp at a time,
+// striding by the grid: 512 rows in 128 blocks are one row per warp; more rows loop, so that the partial sums
+// stay at most gridDim.x rows long.
 template <int V>
-__device__ __forceinline__ void backward_row(const float* dy, const float* dy2, const float* x, const float* gamma,
-                                             const float* mean, const float* rstd, float* dx, int rows, int cols) {
-    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+__device__ __forceinline__ void backward_rows(const float* dy, const float* dy2, const float* x, const float* gamma,
+                                              const float* mean, const float* rstd, float* dx, int rows, int cols,
+                                              float* partial) {
+    constexpr int WARPS = 4;
+    __shared__ float4 red[2][WARPS][32 * V];
+    int warp = threadIdx.x / 32;
     int lane = threadIdx.x % 32;
-    if (row >= rows) {
-        return;
-    }
     int nv = cols / 4;
-    long long base = (long long) row * cols;
-    const float4* dy4 = reinterpret_cast<const float4*>(dy + base);
-    const float4* dz4 = reinterpret_cast<const float4*>(dy2 + base);
-    const float4* x4 = reinterpret_cast<const float4*>(x + base);
     const float4* g4 = reinterpret_cast<const float4*>(gamma);
-    float m = mean[row];
-    float r = rstd[row];
-    float4 g[V];
-    float4 h[V];
-    float sg = 0.0f;
-    float sgx = 0.0f;
+    float4 sdg[V];
+    float4 sdb[V];
 #pragma unroll
     for (int k = 0; k < V; k++) {
-        int c = lane + 32 * k;
-        if (c < nv) {
-            float4 d = dy4[c];
-            if (dy2 != nullptr) {
-                float4 e = dz4[c];
-                d = make_float4(d.x + e.x, d.y + e.y, d.z + e.z, d.w + e.w);
+        sdg[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        sdb[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+    for (int row = blockIdx.x * WARPS + warp; row < rows; row += gridDim.x * WARPS) {
+        long long base = (long long) row * cols;
+        const float4* dy4 = reinterpret_cast<const float4*>(dy + base);
+        const float4* dz4 = reinterpret_cast<const float4*>(dy2 + base);
+        const float4* x4 = reinterpret_cast<const float4*>(x + base);
+        float m = mean[row];
+        float r = rstd[row];
+        float4 g[V];
+        float4 h[V];
+        float sg = 0.0f;
+        float sgx = 0.0f;
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            int c = lane + 32 * k;
+            if (c < nv) {
+                float4 d = dy4[c];
+                if (dy2 != nullptr) {
+                    float4 e = dz4[c];
+                    d = make_float4(d.x + e.x, d.y + e.y, d.z + e.z, d.w + e.w);
+                }
+                float4 xv = x4[c];
+                float4 w = g4[c];
+                h[k] = make_float4((xv.x - m) * r, (xv.y - m) * r, (xv.z - m) * r, (xv.w - m) * r);
+                g[k] = make_float4(__fmul_rn(d.x, w.x), __fmul_rn(d.y, w.y), __fmul_rn(d.z, w.z),
+                                   __fmul_rn(d.w, w.w));
+                sg += (g[k].x + g[k].y) + (g[k].z + g[k].w);
+                sgx += (g[k].x * h[k].x + g[k].y * h[k].y) + (g[k].z * h[k].z + g[k].w * h[k].w);
+                sdg[k] = make_float4(sdg[k].x + d.x * h[k].x, sdg[k].y + d.y * h[k].y, sdg[k].z + d.z * h[k].z,
+                                     sdg[k].w + d.w * h[k].w);
+                sdb[k] = make_float4(sdb[k].x + d.x, sdb[k].y + d.y, sdb[k].z + d.z, sdb[k].w + d.w);
             }
-            float4 xv = x4[c];
-            float4 w = g4[c];
-            h[k] = make_float4((xv.x - m) * r, (xv.y - m) * r, (xv.z - m) * r, (xv.w - m) * r);
-            g[k] = make_float4(__fmul_rn(d.x, w.x), __fmul_rn(d.y, w.y), __fmul_rn(d.z, w.z), __fmul_rn(d.w, w.w));
-            sg += (g[k].x + g[k].y) + (g[k].z + g[k].w);
-            sgx += (g[k].x * h[k].x + g[k].y * h[k].y) + (g[k].z * h[k].z + g[k].w * h[k].w);
+        }
+        float mg = warp_sum(sg) / cols;
+        float mgx = warp_sum(sgx) / cols;
+        float4* dx4 = reinterpret_cast<float4*>(dx + base);
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            int c = lane + 32 * k;
+            if (c < nv) {
+                dx4[c] = make_float4(r * (g[k].x - mg - h[k].x * mgx), r * (g[k].y - mg - h[k].y * mgx),
+                                     r * (g[k].z - mg - h[k].z * mgx), r * (g[k].w - mg - h[k].w * mgx));
+            }
         }
     }
-    float mg = warp_sum(sg) / cols;
-    float mgx = warp_sum(sgx) / cols;
-    float4* dx4 = reinterpret_cast<float4*>(dx + base);
 #pragma unroll
     for (int k = 0; k < V; k++) {
-        int c = lane + 32 * k;
-        if (c < nv) {
-            dx4[c] = make_float4(r * (g[k].x - mg - h[k].x * mgx), r * (g[k].y - mg - h[k].y * mgx),
-                                 r * (g[k].z - mg - h[k].z * mgx), r * (g[k].w - mg - h[k].w * mgx));
+        red[0][warp][lane + 32 * k] = sdg[k];
+        red[1][warp][lane + 32 * k] = sdb[k];
+    }
+    __syncthreads();
+    float4* out = reinterpret_cast<float4*>(partial + (long long) blockIdx.x * 2 * cols);
+    for (int i = threadIdx.x; i < 2 * nv; i += blockDim.x) {
+        int kind = i / nv;
+        int c = i % nv;
+        float4 t = red[kind][0][c];
+#pragma unroll
+        for (int w = 1; w < WARPS; w++) {
+            float4 u = red[kind][w][c];
+            t = make_float4(t.x + u.x, t.y + u.y, t.z + u.z, t.w + u.w);
         }
+        out[i] = t;
     }
 }
 
 #define BACKWARD_ROWS(V)                                                                                         \
     extern "C" __global__ void __launch_bounds__(128) layernorm_backward_rows##V(                                \
             const float* dy, const float* dy2, const float* x, const float* gamma, const float* mean,            \
-            const float* rstd, float* dx, int rows, int cols) {                                                  \
-        backward_row<V>(dy, dy2, x, gamma, mean, rstd, dx, rows, cols);                                          \
+            const float* rstd, float* dx, int rows, int cols, float* partial) {                                  \
+        backward_rows<V>(dy, dy2, x, gamma, mean, rstd, dx, rows, cols, partial);                                \
     }
 BACKWARD_ROWS(2)
 BACKWARD_ROWS(4)
 BACKWARD_ROWS(6)
 BACKWARD_ROWS(8)
+
+// dgamma[c] += sum_b partial[b][0][c], dbeta[c] += sum_b partial[b][1][c] over the blocks of a
+// layernorm_backward_rows launch, in block order. Blocks of 256 threads take 32 consecutive outputs of the 2 * cols
+// (dγ then dβ) by 8 block lanes: lane l adds blocks l, l + 8, ... in order (loads coalesced along the outputs, all
+// in flight before the adds), then the 8 lanes are added in lane order.
+#define FINISH_LANES 8
+extern "C" __global__ void __launch_bounds__(256) layernorm_param_grad_finish(const float* partial, int blocks,
+                                                                            int cols, float* dgamma, float* dbeta) {
+    __shared__ float lanes[FINISH_LANES][32];
+    int j = blockIdx.x * 32 + threadIdx.x % 32;
+    int l = threadIdx.x / 32;
+    float t = 0.0f;
+    if (j < 2 * cols) {
+        constexpr int IN_FLIGHT = 8;
+        for (int b0 = l; b0 < blocks; b0 += FINISH_LANES * IN_FLIGHT) {
+            float p[IN_FLIGHT];
+#pragma unroll
+            for (int k = 0; k < IN_FLIGHT; k++) {
+                int b = b0 + FINISH_LANES * k;
+                p[k] = b < blocks ? partial[(long long) b * 2 * cols + j] : 0.0f;
+            }
+#pragma unroll
+            for (int k = 0; k < IN_FLIGHT; k++) {
+                t += p[k];
+            }
+        }
+    }
+    lanes[l][threadIdx.x % 32] = t;
+    __syncthreads();
+    if (l == 0 && j < 2 * cols) {
+        for (int k = 1; k < FINISH_LANES; k++) {
+            t += lanes[k][threadIdx.x];
+        }
+        float* out = j < cols ? dgamma + j : dbeta + (j - cols);
+        *out += t;
+    }
+}
 
 // dgamma[c] += sum_r dy * xhat, dbeta[c] += sum_r dy (dy: dy + dy2 where dy2 is given), deterministic without
 // float atomics. A 2-D grid: blockIdx.x a tile of 8 * VEC columns, blockIdx.y a chunk of rowsPerChunk rows, so

@@ -12,10 +12,13 @@ import java.util.List;
 /**
  * torch.nn.LayerNorm over the last dimension (weight γ = 1, bias β = 0 initially). The forward pass keeps each
  * row's mean and 1/std (fp32, [rows]) for the backward pass instead of recomputing them. The backward pass is
- * two launches, as torch's: dx one warp per row, then dγ and dβ over a grid of column tiles by row chunks, the
- * chunks' partial sums added by the last block of each tile in chunk order (deterministic, no float atomics).
- * The partial sums and the tiles' ticket counters are this layer's own scratch, so one layer's backward passes
- * run one at a time (stream order), as a layer's passes do anyway.
+ * two launches, as torch's, but reads dy and x once: where a row fits in registers (a multiple of 4 columns, at
+ * most {@value #MAX_REGISTER_ROW}, 16-byte aligned), dx one warp per row with each block's sums of dγ and dβ
+ * beside it, then a small pass that adds the blocks' sums in block order. Other rows: dx, then dγ and dβ over a
+ * grid of column tiles by row chunks, the chunks' partial sums added by the last block of each tile in chunk
+ * order. Deterministic either way, without float atomics. The partial sums and the tiles' ticket counters are this
+ * layer's own scratch, so one layer's backward passes run one at a time (stream order), as a layer's passes do
+ * anyway.
  */
 public final class LayerNorm implements Layer {
     private static final String OP = "layer norm";
@@ -32,13 +35,20 @@ public final class LayerNorm implements Layer {
     private static final int PARAM_MAX_CHUNKS = 32;
     /** Rows one parameter-gradient block takes at most while the chunks last: 8 per thread, two rounds of loads. */
     private static final int PARAM_ROWS_PER_BLOCK = 256;
+    /**
+     * The most blocks of the register-row backward pass, so the most block sums its dγ/dβ finish adds: 512 rows
+     * (the ranking model's 8 × 64) are one row per warp; more rows loop within the blocks.
+     */
+    private static final int REGISTER_ROW_MAX_BLOCKS = 128;
+    /** Outputs (of dγ then dβ) per block of layernorm_param_grad_finish. */
+    private static final int FINISH_OUTPUTS_PER_BLOCK = 32;
 
     private final OpContext ctx;
     private final int dim;
     private final float eps;
     private final Parameter gamma;
     private final Parameter beta;
-    /** The parameter-gradient pass's partial sums, [chunk][dγ, dβ][dim]. */
+    /** The parameter-gradient partial sums, [chunk or register-row block][dγ, dβ][dim]. */
     private final Tensor paramPartials;
     /** One ticket counter per column tile of the parameter-gradient pass, 0 between launches. */
     private final Tensor paramTickets;
@@ -52,7 +62,7 @@ public final class LayerNorm implements Layer {
         gamma.init(() -> Init.constant(1f, dim));
         beta.init(() -> Init.constant(0f, dim));
         this.paramPartials = ctx.empty(OP, name + " parameter-gradient partial sums", DType.FP32,
-                PARAM_MAX_CHUNKS * 2 * dim);
+                Math.max(PARAM_MAX_CHUNKS, REGISTER_ROW_MAX_BLOCKS) * 2 * dim);
         // the scalar pass has the narrowest tiles, so the most of them
         int tiles = (dim + PARAM_COLUMN_LANES - 1) / PARAM_COLUMN_LANES;
         this.paramTickets = ctx.empty(OP, name + " parameter-gradient tickets", DType.I32, tiles);
@@ -124,16 +134,19 @@ public final class LayerNorm implements Layer {
         Shapes.requireSame(OP, "x", x, "dx", dx);
         Shapes.requireDtype(OP, "dx", dx, DType.FP32);
         Shapes.requireContiguous(OP, "dx", dx);
-        int blocks = (rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK;
         if (dim % 4 == 0 && dim <= MAX_REGISTER_ROW && aligned16(dy, dy2, x, dx)) {
+            int blocks = Math.min(ceilDiv(rows, ROWS_PER_BLOCK), REGISTER_ROW_MAX_BLOCKS);
             // layernorm.cu has one instance per 256 columns: 2, 4, 6 or 8 float4 per lane
             int perLane = 2 * ((dim + 255) / 256);
             ctx.kernels().launch("layernorm.cu", BACKWARD_ROWS[perLane / 2 - 1], blocks, 32 * ROWS_PER_BLOCK, s,
-                    dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim);
-        } else {
-            ctx.kernels().launch("layernorm.cu", "layernorm_backward", blocks, 32 * ROWS_PER_BLOCK, s, dy, dy2, x,
-                    gamma.value(), mean, rstd, dx, rows, dim);
+                    dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim, paramPartials);
+            ctx.kernels().launch("layernorm.cu", "layernorm_param_grad_finish",
+                    ceilDiv(2 * dim, FINISH_OUTPUTS_PER_BLOCK), 256, s, paramPartials, blocks, dim, gamma.grad(),
+                    beta.grad());
+            return;
         }
+        ctx.kernels().launch("layernorm.cu", "layernorm_backward", ceilDiv(rows, ROWS_PER_BLOCK),
+                32 * ROWS_PER_BLOCK, s, dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim);
         launchParamGrad(x, mean, rstd, dy, dy2, rows, s);
     }
 
