@@ -5,99 +5,91 @@
 
 #include "round16.cuh"
 
-// dst[p, b, h, t, d] = src[(b*T + t) * rowStride + offset + p*H*D + h*D + d] for p < parts: with parts = 3
-// the fused q/k/v projection goes into three consecutive [B, H, T, D] tensors in one launch. Four
-// neighbouring d per thread with 16-byte accesses where D, rowStride and offset are multiples of 4 (vec = 1).
+// The heads layout [parts, B, H, T, D] against the rows layout: element (p, b, h, t, d) of the heads sits at
+// (b*T + t) * rowStride + offset + p*H*D + h*D + d of the rows; with parts = 3 the fused q/k/v projection's rows
+// hold three consecutive [B, H, T, D] tensors. move(i, r) is called for every w-th element (i counted in groups
+// of w neighbouring d, r the rows index of the group's first element), striding by the grid. w = 4 where D,
+// rowStride and offset are multiples of 4 (vec = 1): 16-byte fp32 or 8-byte 16-bit accesses.
+template <typename Move>
+__device__ __forceinline__ void for_each_head_group(int B, int T, int H, int D, int rowStride, int offset, int parts,
+                                                    int w, Move move) {
+    int dw = D / w;
+    long long n = (long long) parts * B * H * T * dw;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
+        int d = (int) (i % dw) * w;
+        int t = (int) (i / dw % T);
+        int h = (int) (i / ((long long) dw * T) % H);
+        long long b = i / ((long long) dw * T * H) % B;
+        int p = (int) (i / ((long long) dw * T * H * B));
+        move(i, (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d);
+    }
+}
+
+__device__ __forceinline__ ushort4 round16x4(float4 x, int half) {
+    return make_ushort4(round16(x.x, half), round16(x.y, half), round16(x.z, half), round16(x.w, half));
+}
+
+// heads ← rows, fp32.
 extern "C" __global__ void rows_to_heads(const float* src, float* dst, int B, int T, int H, int D, int rowStride,
                                          int offset, int parts, int vec) {
-    int w = vec ? 4 : 1;
-    int dw = D / w;
-    long long n = (long long) parts * B * H * T * dw;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        int d = (int) (i % dw) * w;
-        int t = (int) (i / dw % T);
-        int h = (int) (i / ((long long) dw * T) % H);
-        long long b = i / ((long long) dw * T * H) % B;
-        int p = (int) (i / ((long long) dw * T * H * B));
-        long long from = (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d;
+    for_each_head_group(B, T, H, D, rowStride, offset, parts, vec ? 4 : 1, [&](long long i, long long r) {
         if (vec) {
-            reinterpret_cast<float4*>(dst)[i] = *reinterpret_cast<const float4*>(src + from);
+            reinterpret_cast<float4*>(dst)[i] = *reinterpret_cast<const float4*>(src + r);
         } else {
-            dst[i] = src[from];
+            dst[i] = src[r];
         }
-    }
+    });
 }
 
-// As rows_to_heads, rounding into 16 bits (half = 1: fp16, else bf16): under autocast the fused projection's fp32
-// rows become the 16-bit q, k, v of the tensor-core attention in this one pass (no separate cast), as torch's
-// layer hands SDPA 16-bit tensors. vec = 1: four neighbouring d per thread, 16-byte loads, 8-byte stores.
+// heads ← rows, rounding fp32 into 16 bits (half = 1: fp16, else bf16): fp32 rows become the 16-bit q, k, v of the
+// tensor-core attention in one pass (no separate cast), as torch's layer hands SDPA 16-bit tensors.
 extern "C" __global__ void rows_to_heads16(const float* src, unsigned short* dst, int B, int T, int H, int D,
                                            int rowStride, int offset, int parts, int vec, int half) {
-    int w = vec ? 4 : 1;
-    int dw = D / w;
-    long long n = (long long) parts * B * H * T * dw;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        int d = (int) (i % dw) * w;
-        int t = (int) (i / dw % T);
-        int h = (int) (i / ((long long) dw * T) % H);
-        long long b = i / ((long long) dw * T * H) % B;
-        int p = (int) (i / ((long long) dw * T * H * B));
-        long long from = (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d;
+    for_each_head_group(B, T, H, D, rowStride, offset, parts, vec ? 4 : 1, [&](long long i, long long r) {
         if (vec) {
-            float4 x = *reinterpret_cast<const float4*>(src + from);
-            reinterpret_cast<ushort4*>(dst)[i] = make_ushort4(round16(x.x, half), round16(x.y, half),
-                                                              round16(x.z, half), round16(x.w, half));
+            reinterpret_cast<ushort4*>(dst)[i] = round16x4(*reinterpret_cast<const float4*>(src + r), half);
         } else {
-            dst[i] = round16(src[from], half);
+            dst[i] = round16(src[r], half);
         }
-    }
+    });
 }
 
-// The inverse: dst[(b*T + t) * rowStride + offset + p*H*D + h*D + d] = src[p, b, h, t, d] (the gradients of
-// q, k and v back into the fused projection's rows in one launch).
+// heads ← rows, both 16-bit (a copy): under autocast the in-projection writes its rows in 16 bits, rounded once in
+// its epilogue as torch's addmm rounds them.
+extern "C" __global__ void rows16_to_heads16(const unsigned short* src, unsigned short* dst, int B, int T, int H,
+                                             int D, int rowStride, int offset, int parts, int vec) {
+    for_each_head_group(B, T, H, D, rowStride, offset, parts, vec ? 4 : 1, [&](long long i, long long r) {
+        if (vec) {
+            reinterpret_cast<ushort4*>(dst)[i] = *reinterpret_cast<const ushort4*>(src + r);
+        } else {
+            dst[i] = src[r];
+        }
+    });
+}
+
+// rows ← heads, fp32: the gradients of q, k and v back into the fused projection's rows in one launch.
 extern "C" __global__ void heads_to_rows(const float* src, float* dst, int B, int T, int H, int D, int rowStride,
                                          int offset, int parts, int vec) {
-    int w = vec ? 4 : 1;
-    int dw = D / w;
-    long long n = (long long) parts * B * H * T * dw;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        int d = (int) (i % dw) * w;
-        int t = (int) (i / dw % T);
-        int h = (int) (i / ((long long) dw * T) % H);
-        long long b = i / ((long long) dw * T * H) % B;
-        int p = (int) (i / ((long long) dw * T * H * B));
-        long long to = (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d;
+    for_each_head_group(B, T, H, D, rowStride, offset, parts, vec ? 4 : 1, [&](long long i, long long r) {
         if (vec) {
-            *reinterpret_cast<float4*>(dst + to) = reinterpret_cast<const float4*>(src)[i];
+            *reinterpret_cast<float4*>(dst + r) = reinterpret_cast<const float4*>(src)[i];
         } else {
-            dst[to] = src[i];
+            dst[r] = src[i];
         }
-    }
+    });
 }
 
-// As heads_to_rows, rounding into 16 bits (half = 1: fp16, else bf16): under autocast the attention output's
-// merged heads go straight into the out-projection's 16-bit operand (the encoder layer writes it again in its
-// backward pass rather than keep it). vec = 1: four neighbouring d per thread, 16-byte loads, 8-byte stores.
+// rows ← heads, rounding into 16 bits: under autocast the attention output's merged heads go straight into the
+// out-projection's 16-bit operand (the encoder layer writes it again in its backward pass rather than keep it).
 extern "C" __global__ void heads_to_rows16(const float* src, unsigned short* dst, int B, int T, int H, int D,
                                            int rowStride, int offset, int parts, int vec, int half) {
-    int w = vec ? 4 : 1;
-    int dw = D / w;
-    long long n = (long long) parts * B * H * T * dw;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n; i += (long long) gridDim.x * blockDim.x) {
-        int d = (int) (i % dw) * w;
-        int t = (int) (i / dw % T);
-        int h = (int) (i / ((long long) dw * T) % H);
-        long long b = i / ((long long) dw * T * H) % B;
-        int p = (int) (i / ((long long) dw * T * H * B));
-        long long to = (b * T + t) * rowStride + offset + ((long long) p * H + h) * D + d;
+    for_each_head_group(B, T, H, D, rowStride, offset, parts, vec ? 4 : 1, [&](long long i, long long r) {
         if (vec) {
-            float4 x = reinterpret_cast<const float4*>(src)[i];
-            *reinterpret_cast<ushort4*>(dst + to) = make_ushort4(round16(x.x, half), round16(x.y, half),
-                                                                 round16(x.z, half), round16(x.w, half));
+            *reinterpret_cast<ushort4*>(dst + r) = round16x4(reinterpret_cast<const float4*>(src)[i], half);
         } else {
-            dst[to] = round16(src[i], half);
+            dst[r] = round16(src[i], half);
         }
-    }
+    });
 }
 
 // Concatenation along the last dimension: src [rows, cols] into columns [offset, offset + cols) of dst

@@ -162,6 +162,24 @@ public final class Tensor implements AutoCloseable {
         return new Tensor(device, buffer, false, dtype, s, contiguousStrides(s), offset);
     }
 
+    /**
+     * The first bytes of this contiguous tensor read as {@code newDtype} under {@code newShape}, without a copy: for
+     * scratch memory that holds one kind of value in one pass and another in the next. The start must fall on an
+     * element boundary of the new dtype.
+     */
+    public Tensor reinterpret(DType newDtype, int... newShape) {
+        Shapes.requireContiguous("reinterpret", "self", this);
+        int[] s = newShape.clone();
+        long bytes = Shapes.numel(s) * newDtype.bytes();
+        long startByte = offset * dtype.bytes();
+        if (bytes > numel() * dtype.bytes() || startByte % newDtype.bytes() != 0) {
+            throw new IllegalArgumentException("reinterpret: operand self is " + dtype + " " + Shapes.format(shape)
+                    + " at byte " + startByte + ", cannot be read as " + newDtype + " " + Shapes.format(newShape)
+                    + " (" + bytes + " bytes" + (startByte % newDtype.bytes() != 0 ? ", misaligned" : "") + ")");
+        }
+        return new Tensor(device, buffer, false, newDtype, s, contiguousStrides(s), startByte / newDtype.bytes());
+    }
+
     /** Elements {@code start .. start+length-1} of dimension {@code d}, without a copy. */
     public Tensor slice(int d, int start, int length) {
         if (d < 0 || d >= shape.length || start < 0 || length < 0 || start + length > shape[d]) {

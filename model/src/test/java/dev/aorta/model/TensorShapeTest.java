@@ -42,6 +42,26 @@ class TensorShapeTest {
     }
 
     @Test
+    void reinterpretReadsTheSameBytesAsAnotherDtypeWithinTheTensor() {
+        Tensor block = Tensor.meta(DType.FP32, 10, 6);
+        Tensor low = block.reinterpret(DType.BF16, 2, 60);
+        assertThat(low.dtype()).isEqualTo(DType.BF16);
+        assertThat(low.shape()).containsExactly(2, 60);
+        assertThat(low.isContiguous()).isTrue();
+        assertThatThrownBy(() -> block.reinterpret(DType.BF16, 121))
+                .hasMessage("reinterpret: operand self is fp32 [10, 6] at byte 0, cannot be read as bf16 [121] (242"
+                        + " bytes)");
+    }
+
+    @Test
+    void reinterpretRefusesAStartBetweenElementsOfTheNewDtype() {
+        Tensor odd = Tensor.meta(DType.BF16, 8).slice(0, 1, 6);
+        assertThatThrownBy(() -> odd.reinterpret(DType.FP32, 2))
+                .hasMessage("reinterpret: operand self is bf16 [6] at byte 2, cannot be read as fp32 [2] (8 bytes,"
+                        + " misaligned)");
+    }
+
+    @Test
     void shapeChecksNameTheOpTheOperandAndBothShapes() {
         Tensor x = Tensor.meta(DType.FP32, 3, 7);
         assertThatThrownBy(() -> Shapes.require("linear", "x", x, Shapes.ANY, 8))

@@ -3,6 +3,7 @@ package dev.aorta.model.ops;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.model.DType;
 import dev.aorta.model.OpContext;
+import dev.aorta.model.Shapes;
 import dev.aorta.model.Tensor;
 
 import java.util.Arrays;
@@ -19,11 +20,17 @@ public final class HeadLayout {
     }
 
     /**
-     * heads [parts, B, H, T, D] ← rows [B, T, rowStride] (fp32); heads fp32, or bf16 / fp16, rounded in the same
-     * pass (the 16-bit q, k, v of attention under autocast).
+     * heads [parts, B, H, T, D] ← rows [B, T, rowStride]: fp32 rows into fp32 heads, or into bf16 / fp16 heads
+     * rounded in the same pass (the 16-bit q, k, v of attention under autocast); 16-bit rows into heads of the
+     * same dtype (the in-projection's 16-bit output).
      */
     public static void toHeads(OpContext ctx, Tensor rows, Tensor heads, int b, int t, int h, int d, int rowStride,
                         int offset, int parts, Stream s) {
+        if (rows.dtype() != DType.FP32) {
+            Shapes.requireDtype("head layout", "heads", heads, rows.dtype());
+            launch(ctx, "rows16_to_heads16", rows, heads, b, t, h, d, rowStride, offset, parts, s);
+            return;
+        }
         if (heads.dtype() == DType.BF16 || heads.dtype() == DType.FP16) {
             launch(ctx, "rows_to_heads16", rows, heads, b, t, h, d, rowStride, offset, parts, s,
                     heads.dtype() == DType.FP16 ? 1 : 0);

@@ -18,8 +18,9 @@ import java.util.List;
  * results stay within fp32 rounding of the reference).
  *
  * <p>Under autocast ({@link OpContext#autocast()} bf16 or fp16) the GEMMs run through cuBLASLt on 16-bit
- * copies of W, x and dy with fp32 accumulation and fp32 outputs, the bias added in the GEMM's epilogue.
- * Unlike torch, y stays fp32 (torch rounds it to 16 bits) and dW accumulates in fp32; the GELU stays the erf
+ * copies of W, x and dy with fp32 accumulation, the bias added in the GEMM's epilogue. y is fp32 or, where the
+ * caller hands a 16-bit y (the encoder layer's in-projection, whose output only becomes 16-bit q, k, v), rounded
+ * to 16 bits as torch's; dx and dW are fp32 and dW accumulates in fp32. The GELU stays the erf
  * form in our own pass, because cuBLASLt's GELU epilogue is the tanh approximation. With GELU the
  * pre-activation may be 16-bit, as torch's is (addmm's output under autocast, which GELU's backward pass reads
  * again): the GEMM then writes it in 16 bits with the bias's 16-bit copy in the epilogue, torch's arithmetic
@@ -109,10 +110,11 @@ public final class Linear implements Layer {
     /**
      * y = x·Wᵀ + b, where under autocast {@code xLow} (when not null) already holds x rounded to the autocast
      * dtype, written by the op that produced x: no cast launch. It must stay unchanged until the backward pass,
-     * which reads it again.
+     * which reads it again. Under autocast y may be of the autocast dtype (torch's addmm output: the bias's
+     * 16-bit copy in the epilogue, acc + bias rounded once), else it is fp32.
      */
     public void forward(Tensor x, Tensor xLow, Tensor y, Stream s) {
-        int rows = check(x, "y", y);
+        int rows = checkOutput(x, "y", y);
         if (ctx.autocast() != null) {
             lowGemmForward(x, xLow, y, rows, s);
             return;
@@ -151,7 +153,7 @@ public final class Linear implements Layer {
             throw new IllegalArgumentException(OP + ": operand y is null, expected a tensor (only under autocast with"
                     + " a 16-bit copy of y may it be left out)");
         }
-        int rows = checkPre(x, pre);
+        int rows = checkOutput(x, "pre", pre);
         if (y != null) {
             Shapes.requireSame(OP, "pre", pre, "y", y);
             Shapes.requireDtype(OP, "y", y, DType.FP32);
@@ -189,7 +191,7 @@ public final class Linear implements Layer {
      */
     public void backwardGelu(Tensor x, Tensor pre, Tensor dy, Tensor dx, Stream s) {
         int rows = check(x, "dy", dy);
-        checkPre(x, pre);
+        checkOutput(x, "pre", pre);
         backwardFrom(x, pre, dy, dx, false, rows, s);
     }
 
@@ -353,16 +355,16 @@ public final class Linear implements Layer {
     }
 
     /**
-     * pre as {@link #check} checks y, but under autocast also of the autocast dtype (the 16-bit pre-activation);
-     * returns the number of rows.
+     * A GEMM output (y, or GELU's pre-activation) as {@link #check} checks y, but under autocast also of the
+     * autocast dtype; returns the number of rows.
      */
-    private int checkPre(Tensor x, Tensor pre) {
+    private int checkOutput(Tensor x, String yName, Tensor y) {
         DType t = ctx.autocast();
-        if (t == null || pre.dtype() != t) {
-            return check(x, "pre", pre);
+        if (t == null || y.dtype() != t) {
+            return check(x, yName, y);
         }
-        int rows = checkShapes(x, "pre", pre);
-        Shapes.requireContiguous(OP, "pre", pre);
+        int rows = checkShapes(x, yName, y);
+        Shapes.requireContiguous(OP, yName, y);
         return rows;
     }
 

@@ -120,6 +120,11 @@ public final class TransformerEncoderLayer implements Layer {
         final Attention attention;
         /** Forward intermediates (see the class comment for which share memory); merged, x1, h under autocast. */
         final Tensor qkv, merged, r1, x1, h, f;
+        /**
+         * Under autocast, qkv's memory read as the autocast dtype: the in-projection's output where attention takes
+         * 16-bit q, k, v (rounded once in the GEMM's epilogue, as torch's addmm output); null without autocast.
+         */
+        final Tensor qkvLow;
         final Tensor ds2, df, dh, dx1, dr1, da, datt, delta, dqkvHeads, dq, dk, dv, dqkv;
         /**
          * Under autocast, the merged heads rounded for the out-projection: written from the kept attention output
@@ -152,6 +157,7 @@ public final class TransformerEncoderLayer implements Layer {
             Carver fwd = new Carver(block);
             Tensor qkvOrH = fwd.next(wide);
             qkv = qkvOrH.slice(0, 0, (int) rows * 3 * dModel).view(batch, t, 3 * dModel);
+            qkvLow = ctx.autocast() == null ? null : qkvOrH.reinterpret(ctx.autocast(), batch, t, 3 * dModel);
             h = qkvOrH.slice(0, 0, (int) rows * ff).view(batch, t, ff);
             merged = fwd.next(narrow).view(batch, t, dModel);
             x1 = merged;
@@ -372,8 +378,11 @@ public final class TransformerEncoderLayer implements Layer {
                         Stream s) {
         check(x, "out", out, a);
         Scratch sc = a.scratch;
-        inProj.forward(x, xLow, sc.qkv, s);
-        HeadLayout.toHeads(ctx, sc.qkv, a.headsForAttention(), a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
+        Tensor qkvHeads = a.headsForAttention();
+        // 16-bit heads: the projection writes 16-bit rows, and the layout pass only moves them
+        Tensor qkvRows = qkvHeads.dtype() == DType.FP32 ? sc.qkv : sc.qkvLow;
+        inProj.forward(x, xLow, qkvRows, s);
+        HeadLayout.toHeads(ctx, qkvRows, qkvHeads, a.batch, a.t, heads, headDim, 3 * dModel, 0, 3, s);
         Tensor[] qkv = a.attentionQkv;
         sc.attention.forward(qkv[0], qkv[1], qkv[2], a.att, a.lse, false, s);
         Tensor mergedLow = sc.mergedLow.get();
