@@ -65,9 +65,11 @@ print("sigterm: %d metrics lines, all parse, file ends with a newline: %s, last 
     len(lines), data.endswith("\n"), lines[-1]["global_step"]))
 PY
 
-# dataloader.num_workers 4 (the default) and 12: whether host batch generation limits the step
+# dataloader.num_workers as the config file sets it (default.yaml 4, the stress file 8) and 12: whether host batch
+# generation limits the step
 for shape in default mi350_overlap_stress; do
-  for workers in 4 12; do
+  own=$(sed -n 's/^ *num_workers: *\([0-9]*\).*/\1/p' "$conf/$shape.yaml" | head -n 1)
+  for workers in ${own:-4} 12; do
     timeout 60 "${aorta[@]}" --config "$conf/$shape.yaml" --override training.max_steps=50 training.log_interval=25 \
       dataloader.num_workers=$workers training.output_dir="$w/speed-$shape-$workers" \
       > "$out/speed-$shape-ours-w$workers.txt" 2>&1
