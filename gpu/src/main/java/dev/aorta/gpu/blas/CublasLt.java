@@ -117,7 +117,15 @@ public final class CublasLt implements AutoCloseable {
     private final Library lib;
     private final Arena arena = Arena.ofShared();
     private final long handle;
-    private final DeviceBuffer workspace;
+    private final CudaDevice device;
+    /**
+     * One workspace per stream: two matmuls in flight on two streams must not share scratch memory (torch keeps
+     * its cuBLASLt workspace per stream for the same reason). Made on a stream's first matmul.
+     */
+    private final Map<Long, DeviceBuffer> workspaces = new HashMap<>();
+    /** The last stream's workspace, so that a run of matmuls on one stream looks nothing up (and boxes no key). */
+    private long lastStream;
+    private DeviceBuffer lastWorkspace;
     private final MemorySegment alpha;
     private final MemorySegment beta;
     private final MemorySegment scratch;
@@ -135,7 +143,7 @@ public final class CublasLt implements AutoCloseable {
             throw Ffm.callFailed("cublasLtCreate", t);
         }
         this.handle = h.get(ADDRESS, 0).address();
-        this.workspace = device.allocate(WORKSPACE_BYTES);
+        this.device = device;
         this.alpha = arena.allocate(JAVA_FLOAT);
         this.beta = arena.allocate(JAVA_FLOAT);
         this.scratch = arena.allocate(JAVA_LONG);
@@ -181,7 +189,7 @@ public final class CublasLt implements AutoCloseable {
                 setDesc(p.desc(), DESC_AUX_POINTER, aux);
             }
             rc = (int) lib.matmul.invokeExact(handle, p.desc(), alpha, a, p.a(), b, p.b(), beta, d, p.d(), d, p.d(),
-                    p.algo(), workspace.address(), WORKSPACE_BYTES, s.address());
+                    p.algo(), workspaceFor(s).address(), WORKSPACE_BYTES, s.address());
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasLtMatmul", t);
         }
@@ -189,6 +197,14 @@ public final class CublasLt implements AutoCloseable {
             lib.check("cublasLtMatmul(" + describe(key) + ")", rc);
         }
         return true;
+    }
+
+    private DeviceBuffer workspaceFor(Stream s) {
+        if (lastWorkspace == null || s.address() != lastStream) {
+            lastWorkspace = workspaces.computeIfAbsent(s.address(), k -> device.allocate(WORKSPACE_BYTES));
+            lastStream = s.address();
+        }
+        return lastWorkspace;
     }
 
     /** Shapes planned so far, with or without an algorithm (each ran the heuristic once). */
@@ -288,7 +304,7 @@ public final class CublasLt implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasLtDestroy", t);
         } finally {
-            workspace.close();
+            workspaces.values().forEach(DeviceBuffer::close);
             arena.close();
         }
     }
