@@ -13,9 +13,11 @@ import dev.aorta.model.Tensor;
 import java.util.List;
 
 /**
- * y = x·Wᵀ + b (torch.nn.Linear: W [out, in], b [out]) over x [..., in], optionally followed by GELU with the
- * bias add and the activation fused into one pass after the GEMM. fp32 GEMMs through cuBLAS (no TF32, so
- * results stay within fp32 rounding of the reference).
+ * y = x·Wᵀ + b (torch.nn.Linear: W [out, in], b [out]) over x [..., in], optionally followed by GELU. fp32
+ * forward GEMMs with a bias run through cuBLASLt with the bias in the epilogue, as torch's addmm (GELU then reads
+ * the pre-activation the GEMM wrote); where cuBLASLt has no algorithm, and for the backward GEMMs, cuBLAS, the bias
+ * (and GELU) then in one pass after the GEMM. No TF32 anywhere, so results stay within fp32 rounding of the
+ * reference.
  *
  * <p>Under autocast ({@link OpContext#autocast()} bf16 or fp16) the GEMMs run through cuBLASLt on 16-bit
  * copies of W, x and dy with fp32 accumulation, the bias added in the GEMM's epilogue. y is fp32 or, where the
@@ -119,6 +121,9 @@ public final class Linear implements Layer {
             lowGemmForward(x, xLow, y, rows, s);
             return;
         }
+        if (biasGemmForward(x, y, rows, s)) {
+            return;
+        }
         gemmForward(x, y, rows, s);
         if (bias != null) {
             ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s,
@@ -163,6 +168,11 @@ public final class Linear implements Layer {
             // the bias is in the GEMM's epilogue, which writes pre itself: one read of pre and one write of y
             lowGemmForward(x, xLow, pre, rows, s);
             ew.gelu(pre, y, yLow, s);
+            return;
+        }
+        if (biasGemmForward(x, pre, rows, s)) {
+            // pre written with its bias by the GEMM, as torch's addmm: one read of pre and one write of y
+            ew.gelu(pre, y, null, s);
             return;
         }
         gemmForward(x, y, rows, s);
@@ -349,9 +359,20 @@ public final class Linear implements Layer {
         Layer.super.close();
     }
 
+    /** y = x·Wᵀ in fp32 (cuBLAS). */
     private void gemmForward(Tensor x, Tensor y, int rows, Stream s) {
         ctx.blasOn(s).gemm(GemmPrecision.FP32, true, false, out, rows, in, 1f, weight.value().address(), in,
                 x.address(), in, 0f, y.address(), out);
+    }
+
+    /**
+     * y = x·Wᵀ + b in fp32 through cuBLASLt with the bias in its epilogue (torch's addmm: one kernel, no pass over
+     * y after it); false, with nothing launched, where the layer has no bias or cuBLASLt no algorithm for the shape.
+     */
+    private boolean biasGemmForward(Tensor x, Tensor y, int rows, Stream s) {
+        return bias != null && ctx.blasLt().matmul(s, GemmPrecision.FP32, GemmPrecision.FP32, true, false, out, rows,
+                in, 1f, weight.value().address(), in, x.address(), in, 0f, y.address(), out, CublasLt.Epilogue.BIAS,
+                bias.value().address(), 0, 0);
     }
 
     /**
