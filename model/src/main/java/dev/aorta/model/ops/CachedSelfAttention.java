@@ -113,6 +113,14 @@ public final class CachedSelfAttention implements Layer {
 
     /** y [batch, t, e] for the next t positions x [batch, t, e]; appends them to {@code cache}. */
     public void forward(Tensor x, Tensor y, KvCache cache, Stream s) {
+        forward(x, null, y, cache, s);
+    }
+
+    /**
+     * y = residual + attention(x) (residual null: attention(x) alone; it may be y itself), the residual added in the
+     * out-projection's GEMM: {@link #launchesPerForward} launches.
+     */
+    public void forward(Tensor x, Tensor residual, Tensor y, KvCache cache, Stream s) {
         Shapes.requireRank(OP, "x", x, 3);
         int t = x.dim(1);
         Shapes.require(OP, "x", x, cache.batch, t, e);
@@ -127,12 +135,13 @@ public final class CachedSelfAttention implements Layer {
         int bh = b * heads;
         Tensor qkv = first(cache.qkv, b, t, 3 * e);
         Tensor q = first(cache.q, b, heads, t, d);
-        Tensor att = first(cache.att, b, heads, t, d);
         Tensor merged = first(cache.merged, b, t, e);
-        inProj.forward(x, qkv, s);
-        HeadLayout.toHeads(ctx, qkv, q, b, t, heads, d, 3 * e, 0, 1, s);
-        ctx.kernels().launch("layout.cu", "rows_to_cache", ctx.kernels().gridFor(2 * q.numel(), 256), 256, s, qkv,
-                cache.k, cache.v, b, t, heads, d, 3 * e, cache.maxT, pos);
+        inProj.forwardPlus(x, null, qkv, s);
+        boolean vec = d % 4 == 0 && qkv.address() % 16 == 0 && q.address() % 16 == 0 && cache.k.address() % 16 == 0
+                && cache.v.address() % 16 == 0; // 16-byte accesses: every row and head start on a 4-float boundary
+        ctx.kernels().launch("layout.cu", "rows_to_heads_and_cache",
+                ctx.kernels().gridFor(3 * q.numel() / (vec ? 4 : 1), 256), 256, s, qkv, q, cache.k, cache.v, b, t,
+                heads, d, 3 * e, cache.maxT, pos, vec ? 1 : 0);
         long headStride = (long) cache.maxT * d;
         Cublas blas = ctx.blasOn(s);
         // S [bh, t, len] row-major = column-major len×t: K (d×len per head) transposed times Q (d×t)
@@ -140,12 +149,34 @@ public final class CachedSelfAttention implements Layer {
                 q.address(), d, (long) t * d, 0f, cache.scores.address(), len, (long) t * len, bh);
         ctx.kernels().launch("attention.cu", "attention_cached_softmax", (bh * t + 3) / 4, 128, s, cache.scores,
                 bh * t, t, len, (float) (1 / Math.sqrt(d)));
-        // O (d×t per head) = V (d×len) · P (column-major len×t)
-        blas.gemmStridedBatched(GemmPrecision.FP32, false, false, d, t, len, 1f, cache.v.address(), d, headStride,
-                cache.scores.address(), len, (long) t * len, 0f, att.address(), d, (long) t * d, bh);
-        HeadLayout.toRows(ctx, att, merged, b, t, heads, d, e, 0, 1, s);
-        outProj.forward(merged, y, s);
+        // O (d×t per head) = V (d×len) · P (column-major len×t). With one sequence, or one position, head i's O
+        // is at column offset i·d of the merged rows (leading dimension e): written there, no layout pass
+        if (mergesInGemm(b, t)) {
+            blas.gemmStridedBatched(GemmPrecision.FP32, false, false, d, t, len, 1f, cache.v.address(), d,
+                    headStride, cache.scores.address(), len, (long) t * len, 0f, merged.address(), e, d, bh);
+        } else {
+            Tensor att = first(cache.att, b, heads, t, d);
+            blas.gemmStridedBatched(GemmPrecision.FP32, false, false, d, t, len, 1f, cache.v.address(), d,
+                    headStride, cache.scores.address(), len, (long) t * len, 0f, att.address(), d, (long) t * d, bh);
+            HeadLayout.toRows(ctx, att, merged, b, t, heads, d, e, 0, 1, s);
+        }
+        outProj.forwardPlus(merged, residual, y, s);
         cache.length = len;
+    }
+
+    /**
+     * Kernel launches and GEMMs of one forward of t positions for batch sequences (where cuBLASLt has algorithms
+     * for the projections, as it has for fp32): in-projection with its bias, q/k/v layout and cache append, scores,
+     * softmax, weighted values, the merge of the heads unless that GEMM writes them merged, out-projection with its
+     * bias and the residual.
+     */
+    public static int launchesPerForward(int batch, int t) {
+        return mergesInGemm(batch, t) ? 6 : 7;
+    }
+
+    /** Whether heads' outputs land at a fixed stride in the merged rows (one sequence, or one position each). */
+    private static boolean mergesInGemm(int batch, int t) {
+        return batch == 1 || t == 1;
     }
 
     /** The first elements of a flat scratch tensor under {@code shape}. */

@@ -54,9 +54,12 @@ final class CachedDecoder implements Layer {
         }
     }
 
-    /** Kernel launches and GEMMs of one forward: per layer norm, attention (10), residual; MLP: norm, 3, residual. */
-    int launchesPerForward() {
-        return attention.size() * (12 + (mlp ? 5 : 0));
+    /**
+     * Kernel launches and GEMMs of one forward of t positions for batch sequences: per layer the norm and the
+     * attention with its residual ({@link CachedSelfAttention#launchesPerForward}); MLP: norm, 3, residual.
+     */
+    int launchesPerForward(int batch, int t) {
+        return attention.size() * (1 + CachedSelfAttention.launchesPerForward(batch, t) + (mlp ? 5 : 0));
     }
 
     /** The KV caches of every layer for {@code batch} sequences of up to {@code maxT} positions, and the scratch. */
@@ -133,8 +136,7 @@ final class CachedDecoder implements Layer {
         for (int l = 0; l < attention.size(); l++) {
             Tensor out = l == attention.size() - 1 && !mlp ? y : h;
             norms1.get(l).forward(in, normed, mean, rstd, s);
-            attention.get(l).forward(normed, branch, c.kv.get(l), s);
-            elementwise.residualAdd(in, branch, out, s);
+            attention.get(l).forward(normed, in, out, c.kv.get(l), s); // out = in + attention: in place from layer 1
             if (mlp) {
                 Tensor out2 = l == attention.size() - 1 ? y : h;
                 norms2.get(l).forward(out, normed, mean, rstd, s);

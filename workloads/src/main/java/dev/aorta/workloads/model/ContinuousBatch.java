@@ -1,5 +1,6 @@
 package dev.aorta.workloads.model;
 
+import dev.aorta.gpu.cuda.CudaGraph;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.model.DType;
 import dev.aorta.model.Tensor;
@@ -25,6 +26,13 @@ import java.util.Optional;
  * turns each decoded output into the next step's input (a final LayerNorm standing in for sampling and embedding;
  * AORTA's third role multiplied a cache slice). Throughput counts AORTA's tokens: prefill tokens + one per
  * decoded sequence.
+ *
+ * <p>Host-launch-bound (hundreds of small launches per iteration), so the decoder runs fused ops (bias and residual
+ * in the projections' cuBLASLt epilogues, q/k/v layout and cache append in one kernel) and, with
+ * {@code graphs=true} (the default), each prefill stream replays its forward as one CUDA graph: a prefill always
+ * starts a new request at position 0 with the same shapes, so the captured launches are exactly the eager ones.
+ * Decode stays eager: its cache position and attended length change every step, and they are launch arguments and
+ * GEMM shapes.
  */
 public final class ContinuousBatch extends ModelWorkload {
     public static final String NAME = "continuous_batch";
@@ -45,7 +53,8 @@ public final class ContinuousBatch extends ModelWorkload {
     @Override
     public String description() {
         return "Prefill of new requests beside one-token decode steps that read the KV cache (AORTA's decode never "
-                + "did), outputs fed back by the sample streams; every stream of a role used";
+                + "did), outputs fed back by the sample streams; every stream of a role used; prefill replayed as a "
+                + "CUDA graph unless graphs=false";
     }
 
     @Override
@@ -78,7 +87,9 @@ public final class ContinuousBatch extends ModelWorkload {
                 WorkloadParameter.positive("decode_batch", "16", "running sequences, one token each per iteration"),
                 WorkloadParameter.positive("context_len", "512", "prompt positions in a running sequence's cache"),
                 WorkloadParameter.positive("max_new_tokens", "512", "generated positions a cache holds before its "
-                        + "decode stream starts a new batch"));
+                        + "decode stream starts a new batch"),
+                WorkloadParameter.choice("graphs", "true", "true: each prefill stream's forward replayed as one CUDA "
+                        + "graph (same kernels, one launch); false: every kernel launched", "true", "false"));
     }
 
     @Override
@@ -113,6 +124,7 @@ public final class ContinuousBatch extends ModelWorkload {
         List<Integer> prefill = ctx.streamsWithRole("prefill");
         List<Integer> decode = ctx.streamsWithRole("decode");
         List<Integer> sample = ctx.streamsWithRole("sample");
+        boolean graphs = Boolean.parseBoolean(ctx.choiceParameter("graphs"));
         tokensPerIteration = prefillBatch * prefillLen + decodeBatch;
         Tensor prompts = keep(Tensor.of(rt.device(), "prompts", DType.FP32, random(prefillBatch * prefillLen * hidden, 47),
                 prefillBatch, prefillLen, hidden));
@@ -130,11 +142,18 @@ public final class ContinuousBatch extends ModelWorkload {
             Tensor in = prompts.slice(0, from, n);
             Tensor out = tensor("prefill output", n, prefillLen, hidden);
             Stream cs = cs(s);
-            iteration.add(() -> {
+            Runnable prefillRequest = () -> {
                 cache.reset(); // a new request every iteration
                 decoder.forward(in, out, cache, cs);
-            });
-            launches(decoder.launchesPerForward());
+            };
+            if (graphs) {
+                CudaGraph graph = captured(prefillRequest, cs);
+                iteration.add(() -> graph.launch(cs));
+                launches(1);
+            } else {
+                iteration.add(prefillRequest);
+                launches(decoder.launchesPerForward(n, prefillLen));
+            }
         }
         List<GpuEvent> decodedEvents = new ArrayList<>();
         List<GpuEvent> sampledEvents = new ArrayList<>();
@@ -167,7 +186,7 @@ public final class ContinuousBatch extends ModelWorkload {
                 }
                 decoder.forward(in, out, cache, cs);
             });
-            launches(decoder.launchesPerForward());
+            launches(decoder.launchesPerForward(n, 1));
             recordOn(s, decodedEvents.get(i));
         }
         for (int i = 0; i < sample.size(); i++) {
@@ -188,6 +207,18 @@ public final class ContinuousBatch extends ModelWorkload {
             recordOn(s, sampledEvents.get(i));
         }
         ctx.gpu().synchronize();
+    }
+
+    /**
+     * {@code work} on {@code s} as a CUDA graph: run once eagerly first (kernels are loaded and cuBLASLt plans
+     * made on first use, which a capture must not see), then captured from the stream.
+     */
+    private CudaGraph captured(Runnable work, Stream s) {
+        work.run();
+        ctx.gpu().synchronize();
+        s.beginCapture();
+        work.run();
+        return keepOther(s.endCapture());
     }
 
     private void require(int count, String param, int streams, String role) {
