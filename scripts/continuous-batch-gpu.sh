@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# continuous_batch (issue 15) on one GPU: ours with the prefill as CUDA graphs (graphs=true, the default) and
-# eager (graphs=false), each under CUPTI and under --kernel-timing event-pairs, beside AORTA's PyTorch counterpart
+# continuous_batch (issue 15) on one GPU: ours with every prefill and decode step as one CUDA graph launch
+# (graphs=true, the default; its correctness check replays a captured decode step) and eager (graphs=false), each
+# under CUPTI and under --kernel-timing event-pairs, beside AORTA's PyTorch counterpart
 # (scripts/bench/aorta_workloads.py); then speculative_decode and rag_pipeline once (their decoders share the fused
 # cached attention), and the model ops' check of the cached attention alone (OpsCheck --small: batch 1 and 2, one
 # and many positions, against float64). Prints a table last; exit 1 on a wrong result, an idle stream or a failed run.

@@ -122,10 +122,15 @@ extern "C" __global__ void columns_from(const float* src, float* dst, long long 
 
 // The fused projection's rows [B, t, rowStride] (head h's query at h*D, key at e + h*D, value at 2e + h*D,
 // e = H*D) split in one launch: queries into q [B, H, t, D], keys and values appended to kdst and vdst
-// [B, H, maxT, D] at positions pos .. pos + t - 1 (a KV cache). vec = 1: four neighbouring d per thread (D, rowStride
+// [B, H, maxT, D] at positions pos .. pos + t - 1 (a KV cache; pos read from position where that is given: a decode
+// step replayed as a CUDA graph). vec = 1: four neighbouring d per thread (D, rowStride
 // and the pointers allow 16-byte accesses).
-extern "C" __global__ void rows_to_heads_and_cache(const float* src, float* q, float* kdst, float* vdst, int B, int t,
-                                                   int H, int D, int rowStride, int maxT, int pos, int vec) {
+extern "C" __global__ void rows_to_heads_and_cache(const float* src, float* q, float* kdst, float* vdst,
+                                                   const int* position, int B, int t, int H, int D, int rowStride,
+                                                   int maxT, int pos, int vec) {
+    if (position != nullptr) {
+        pos = *position;
+    }
     int w = vec ? 4 : 1;
     int dw = D / w;
     long long part = (long long) B * H * t * dw;
@@ -145,5 +150,13 @@ extern "C" __global__ void rows_to_heads_and_cache(const float* src, float* q, f
         } else {
             *to = *from;
         }
+    }
+}
+
+// A KV cache's position on the device, for decode steps replayed as CUDA graphs: set to value (add = 0: after a
+// step launched with the position as an argument) or advanced by it (add = 1: after a replayable step).
+extern "C" __global__ void cache_position(int* position, int value, int add) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        *position = add ? *position + value : value;
     }
 }

@@ -74,6 +74,8 @@ final class CachedDecoder implements Layer {
         private final Tensor rstd;
         /** Per layer and row count (MLP activations have exact shapes): made on first use of that count. */
         private final Map<Integer, List<MlpBlock.Activations>> mlpActs = new HashMap<>();
+        /** Positions cached, on the device (one int), once {@link #keepPositionOnDevice} made replayable steps possible. */
+        private Tensor position;
 
         Cache(int batch, int maxT, int maxStep) {
             this.batch = batch;
@@ -102,6 +104,32 @@ final class CachedDecoder implements Layer {
             return kv.getFirst().length();
         }
 
+        /**
+         * Makes decode steps through {@link #forwardAtDevicePosition} possible, on {@code s} (an empty cache): every
+         * slot zeroed (a masked slot's value is multiplied by 0 and must be finite) and the position kept on the
+         * device from now on (each {@link #forward} sets it: one launch more).
+         */
+        void keepPositionOnDevice(Stream s) {
+            if (length() != 0) {
+                throw new IllegalStateException("cached decoder: keepPositionOnDevice zeroes the cache, which holds "
+                        + length() + " positions; call it on an empty cache");
+            }
+            if (position == null) {
+                position = ops.empty("cached decoder", "position", DType.I32, 1);
+                kv.forEach(k -> k.clear(s));
+                setPosition(s);
+            }
+        }
+
+        private void setPosition(Stream s) {
+            ops.kernels().launch("layout.cu", "cache_position", 1, 32, s, position, length(), 0);
+        }
+
+        /** Counts t positions appended by a replay of a captured {@link #forwardAtDevicePosition} step. */
+        void advanced(int t) {
+            kv.forEach(k -> k.advanced(t));
+        }
+
         void reset() {
             kv.forEach(CachedSelfAttention.KvCache::reset);
         }
@@ -114,6 +142,9 @@ final class CachedDecoder implements Layer {
             hidden.close();
             mean.close();
             rstd.close();
+            if (position != null) {
+                position.close();
+            }
             mlpActs.values().forEach(list -> list.forEach(MlpBlock.Activations::close));
         }
     }
@@ -125,6 +156,29 @@ final class CachedDecoder implements Layer {
 
     /** y [batch, t, dim] for the next t positions x [batch, t, dim]; appends them to every layer's cache. */
     void forward(Tensor x, Tensor y, Cache c, Stream s) {
+        layers(x, y, c, null, s);
+        if (c.position != null) {
+            c.setPosition(s);
+        }
+    }
+
+    /**
+     * As {@link #forward}, at the cache's device position (see {@link CachedSelfAttention#forwardAtDevicePosition}),
+     * which the last launch advances by t: the same launches at every position, to be captured as a CUDA graph and
+     * replayed (each replay told to the cache by {@link Cache#advanced}); {@link #launchesPerForward} + 1 launches.
+     * Needs {@link Cache#keepPositionOnDevice}.
+     */
+    void forwardAtDevicePosition(Tensor x, Tensor y, Cache c, Stream s) {
+        if (c.position == null) {
+            throw new IllegalStateException("cached decoder: forwardAtDevicePosition needs a cache that keeps its "
+                    + "position on the device (keepPositionOnDevice)");
+        }
+        layers(x, y, c, c.position, s);
+        ops.kernels().launch("layout.cu", "cache_position", 1, 32, s, c.position, x.dim(1), 1);
+    }
+
+    /** The layers, the attention at the host's cache position (position null) or at the device's. */
+    private void layers(Tensor x, Tensor y, Cache c, Tensor position, Stream s) {
         int t = x.dim(1);
         int rows = c.batch * t;
         Tensor normed = first(c.normed, rows, c.batch, t);
@@ -136,7 +190,12 @@ final class CachedDecoder implements Layer {
         for (int l = 0; l < attention.size(); l++) {
             Tensor out = l == attention.size() - 1 && !mlp ? y : h;
             norms1.get(l).forward(in, normed, mean, rstd, s);
-            attention.get(l).forward(normed, in, out, c.kv.get(l), s); // out = in + attention: in place from layer 1
+            // out = in + attention: in place from layer 1
+            if (position == null) {
+                attention.get(l).forward(normed, in, out, c.kv.get(l), s);
+            } else {
+                attention.get(l).forwardAtDevicePosition(normed, in, out, c.kv.get(l), position, s);
+            }
             if (mlp) {
                 Tensor out2 = l == attention.size() - 1 ? y : h;
                 norms2.get(l).forward(out, normed, mean, rstd, s);

@@ -29,10 +29,11 @@ import java.util.Optional;
  *
  * <p>Host-launch-bound (hundreds of small launches per iteration), so the decoder runs fused ops (bias and residual
  * in the projections' cuBLASLt epilogues, q/k/v layout and cache append in one kernel) and, with
- * {@code graphs=true} (the default), each prefill stream replays its forward as one CUDA graph: a prefill always
- * starts a new request at position 0 with the same shapes, so the captured launches are exactly the eager ones.
- * Decode stays eager: its cache position and attended length change every step, and they are launch arguments and
- * GEMM shapes.
+ * {@code graphs=true} (the default), every prefill and decode step is one CUDA graph launch. A prefill always
+ * starts a new request at position 0 with the same shapes: its graph holds exactly the eager launches. A decode
+ * step's position changes every step, so its graph reads the position from device memory and attends over all
+ * cache slots, those after the position masked to probability 0 (the same result; the score GEMMs span maxT
+ * rather than the cached length, a few MFLOP per step); the context prefill that starts a new batch stays eager.
  */
 public final class ContinuousBatch extends ModelWorkload {
     public static final String NAME = "continuous_batch";
@@ -44,6 +45,7 @@ public final class ContinuousBatch extends ModelWorkload {
     private final List<Lane> decodeLanes = new ArrayList<>();
     private int hidden;
     private int tokensPerIteration;
+    private boolean graphs;
 
     @Override
     public String name() {
@@ -53,8 +55,8 @@ public final class ContinuousBatch extends ModelWorkload {
     @Override
     public String description() {
         return "Prefill of new requests beside one-token decode steps that read the KV cache (AORTA's decode never "
-                + "did), outputs fed back by the sample streams; every stream of a role used; prefill replayed as a "
-                + "CUDA graph unless graphs=false";
+                + "did), outputs fed back by the sample streams; every stream of a role used; prefill and decode "
+                + "steps replayed as CUDA graphs unless graphs=false";
     }
 
     @Override
@@ -88,8 +90,9 @@ public final class ContinuousBatch extends ModelWorkload {
                 WorkloadParameter.positive("context_len", "512", "prompt positions in a running sequence's cache"),
                 WorkloadParameter.positive("max_new_tokens", "512", "generated positions a cache holds before its "
                         + "decode stream starts a new batch"),
-                WorkloadParameter.choice("graphs", "true", "true: each prefill stream's forward replayed as one CUDA "
-                        + "graph (same kernels, one launch); false: every kernel launched", "true", "false"));
+                WorkloadParameter.choice("graphs", "true", "true: each prefill and each decode step replayed as one "
+                        + "CUDA graph (decode at a position read from device memory); false: every kernel launched",
+                        "true", "false"));
     }
 
     @Override
@@ -124,7 +127,7 @@ public final class ContinuousBatch extends ModelWorkload {
         List<Integer> prefill = ctx.streamsWithRole("prefill");
         List<Integer> decode = ctx.streamsWithRole("decode");
         List<Integer> sample = ctx.streamsWithRole("sample");
-        boolean graphs = Boolean.parseBoolean(ctx.choiceParameter("graphs"));
+        graphs = Boolean.parseBoolean(ctx.choiceParameter("graphs"));
         tokensPerIteration = prefillBatch * prefillLen + decodeBatch;
         Tensor prompts = keep(Tensor.of(rt.device(), "prompts", DType.FP32, random(prefillBatch * prefillLen * hidden, 47),
                 prefillBatch, prefillLen, hidden));
@@ -174,19 +177,37 @@ public final class ContinuousBatch extends ModelWorkload {
             Tensor in = next.slice(0, from, n);
             Tensor out = decoded.slice(0, from, n);
             Stream cs = cs(s);
+            if (graphs) {
+                cache.keepPositionOnDevice(cs);
+            }
             decoder.forward(context, contextOut, cache, cs); // the running sequences' prompts, before the run
             decodeLanes.add(new Lane(s, decoder, cache, in, out));
             for (GpuEvent e : sampledEvents) {
                 waitOn(s, e);
             }
-            iteration.add(() -> {
+            Runnable newBatchWhenFull = () -> {
                 if (cache.length() == cache.maxT) {
                     cache.reset(); // these sequences are done: a new batch joins with its prompts
                     decoder.forward(context, contextOut, cache, cs);
                 }
-                decoder.forward(in, out, cache, cs);
-            });
-            launches(decoder.launchesPerForward(n, 1));
+            };
+            if (graphs) {
+                // captured() runs the step once eagerly before capturing it: one position appended
+                CudaGraph step = captured(() -> decoder.forwardAtDevicePosition(in, out, cache, cs), cs);
+                cache.advanced(1);
+                iteration.add(() -> {
+                    newBatchWhenFull.run();
+                    step.launch(cs);
+                    cache.advanced(1);
+                });
+                launches(1);
+            } else {
+                iteration.add(() -> {
+                    newBatchWhenFull.run();
+                    decoder.forward(in, out, cache, cs);
+                });
+                launches(decoder.launchesPerForward(n, 1));
+            }
             recordOn(s, decodedEvents.get(i));
         }
         for (int i = 0; i < sample.size(); i++) {
@@ -235,12 +256,16 @@ public final class ContinuousBatch extends ModelWorkload {
 
     /**
      * The decoder that ran decode, fed a fresh sequence of 12 positions as a prefill of 11 and one decode step that
-     * reads the cache, against float64 of the whole sequence at once (every position).
+     * reads the cache (with graphs, the step as the workload runs it: captured at the cache's device position and
+     * replayed), against float64 of the whole sequence at once (every position).
      */
     @Override
     public Optional<String> correctnessProblem() {
         Lane lane = decodeLanes.getFirst();
-        return DecoderCheck.prefillThenDecode(NAME + " decoder", rt, lane.decoder(), cs(lane.stream()), hidden,
-                CHECK_LEN, 67);
+        return graphs
+                ? DecoderCheck.prefillThenReplayedDecode(NAME + " decoder", rt, lane.decoder(), cs(lane.stream()),
+                        hidden, CHECK_LEN, 67)
+                : DecoderCheck.prefillThenDecode(NAME + " decoder", rt, lane.decoder(), cs(lane.stream()), hidden,
+                        CHECK_LEN, 67);
     }
 }
