@@ -68,6 +68,7 @@ final class CachedDecoder implements Layer {
         final int batch;
         final int maxT;
         private final Tensor normed;
+        /** The MLP's output before its residual add (the attention adds its residual in its GEMM); null without. */
         private final Tensor branch;
         private final Tensor hidden;
         private final Tensor mean;
@@ -84,7 +85,7 @@ final class CachedDecoder implements Layer {
                 kv.add(a.cache(batch, maxT));
             }
             normed = ops.empty("cached decoder", "normed", DType.FP32, batch * maxStep, dim);
-            branch = ops.empty("cached decoder", "branch output", DType.FP32, batch * maxStep, dim);
+            branch = mlp ? ops.empty("cached decoder", "MLP output", DType.FP32, batch * maxStep, dim) : null;
             hidden = ops.empty("cached decoder", "layer output", DType.FP32, batch * maxStep, dim);
             mean = ops.empty("cached decoder", "mean", DType.FP32, batch * maxStep);
             rstd = ops.empty("cached decoder", "rstd", DType.FP32, batch * maxStep);
@@ -138,7 +139,9 @@ final class CachedDecoder implements Layer {
         public void close() {
             kv.forEach(CachedSelfAttention.KvCache::close);
             normed.close();
-            branch.close();
+            if (branch != null) {
+                branch.close();
+            }
             hidden.close();
             mean.close();
             rstd.close();
@@ -182,7 +185,6 @@ final class CachedDecoder implements Layer {
         int t = x.dim(1);
         int rows = c.batch * t;
         Tensor normed = first(c.normed, rows, c.batch, t);
-        Tensor branch = first(c.branch, rows, c.batch, t);
         Tensor h = first(c.hidden, rows, c.batch, t);
         Tensor mean = c.mean.slice(0, 0, rows);
         Tensor rstd = c.rstd.slice(0, 0, rows);
@@ -199,6 +201,7 @@ final class CachedDecoder implements Layer {
             if (mlp) {
                 Tensor out2 = l == attention.size() - 1 ? y : h;
                 norms2.get(l).forward(out, normed, mean, rstd, s);
+                Tensor branch = first(c.branch, rows, c.batch, t);
                 mlps.get(l).forward(normed.view(rows, dim), branch.view(rows, dim), c.mlpActivations(l, rows), s);
                 elementwise.residualAdd(out, branch, out2, s);
             }
