@@ -21,9 +21,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * A cuBLASLt (CUDA 13) handle through FFM: column-major matmuls D = alpha·op(A)·op(B) + beta·C (C is D) with
- * A and B in one precision and C/D in another (bf16 or fp16 operands, fp32 output and accumulation), and the
- * epilogues that fuse a bias, a GELU or a bias gradient into the GEMM. Descriptors, layouts and the
+ * A cuBLASLt (CUDA 13) handle through FFM: column-major matmuls D = alpha·op(A)·op(B) + beta·C (C is D, or
+ * another matrix of D's layout) with A and B in one precision and C/D in another (bf16 or fp16 operands, fp32
+ * output and accumulation; or fp32 throughout), and the epilogues that fuse a bias, a GELU or a bias gradient into
+ * the GEMM. Descriptors, layouts and the
  * heuristic's algorithm are made once per shape and kept ({@link #plans()} counts them); pointers (bias, aux)
  * are set per call. Not thread-safe: one handle per thread.
  *
