@@ -4,8 +4,9 @@
 #   1. aorta train, config/default.yaml, bf16, eager and compiled (the step as one CUDA graph): median step (host, end
 #      to end), device window and compute-stream busy time, steps 10..199;
 #   2. PyTorch eager at the same shape (scripts/trainer-reference.py timing);
-#   3. continuous_batch (8 streams) with CUPTI tracing every kernel and with --kernel-timing event-pairs (no CUPTI;
-#      a few sampled iterations carry event pairs): the host's time per launch with and without CUPTI's work.
+#   3. continuous_batch (8 streams, graphs=false: every kernel launched) with CUPTI tracing every kernel and with
+#      --kernel-timing event-pairs (no CUPTI; a few sampled iterations carry event pairs): the host's time per launch
+#      with and without CUPTI's work.
 # Usage: scripts/trainer-host-cost-gpu.sh DIST_DIR OUT_DIR   (DIST_DIR holds bin/aorta and lib/*.jar)
 set -uo pipefail
 dist=${1:?usage: trainer-host-cost-gpu.sh DIST_DIR OUT_DIR}
@@ -28,7 +29,7 @@ PY
 done
 timeout 60 python3 "$here/trainer-reference.py" timing > "$out/torch-eager.txt" 2>&1
 for timing in cupti event-pairs; do
-  timeout 60 "$dist/bin/aorta" run continuous_batch --streams 8 -i 20 -w 30 --kernel-timing $timing \
+  timeout 60 "$dist/bin/aorta" run continuous_batch --streams 8 -p graphs=false -i 20 -w 30 --kernel-timing $timing \
     -o "$out/continuous_batch-$timing.json" > "$out/continuous_batch-$timing.txt" 2>&1
 done
 

@@ -296,13 +296,16 @@ extern "C" __global__ void attention_small_backward(float* s, float* dp, const f
 
 // ---- decoding against a KV cache: t new queries over L = pos + t cached keys ----
 // S [rows = batch*heads*t, L] row-major; query i (absolute position pos + i) sees keys j <= pos + i. P in place.
-extern "C" __global__ void attention_cached_softmax(float* s, int rows, int t, int L, float scale) {
+// pos = L - t, or *position where that is given (L then spans the whole cache; the slots after the query's own,
+// stale or zero, get probability 0: the shapes of a CUDA graph's decode step stay the same at every position).
+extern "C" __global__ void attention_cached_softmax(float* s, int rows, int t, int L, float scale,
+                                                    const int* position) {
     int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
     int lane = threadIdx.x % 32;
     if (row >= rows) {
         return;
     }
-    int end = L - t + row % t + 1;
+    int end = (position != nullptr ? *position : L - t) + row % t + 1;
     float* sr = s + (long long) row * L;
     float m = NEG_INF;
     for (int j = lane; j < end; j += 32) {

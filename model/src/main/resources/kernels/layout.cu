@@ -112,20 +112,43 @@ extern "C" __global__ void columns_from(const float* src, float* dst, long long 
     }
 }
 
-// KV cache append, keys and values in one launch: src rows [B, t, rowStride] (the fused projection's rows: head h's
-// key at e + h*D, its value at 2e + h*D, e = H*D) into kdst and vdst [B, H, maxT, D] at positions pos .. pos + t - 1.
-extern "C" __global__ void rows_to_cache(const float* src, float* kdst, float* vdst, int B, int t, int H, int D,
-                                         int rowStride, int maxT, int pos) {
-    long long part = (long long) B * H * t * D;
+// The fused projection's rows [B, t, rowStride] (head h's query at h*D, key at e + h*D, value at 2e + h*D,
+// e = H*D) split in one launch: queries into q [B, H, t, D], keys and values appended to kdst and vdst
+// [B, H, maxT, D] at positions pos .. pos + t - 1 (a KV cache; pos read from position where that is given: a decode
+// step replayed as a CUDA graph). vec = 1: four neighbouring d per thread (D, rowStride
+// and the pointers allow 16-byte accesses).
+extern "C" __global__ void rows_to_heads_and_cache(const float* src, float* q, float* kdst, float* vdst,
+                                                   const int* position, int B, int t, int H, int D, int rowStride,
+                                                   int maxT, int pos, int vec) {
+    if (position != nullptr) {
+        pos = *position;
+    }
+    int w = vec ? 4 : 1;
+    int dw = D / w;
+    long long part = (long long) B * H * t * dw;
     int e = H * D;
-    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < 2 * part; i += (long long) gridDim.x * blockDim.x) {
-        int value = i >= part;
-        long long j = value ? i - part : i;
-        int d = (int) (j % D);
-        int tt = (int) (j / D % t);
-        int h = (int) (j / ((long long) D * t) % H);
-        int b = (int) (j / ((long long) D * t * H));
-        (value ? vdst : kdst)[(((long long) b * H + h) * maxT + pos + tt) * D + d] =
-            src[((long long) b * t + tt) * rowStride + (1 + value) * e + h * D + d];
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < 3 * part; i += (long long) gridDim.x * blockDim.x) {
+        int p = (int) (i / part);
+        long long j = i - p * part;
+        int d = (int) (j % dw) * w;
+        int tt = (int) (j / dw % t);
+        int h = (int) (j / ((long long) dw * t) % H);
+        int b = (int) (j / ((long long) dw * t * H));
+        const float* from = src + ((long long) b * t + tt) * rowStride + p * e + h * D + d;
+        float* to = p == 0 ? q + (((long long) b * H + h) * t + tt) * D + d
+                           : (p == 1 ? kdst : vdst) + (((long long) b * H + h) * maxT + pos + tt) * D + d;
+        if (vec) {
+            *reinterpret_cast<float4*>(to) = *reinterpret_cast<const float4*>(from);
+        } else {
+            *to = *from;
+        }
+    }
+}
+
+// A KV cache's position on the device, for decode steps replayed as CUDA graphs: set to value (add = 0: after a
+// step launched with the position as an argument) or advanced by it (add = 1: after a replayable step).
+extern "C" __global__ void cache_position(int* position, int value, int add) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        *position = add ? *position + value : value;
     }
 }

@@ -111,6 +111,17 @@ class RemainingWorkloadsTest {
         assertThat(opened).isEmpty();
     }
 
+    /** continuous_batch's CUDA graphs are a switch, on by default; anything else is refused. */
+    @Test
+    void continuousBatchOffersItsGraphsAsATrueFalseSwitch() {
+        assertThat(aorta("list", "-v").out()).contains("--param graphs=true  true: each prefill and each decode step "
+                + "replayed as one CUDA graph (decode at a position read from device memory); false: every kernel "
+                + "launched (one of true, false)");
+        CliRunner.Outcome o = aorta("run", "continuous_batch", "-p", "graphs=yes", "-i", "1", "-w", "0");
+        assertThat(o.exitCode()).isNotZero();
+        assertThat(o.err()).contains("graphs").contains("one of true, false").doesNotContain("\tat ");
+    }
+
     @ParameterizedTest
     @CsvSource({"fsdp_tp", "moe", "speculative_decode", "continuous_batch", "activation_ckpt", "grad_accum",
             "rag_pipeline", "async_dataload"})

@@ -21,9 +21,10 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * A cuBLASLt (CUDA 13) handle through FFM: column-major matmuls D = alpha·op(A)·op(B) + beta·C (C is D) with
- * A and B in one precision and C/D in another (bf16 or fp16 operands, fp32 output and accumulation), and the
- * epilogues that fuse a bias, a GELU or a bias gradient into the GEMM. Descriptors, layouts and the
+ * A cuBLASLt (CUDA 13) handle through FFM: column-major matmuls D = alpha·op(A)·op(B) + beta·C (C is D, or
+ * another matrix of D's layout) with A and B in one precision and C/D in another (bf16 or fp16 operands, fp32
+ * output and accumulation; or fp32 throughout), and the epilogues that fuse a bias, a GELU or a bias gradient into
+ * the GEMM. Descriptors, layouts and the
  * heuristic's algorithm are made once per shape and kept ({@link #plans()} counts them); pointers (bias, aux)
  * are set per call. Not thread-safe: one handle per thread.
  *
@@ -165,6 +166,18 @@ public final class CublasLt implements AutoCloseable {
     public boolean matmul(Stream s, GemmPrecision ab, GemmPrecision cd, boolean transA, boolean transB, int m, int n,
                        int k, float alphaValue, long a, int lda, long b, int ldb, float betaValue, long d, int ldd,
                        Epilogue epilogue, long bias, long aux, int auxLd) {
+        return matmul(s, ab, cd, transA, transB, m, n, k, alphaValue, a, lda, b, ldb, betaValue, d, d, ldd, epilogue,
+                bias, aux, auxLd);
+    }
+
+    /**
+     * As {@link #matmul(Stream, GemmPrecision, GemmPrecision, boolean, boolean, int, int, int, float, long, int,
+     * long, int, float, long, int, Epilogue, long, long, int)} with C apart from D (same type and layout):
+     * D = alpha·op(A)·op(B) + beta·C, then the epilogue; a residual added in the same launch (C the residual).
+     */
+    public boolean matmul(Stream s, GemmPrecision ab, GemmPrecision cd, boolean transA, boolean transB, int m, int n,
+                       int k, float alphaValue, long a, int lda, long b, int ldb, float betaValue, long c, long d,
+                       int ldd, Epilogue epilogue, long bias, long aux, int auxLd) {
         if (epilogue.usesBias() != (bias != 0) || epilogue.usesAux() != (aux != 0)) {
             throw new IllegalArgumentException("cuBLASLt epilogue " + epilogue + " needs " + (epilogue.usesBias()
                     ? "a" : "no") + " bias and " + (epilogue.usesAux() ? "an" : "no") + " aux pointer");
@@ -188,7 +201,7 @@ public final class CublasLt implements AutoCloseable {
             if (aux != 0) {
                 setDesc(p.desc(), DESC_AUX_POINTER, aux);
             }
-            rc = (int) lib.matmul.invokeExact(handle, p.desc(), alpha, a, p.a(), b, p.b(), beta, d, p.d(), d, p.d(),
+            rc = (int) lib.matmul.invokeExact(handle, p.desc(), alpha, a, p.a(), b, p.b(), beta, c, p.d(), d, p.d(),
                     p.algo(), workspaceFor(s).address(), WORKSPACE_BYTES, s.address());
         } catch (Throwable t) {
             throw Ffm.callFailed("cublasLtMatmul", t);

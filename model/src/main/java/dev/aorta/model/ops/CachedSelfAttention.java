@@ -99,6 +99,21 @@ public final class CachedSelfAttention implements Layer {
             length = 0;
         }
 
+        /** Zeros every slot's key and value on {@code s} (finite values for {@link #forwardAtDevicePosition}). */
+        public void clear(Stream s) {
+            k.zero(s);
+            v.zero(s);
+        }
+
+        /** Counts t positions appended by a replayed {@link #forwardAtDevicePosition}, which the host did not run. */
+        public void advanced(int t) {
+            if (t < 0 || length + t > maxT) {
+                throw new IllegalArgumentException(OP + ": " + t + " positions after " + length
+                        + " cached do not fit the cache of " + maxT);
+            }
+            length += t;
+        }
+
         @Override
         public void close() {
             for (Tensor t : new Tensor[] {k, v, qkv, q, att, merged, scores}) {
@@ -113,6 +128,37 @@ public final class CachedSelfAttention implements Layer {
 
     /** y [batch, t, e] for the next t positions x [batch, t, e]; appends them to {@code cache}. */
     public void forward(Tensor x, Tensor y, KvCache cache, Stream s) {
+        forward(x, null, y, cache, s);
+    }
+
+    /**
+     * y = residual + attention(x) (residual null: attention(x) alone; it may be y itself), the residual added in the
+     * out-projection's GEMM: {@link #launchesPerForward} launches.
+     */
+    public void forward(Tensor x, Tensor residual, Tensor y, KvCache cache, Stream s) {
+        int t = checkStep(x, y, cache);
+        attend(x, residual, y, cache, null, cache.length, cache.length + t, s);
+        cache.length += t;
+    }
+
+    /**
+     * As {@link #forward(Tensor, Tensor, Tensor, KvCache, Stream)}, but the cache position is read by the kernels
+     * from {@code position} (one int on the device, positions cached before this call; the caller advances it) and
+     * the scores run over all maxT slots of the cache, those at or after the position masked to probability 0:
+     * every launch and GEMM shape is the same at every position, so a decode step can be captured once as a CUDA
+     * graph and replayed. The slots past the position must hold finite values (zeros from {@link
+     * KvCache#clear}, or earlier sequences' keys and values): a masked slot's 0 probability multiplies its value.
+     * The cache's host-side length is not advanced ({@link KvCache#advanced}: a replay does not run this method).
+     */
+    public void forwardAtDevicePosition(Tensor x, Tensor residual, Tensor y, KvCache cache, Tensor position,
+                                        Stream s) {
+        checkStep(x, y, cache);
+        Shapes.require(OP, "position", position, 1);
+        Shapes.requireDtype(OP, "position", position, DType.I32);
+        attend(x, residual, y, cache, position, 0, cache.maxT, s);
+    }
+
+    private int checkStep(Tensor x, Tensor y, KvCache cache) {
         Shapes.requireRank(OP, "x", x, 3);
         int t = x.dim(1);
         Shapes.require(OP, "x", x, cache.batch, t, e);
@@ -121,31 +167,61 @@ public final class CachedSelfAttention implements Layer {
             throw new IllegalArgumentException(OP + ": " + t + " new positions after " + cache.length
                     + " cached do not fit the cache of " + cache.maxT);
         }
+        return t;
+    }
+
+    /**
+     * The launches of one step: position null, the new positions start at {@code pos} and the scores span
+     * {@code len} = pos + t; else the kernels read the start from {@code position} and {@code len} is maxT.
+     */
+    private void attend(Tensor x, Tensor residual, Tensor y, KvCache cache, Tensor position, int pos, int len,
+                        Stream s) {
+        int t = x.dim(1);
         int b = cache.batch;
-        int pos = cache.length;
-        int len = pos + t;
         int bh = b * heads;
         Tensor qkv = first(cache.qkv, b, t, 3 * e);
         Tensor q = first(cache.q, b, heads, t, d);
-        Tensor att = first(cache.att, b, heads, t, d);
         Tensor merged = first(cache.merged, b, t, e);
-        inProj.forward(x, qkv, s);
-        HeadLayout.toHeads(ctx, qkv, q, b, t, heads, d, 3 * e, 0, 1, s);
-        ctx.kernels().launch("layout.cu", "rows_to_cache", ctx.kernels().gridFor(2 * q.numel(), 256), 256, s, qkv,
-                cache.k, cache.v, b, t, heads, d, 3 * e, cache.maxT, pos);
+        inProj.forwardPlus(x, null, qkv, s);
+        boolean vec = d % 4 == 0 && qkv.address() % 16 == 0 && q.address() % 16 == 0 && cache.k.address() % 16 == 0
+                && cache.v.address() % 16 == 0; // 16-byte accesses: every row and head start on a 4-float boundary
+        ctx.kernels().launch("layout.cu", "rows_to_heads_and_cache",
+                ctx.kernels().gridFor(3 * q.numel() / (vec ? 4 : 1), 256), 256, s, qkv, q, cache.k, cache.v, position,
+                b, t, heads, d, 3 * e, cache.maxT, pos, vec ? 1 : 0);
         long headStride = (long) cache.maxT * d;
         Cublas blas = ctx.blasOn(s);
         // S [bh, t, len] row-major = column-major len×t: K (d×len per head) transposed times Q (d×t)
         blas.gemmStridedBatched(GemmPrecision.FP32, true, false, len, t, d, 1f, cache.k.address(), d, headStride,
                 q.address(), d, (long) t * d, 0f, cache.scores.address(), len, (long) t * len, bh);
         ctx.kernels().launch("attention.cu", "attention_cached_softmax", (bh * t + 3) / 4, 128, s, cache.scores,
-                bh * t, t, len, (float) (1 / Math.sqrt(d)));
-        // O (d×t per head) = V (d×len) · P (column-major len×t)
-        blas.gemmStridedBatched(GemmPrecision.FP32, false, false, d, t, len, 1f, cache.v.address(), d, headStride,
-                cache.scores.address(), len, (long) t * len, 0f, att.address(), d, (long) t * d, bh);
-        HeadLayout.toRows(ctx, att, merged, b, t, heads, d, e, 0, 1, s);
-        outProj.forward(merged, y, s);
-        cache.length = len;
+                bh * t, t, len, (float) (1 / Math.sqrt(d)), position);
+        // O (d×t per head) = V (d×len) · P (column-major len×t). With one sequence, or one position, head i's O
+        // is at column offset i·d of the merged rows (leading dimension e): written there, no layout pass
+        if (mergesInGemm(b, t)) {
+            blas.gemmStridedBatched(GemmPrecision.FP32, false, false, d, t, len, 1f, cache.v.address(), d,
+                    headStride, cache.scores.address(), len, (long) t * len, 0f, merged.address(), e, d, bh);
+        } else {
+            Tensor att = first(cache.att, b, heads, t, d);
+            blas.gemmStridedBatched(GemmPrecision.FP32, false, false, d, t, len, 1f, cache.v.address(), d,
+                    headStride, cache.scores.address(), len, (long) t * len, 0f, att.address(), d, (long) t * d, bh);
+            HeadLayout.toRows(ctx, att, merged, b, t, heads, d, e, 0, 1, s);
+        }
+        outProj.forwardPlus(merged, residual, y, s);
+    }
+
+    /**
+     * Kernel launches and GEMMs of one forward of t positions for batch sequences (where cuBLASLt has algorithms
+     * for the projections, as it has for fp32): in-projection with its bias, q/k/v layout and cache append, scores,
+     * softmax, weighted values, the merge of the heads unless that GEMM writes them merged, out-projection with its
+     * bias and the residual.
+     */
+    public static int launchesPerForward(int batch, int t) {
+        return mergesInGemm(batch, t) ? 6 : 7;
+    }
+
+    /** Whether heads' outputs land at a fixed stride in the merged rows (one sequence, or one position each). */
+    private static boolean mergesInGemm(int batch, int t) {
+        return batch == 1 || t == 1;
     }
 
     /** The first elements of a flat scratch tensor under {@code shape}. */

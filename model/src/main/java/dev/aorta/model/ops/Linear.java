@@ -132,6 +132,40 @@ public final class Linear implements Layer {
     }
 
     /**
+     * y = x·Wᵀ + b + residual (residual may be null, or y itself) for inference: in fp32 one cuBLASLt launch, the
+     * bias in its epilogue and the residual as its C operand (beta 1), where eager {@link #forward} and a residual
+     * add take three (GEMM, bias pass, add); launch-bound decoders (continuous_batch) need the two passes gone.
+     * Where cuBLASLt has no algorithm: cuBLAS's GEMM and the bias pass (and the add unless the residual is y).
+     */
+    public void forwardPlus(Tensor x, Tensor residual, Tensor y, Stream s) {
+        if (ctx.autocast() != null) {
+            throw new IllegalStateException(OP + ": forwardPlus is fp32 only; under autocast use forward");
+        }
+        int rows = check(x, "y", y);
+        boolean inPlace = residual != null && sameTensor(residual, y);
+        if (residual != null) {
+            Shapes.requireSame(OP, "residual", residual, "y", y);
+            Shapes.requireContiguous(OP, "residual", residual);
+        }
+        if (ctx.blasLt().matmul(s, GemmPrecision.FP32, GemmPrecision.FP32, true, false, out, rows, in, 1f,
+                weight.value().address(), in, x.address(), in, residual == null ? 0f : 1f,
+                residual == null ? y.address() : residual.address(), y.address(), out,
+                bias == null ? CublasLt.Epilogue.DEFAULT : CublasLt.Epilogue.BIAS,
+                bias == null ? 0 : bias.value().address(), 0, 0)) {
+            return;
+        }
+        ctx.blasOn(s).gemm(GemmPrecision.FP32, true, false, out, rows, in, 1f, weight.value().address(), in,
+                x.address(), in, inPlace ? 1f : 0f, y.address(), out);
+        if (bias != null) {
+            ctx.kernels().launch("elementwise.cu", "bias_act_forward", ctx.kernels().gridFor(y.numel(), 256), 256, s,
+                    y, bias.value(), null, y.numel(), out, 0);
+        }
+        if (residual != null && !inPlace) {
+            ew.residualAdd(residual, y, y, s);
+        }
+    }
+
+    /**
      * pre = x·Wᵀ + b (kept for the backward pass), y = gelu(pre). Under autocast pre may be of the autocast
      * dtype (torch's; see the class comment), else it is fp32.
      */

@@ -54,9 +54,12 @@ final class CachedDecoder implements Layer {
         }
     }
 
-    /** Kernel launches and GEMMs of one forward: per layer norm, attention (10), residual; MLP: norm, 3, residual. */
-    int launchesPerForward() {
-        return attention.size() * (12 + (mlp ? 5 : 0));
+    /**
+     * Kernel launches and GEMMs of one forward of t positions for batch sequences: per layer the norm and the
+     * attention with its residual ({@link CachedSelfAttention#launchesPerForward}); MLP: norm, 3, residual.
+     */
+    int launchesPerForward(int batch, int t) {
+        return attention.size() * (1 + CachedSelfAttention.launchesPerForward(batch, t) + (mlp ? 5 : 0));
     }
 
     /** The KV caches of every layer for {@code batch} sequences of up to {@code maxT} positions, and the scratch. */
@@ -65,12 +68,15 @@ final class CachedDecoder implements Layer {
         final int batch;
         final int maxT;
         private final Tensor normed;
+        /** The MLP's output before its residual add (the attention adds its residual in its GEMM); null without. */
         private final Tensor branch;
         private final Tensor hidden;
         private final Tensor mean;
         private final Tensor rstd;
         /** Per layer and row count (MLP activations have exact shapes): made on first use of that count. */
         private final Map<Integer, List<MlpBlock.Activations>> mlpActs = new HashMap<>();
+        /** Positions cached, on the device (one int), once {@link #keepPositionOnDevice} made replayable steps possible. */
+        private Tensor position;
 
         Cache(int batch, int maxT, int maxStep) {
             this.batch = batch;
@@ -79,7 +85,7 @@ final class CachedDecoder implements Layer {
                 kv.add(a.cache(batch, maxT));
             }
             normed = ops.empty("cached decoder", "normed", DType.FP32, batch * maxStep, dim);
-            branch = ops.empty("cached decoder", "branch output", DType.FP32, batch * maxStep, dim);
+            branch = mlp ? ops.empty("cached decoder", "MLP output", DType.FP32, batch * maxStep, dim) : null;
             hidden = ops.empty("cached decoder", "layer output", DType.FP32, batch * maxStep, dim);
             mean = ops.empty("cached decoder", "mean", DType.FP32, batch * maxStep);
             rstd = ops.empty("cached decoder", "rstd", DType.FP32, batch * maxStep);
@@ -99,6 +105,32 @@ final class CachedDecoder implements Layer {
             return kv.getFirst().length();
         }
 
+        /**
+         * Makes decode steps through {@link #forwardAtDevicePosition} possible, on {@code s} (an empty cache): every
+         * slot zeroed (a masked slot's value is multiplied by 0 and must be finite) and the position kept on the
+         * device from now on (each {@link #forward} sets it: one launch more).
+         */
+        void keepPositionOnDevice(Stream s) {
+            if (length() != 0) {
+                throw new IllegalStateException("cached decoder: keepPositionOnDevice zeroes the cache, which holds "
+                        + length() + " positions; call it on an empty cache");
+            }
+            if (position == null) {
+                position = ops.empty("cached decoder", "position", DType.I32, 1);
+                kv.forEach(k -> k.clear(s));
+                setPosition(s);
+            }
+        }
+
+        private void setPosition(Stream s) {
+            ops.kernels().launch("layout.cu", "cache_position", 1, 32, s, position, length(), 0);
+        }
+
+        /** Counts t positions appended by a replay of a captured {@link #forwardAtDevicePosition} step. */
+        void advanced(int t) {
+            kv.forEach(k -> k.advanced(t));
+        }
+
         void reset() {
             kv.forEach(CachedSelfAttention.KvCache::reset);
         }
@@ -107,10 +139,15 @@ final class CachedDecoder implements Layer {
         public void close() {
             kv.forEach(CachedSelfAttention.KvCache::close);
             normed.close();
-            branch.close();
+            if (branch != null) {
+                branch.close();
+            }
             hidden.close();
             mean.close();
             rstd.close();
+            if (position != null) {
+                position.close();
+            }
             mlpActs.values().forEach(list -> list.forEach(MlpBlock.Activations::close));
         }
     }
@@ -122,10 +159,32 @@ final class CachedDecoder implements Layer {
 
     /** y [batch, t, dim] for the next t positions x [batch, t, dim]; appends them to every layer's cache. */
     void forward(Tensor x, Tensor y, Cache c, Stream s) {
+        layers(x, y, c, null, s);
+        if (c.position != null) {
+            c.setPosition(s);
+        }
+    }
+
+    /**
+     * As {@link #forward}, at the cache's device position (see {@link CachedSelfAttention#forwardAtDevicePosition}),
+     * which the last launch advances by t: the same launches at every position, to be captured as a CUDA graph and
+     * replayed (each replay told to the cache by {@link Cache#advanced}); {@link #launchesPerForward} + 1 launches.
+     * Needs {@link Cache#keepPositionOnDevice}.
+     */
+    void forwardAtDevicePosition(Tensor x, Tensor y, Cache c, Stream s) {
+        if (c.position == null) {
+            throw new IllegalStateException("cached decoder: forwardAtDevicePosition needs a cache that keeps its "
+                    + "position on the device (keepPositionOnDevice)");
+        }
+        layers(x, y, c, c.position, s);
+        ops.kernels().launch("layout.cu", "cache_position", 1, 32, s, c.position, x.dim(1), 1);
+    }
+
+    /** The layers, the attention at the host's cache position (position null) or at the device's. */
+    private void layers(Tensor x, Tensor y, Cache c, Tensor position, Stream s) {
         int t = x.dim(1);
         int rows = c.batch * t;
         Tensor normed = first(c.normed, rows, c.batch, t);
-        Tensor branch = first(c.branch, rows, c.batch, t);
         Tensor h = first(c.hidden, rows, c.batch, t);
         Tensor mean = c.mean.slice(0, 0, rows);
         Tensor rstd = c.rstd.slice(0, 0, rows);
@@ -133,11 +192,16 @@ final class CachedDecoder implements Layer {
         for (int l = 0; l < attention.size(); l++) {
             Tensor out = l == attention.size() - 1 && !mlp ? y : h;
             norms1.get(l).forward(in, normed, mean, rstd, s);
-            attention.get(l).forward(normed, branch, c.kv.get(l), s);
-            elementwise.residualAdd(in, branch, out, s);
+            // out = in + attention: in place from layer 1
+            if (position == null) {
+                attention.get(l).forward(normed, in, out, c.kv.get(l), s);
+            } else {
+                attention.get(l).forwardAtDevicePosition(normed, in, out, c.kv.get(l), position, s);
+            }
             if (mlp) {
                 Tensor out2 = l == attention.size() - 1 ? y : h;
                 norms2.get(l).forward(out, normed, mean, rstd, s);
+                Tensor branch = first(c.branch, rows, c.batch, t);
                 mlps.get(l).forward(normed.view(rows, dim), branch.view(rows, dim), c.mlpActivations(l, rows), s);
                 elementwise.residualAdd(out, branch, out2, s);
             }

@@ -1,5 +1,6 @@
 package dev.aorta.workloads.model;
 
+import dev.aorta.gpu.cuda.CudaGraph;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.model.DType;
 import dev.aorta.model.Tensor;
@@ -25,6 +26,14 @@ import java.util.Optional;
  * turns each decoded output into the next step's input (a final LayerNorm standing in for sampling and embedding;
  * AORTA's third role multiplied a cache slice). Throughput counts AORTA's tokens: prefill tokens + one per
  * decoded sequence.
+ *
+ * <p>Host-launch-bound (hundreds of small launches per iteration), so the decoder runs fused ops (bias and residual
+ * in the projections' cuBLASLt epilogues, q/k/v layout and cache append in one kernel) and, with
+ * {@code graphs=true} (the default), every prefill and decode step is one CUDA graph launch. A prefill always
+ * starts a new request at position 0 with the same shapes: its graph holds exactly the eager launches. A decode
+ * step's position changes every step, so its graph reads the position from device memory and attends over all
+ * cache slots, those after the position masked to probability 0 (the same result; the score GEMMs span maxT
+ * rather than the cached length, a few MFLOP per step); the context prefill that starts a new batch stays eager.
  */
 public final class ContinuousBatch extends ModelWorkload {
     public static final String NAME = "continuous_batch";
@@ -36,6 +45,7 @@ public final class ContinuousBatch extends ModelWorkload {
     private final List<Lane> decodeLanes = new ArrayList<>();
     private int hidden;
     private int tokensPerIteration;
+    private boolean graphs;
 
     @Override
     public String name() {
@@ -45,7 +55,8 @@ public final class ContinuousBatch extends ModelWorkload {
     @Override
     public String description() {
         return "Prefill of new requests beside one-token decode steps that read the KV cache (AORTA's decode never "
-                + "did), outputs fed back by the sample streams; every stream of a role used";
+                + "did), outputs fed back by the sample streams; every stream of a role used; prefill and decode "
+                + "steps replayed as CUDA graphs unless graphs=false";
     }
 
     @Override
@@ -78,7 +89,10 @@ public final class ContinuousBatch extends ModelWorkload {
                 WorkloadParameter.positive("decode_batch", "16", "running sequences, one token each per iteration"),
                 WorkloadParameter.positive("context_len", "512", "prompt positions in a running sequence's cache"),
                 WorkloadParameter.positive("max_new_tokens", "512", "generated positions a cache holds before its "
-                        + "decode stream starts a new batch"));
+                        + "decode stream starts a new batch"),
+                WorkloadParameter.choice("graphs", "true", "true: each prefill and each decode step replayed as one "
+                        + "CUDA graph (decode at a position read from device memory); false: every kernel launched",
+                        "true", "false"));
     }
 
     @Override
@@ -113,6 +127,7 @@ public final class ContinuousBatch extends ModelWorkload {
         List<Integer> prefill = ctx.streamsWithRole("prefill");
         List<Integer> decode = ctx.streamsWithRole("decode");
         List<Integer> sample = ctx.streamsWithRole("sample");
+        graphs = Boolean.parseBoolean(ctx.choiceParameter("graphs"));
         tokensPerIteration = prefillBatch * prefillLen + decodeBatch;
         Tensor prompts = keep(Tensor.of(rt.device(), "prompts", DType.FP32, random(prefillBatch * prefillLen * hidden, 47),
                 prefillBatch, prefillLen, hidden));
@@ -130,11 +145,18 @@ public final class ContinuousBatch extends ModelWorkload {
             Tensor in = prompts.slice(0, from, n);
             Tensor out = tensor("prefill output", n, prefillLen, hidden);
             Stream cs = cs(s);
-            iteration.add(() -> {
+            Runnable prefillRequest = () -> {
                 cache.reset(); // a new request every iteration
                 decoder.forward(in, out, cache, cs);
-            });
-            launches(decoder.launchesPerForward());
+            };
+            if (graphs) {
+                CudaGraph graph = captured(prefillRequest, cs);
+                iteration.add(() -> graph.launch(cs));
+                launches(1);
+            } else {
+                iteration.add(prefillRequest);
+                launches(decoder.launchesPerForward(n, prefillLen));
+            }
         }
         List<GpuEvent> decodedEvents = new ArrayList<>();
         List<GpuEvent> sampledEvents = new ArrayList<>();
@@ -155,19 +177,37 @@ public final class ContinuousBatch extends ModelWorkload {
             Tensor in = next.slice(0, from, n);
             Tensor out = decoded.slice(0, from, n);
             Stream cs = cs(s);
+            if (graphs) {
+                cache.keepPositionOnDevice(cs);
+            }
             decoder.forward(context, contextOut, cache, cs); // the running sequences' prompts, before the run
             decodeLanes.add(new Lane(s, decoder, cache, in, out));
             for (GpuEvent e : sampledEvents) {
                 waitOn(s, e);
             }
-            iteration.add(() -> {
+            Runnable newBatchWhenFull = () -> {
                 if (cache.length() == cache.maxT) {
                     cache.reset(); // these sequences are done: a new batch joins with its prompts
                     decoder.forward(context, contextOut, cache, cs);
                 }
-                decoder.forward(in, out, cache, cs);
-            });
-            launches(decoder.launchesPerForward());
+            };
+            if (graphs) {
+                // captured() runs the step once eagerly before capturing it: one position appended
+                CudaGraph step = captured(() -> decoder.forwardAtDevicePosition(in, out, cache, cs), cs);
+                cache.advanced(1);
+                iteration.add(() -> {
+                    newBatchWhenFull.run();
+                    step.launch(cs);
+                    cache.advanced(1);
+                });
+                launches(1);
+            } else {
+                iteration.add(() -> {
+                    newBatchWhenFull.run();
+                    decoder.forward(in, out, cache, cs);
+                });
+                launches(decoder.launchesPerForward(n, 1));
+            }
             recordOn(s, decodedEvents.get(i));
         }
         for (int i = 0; i < sample.size(); i++) {
@@ -190,6 +230,18 @@ public final class ContinuousBatch extends ModelWorkload {
         ctx.gpu().synchronize();
     }
 
+    /**
+     * {@code work} on {@code s} as a CUDA graph: run once eagerly first (kernels are loaded and cuBLASLt plans
+     * made on first use, which a capture must not see), then captured from the stream.
+     */
+    private CudaGraph captured(Runnable work, Stream s) {
+        work.run();
+        ctx.gpu().synchronize();
+        s.beginCapture();
+        work.run();
+        return keepOther(s.endCapture());
+    }
+
     private void require(int count, String param, int streams, String role) {
         if (count < streams) {
             throw new IllegalArgumentException(NAME + ": --param " + param + "=" + count + " leaves " + role
@@ -204,12 +256,16 @@ public final class ContinuousBatch extends ModelWorkload {
 
     /**
      * The decoder that ran decode, fed a fresh sequence of 12 positions as a prefill of 11 and one decode step that
-     * reads the cache, against float64 of the whole sequence at once (every position).
+     * reads the cache (with graphs, the step as the workload runs it: captured at the cache's device position and
+     * replayed), against float64 of the whole sequence at once (every position).
      */
     @Override
     public Optional<String> correctnessProblem() {
         Lane lane = decodeLanes.getFirst();
-        return DecoderCheck.prefillThenDecode(NAME + " decoder", rt, lane.decoder(), cs(lane.stream()), hidden,
-                CHECK_LEN, 67);
+        return graphs
+                ? DecoderCheck.prefillThenReplayedDecode(NAME + " decoder", rt, lane.decoder(), cs(lane.stream()),
+                        hidden, CHECK_LEN, 67)
+                : DecoderCheck.prefillThenDecode(NAME + " decoder", rt, lane.decoder(), cs(lane.stream()), hidden,
+                        CHECK_LEN, 67);
     }
 }

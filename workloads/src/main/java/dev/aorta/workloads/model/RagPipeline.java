@@ -276,7 +276,7 @@ public final class RagPipeline extends ModelWorkload {
                             generator.forward(x.view(n, contextLen, embedDim), h, cache, cs);
                             head.forward(h.view(n * contextLen, embedDim), logits, cs);
                         });
-                        launches(2 + generator.launchesPerForward() + 2);
+                        launches(2 + generator.launchesPerForward(n, contextLen) + 2);
                     }
                 }
                 recordOn(s, done.get(st).get(i));

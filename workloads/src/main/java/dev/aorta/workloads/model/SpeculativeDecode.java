@@ -47,7 +47,9 @@ public final class SpeculativeDecode extends ModelWorkload {
         }
 
         int launchesPerStep() {
-            return 1 + decoder.launchesPerForward() + 2 + 1; // embedding, layers, head (GEMM, bias), argmax
+            // embedding, layers (one sequence: as many launches for any number of positions), head (GEMM, bias),
+            // argmax
+            return 1 + decoder.launchesPerForward(1, 1) + 2 + 1;
         }
     }
 

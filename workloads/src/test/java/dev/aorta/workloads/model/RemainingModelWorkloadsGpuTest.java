@@ -68,10 +68,12 @@ class RemainingModelWorkloadsGpuTest {
                 "context_len", "9"));
     }
 
-    @Test
-    void continuousBatch() {
+    /** graphs=true (the prefill replayed as CUDA graphs) and false (every kernel launched). */
+    @ParameterizedTest
+    @ValueSource(strings = {"true", "false"})
+    void continuousBatch(String graphs) {
         runsCorrectlyOnEveryStream(new ContinuousBatch(), Map.of("num_layers", "2", "hidden_size", "64",
-                "num_heads", "4", "prefill_len", "11", "context_len", "7", "max_new_tokens", "2"));
+                "num_heads", "4", "prefill_len", "11", "context_len", "7", "max_new_tokens", "2", "graphs", graphs));
     }
 
     @Test
