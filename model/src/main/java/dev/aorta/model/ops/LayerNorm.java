@@ -115,6 +115,20 @@ public final class LayerNorm implements Layer {
      * dy2 may be null.
      */
     public void backward(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, Stream s) {
+        int rows = launchInputGrad(x, mean, rstd, dy, dy2, dx, s);
+        launchParamGrad(x, mean, rstd, dy, dy2, rows, s);
+    }
+
+    /**
+     * dx alone, γ's and β's gradients untouched (torch.autograd.grad with respect to the input only: one launch,
+     * no column reduction); dy2 as in {@link #backward(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Stream)}.
+     */
+    public void backwardInput(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, Stream s) {
+        launchInputGrad(x, mean, rstd, dy, dy2, dx, s);
+    }
+
+    /** dx's launch; returns the number of rows. */
+    private int launchInputGrad(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, Stream s) {
         int rows = check(x, "dy", dy, mean, rstd);
         if (dy2 != null) {
             Shapes.requireSame(OP, "dy", dy, "dy2", dy2);
@@ -134,7 +148,7 @@ public final class LayerNorm implements Layer {
             ctx.kernels().launch("layernorm.cu", "layernorm_backward", blocks, 32 * ROWS_PER_BLOCK, s, dy, dy2, x,
                     gamma.value(), mean, rstd, dx, rows, dim);
         }
-        launchParamGrad(x, mean, rstd, dy, dy2, rows, s);
+        return rows;
     }
 
     /**

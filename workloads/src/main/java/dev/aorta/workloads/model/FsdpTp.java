@@ -26,6 +26,8 @@ import java.util.function.Supplier;
  * l mod |all_reduce|; the p2p streams hand each layer's output (forward) and input gradient (backward) to the next
  * layer's stream, so every stream of every role works (AORTA's p2p role never ran and only the first stream of each
  * role did). Collectives are NCCL with more than one rank, simulated copies on one (named in the result).
+ * {@code weight_grads=false} is AORTA's backward, autograd.grad(x.sum(), input): the input gradient alone, so no
+ * weight-gradient GEMMs (a third of the fp32 GEMM FLOPs of an iteration with them) and no MLP gradient all-reduce.
  */
 public final class FsdpTp extends ModelWorkload {
     public static final String NAME = "fsdp_tp";
@@ -47,6 +49,7 @@ public final class FsdpTp extends ModelWorkload {
     private int rows;
     private int batch;
     private int seqLen;
+    private boolean weightGrads;
 
     @Override
     public String name() {
@@ -88,7 +91,10 @@ public final class FsdpTp extends ModelWorkload {
                 WorkloadParameter.positive("batch_size", "8", "sequences per iteration"),
                 WorkloadParameter.positive("seq_len", "512", "rows per sequence"),
                 WorkloadParameter.choice("overlap_comm_compute", "true", "false: each layer's backward waits for the "
-                        + "previous layer's gradient all-reduce", "true", "false"));
+                        + "previous layer's gradient all-reduce", "true", "false"),
+                WorkloadParameter.choice("weight_grads", "true", "false: the input gradient alone, AORTA's "
+                        + "autograd.grad(x.sum(), input) (no weight-gradient GEMMs, so no MLP gradient all-reduce)",
+                        "true", "false"));
     }
 
     @Override
@@ -135,6 +141,7 @@ public final class FsdpTp extends ModelWorkload {
         seqLen = ctx.intParameter("seq_len");
         rows = batch * seqLen;
         boolean overlap = ctx.choiceParameter("overlap_comm_compute").equals("true");
+        weightGrads = ctx.choiceParameter("weight_grads").equals("true");
         List<Integer> compute = ctx.streamsWithRole("compute");
         List<Integer> gather = ctx.streamsWithRole("all_gather");
         List<Integer> reduce = ctx.streamsWithRole("all_reduce");
@@ -167,10 +174,10 @@ public final class FsdpTp extends ModelWorkload {
             // this rank's shard of each weight: its slice of the full weight, which the gather reassembles in place
             shards.add(new Tensor[] {shard(block.fc1.weight().value()), shard(block.fc2.weight().value())});
         }
-        reducedLastFc2 = tensor("all-reduced fc2 weight gradient", 4 * hidden * hidden);
         List<Tensor> reducedFc1 = new ArrayList<>();
         List<Tensor> reducedFc2 = new ArrayList<>();
-        for (int l = 0; l < layers; l++) {
+        reducedLastFc2 = weightGrads ? tensor("all-reduced fc2 weight gradient", 4 * hidden * hidden) : null;
+        for (int l = 0; weightGrads && l < layers; l++) {
             reducedFc1.add(tensor("all-reduced fc1 weight gradient", 4 * hidden * hidden));
             reducedFc2.add(l == layers - 1 ? reducedLastFc2 : tensor("all-reduced fc2 weight gradient",
                     4 * hidden * hidden));
@@ -272,23 +279,30 @@ public final class FsdpTp extends ModelWorkload {
             Tensor dx = dInputs.get(l);
             TensorParallelAttention.Activations aa = attActs.get(l);
             ResidualMlp.Activations a = acts.get(l);
-            iteration.add(() -> block.zeroGrad(cs(c)));
-            iteration.add(() -> attention.zeroGrad(cs(c)));
-            iteration.add(() -> block.backward(x1, dy, dx1, a, cs(c)));
-            iteration.add(() -> attention.backwardPartial(dx1, aa, cs(c)));
+            if (weightGrads) {
+                iteration.add(() -> block.zeroGrad(cs(c)));
+                iteration.add(() -> attention.zeroGrad(cs(c)));
+                iteration.add(() -> block.backward(x1, dy, dx1, a, cs(c)));
+            } else {
+                iteration.add(() -> block.backwardInput(x1, dy, dx1, a, cs(c)));
+            }
+            iteration.add(() -> attention.backwardPartial(dx1, aa, weightGrads, cs(c)));
             recordOn(c, dPartialReady[l]);
             waitOn(r, dPartialReady[l]);
             iteration.add(() -> comm.allReduce(aa.dNormedPartial, aa.dNormed, gs(r)));
             recordOn(r, dPartialSummed[l]);
             waitOn(c, dPartialSummed[l]);
-            iteration.add(() -> attention.backwardResidual(x, dx1, aa, dx, cs(c)));
-            launches(ResidualMlp.BACKWARD_LAUNCHES + attentions.getFirst().backwardLaunches(batch, seqLen) + 1);
+            iteration.add(() -> attention.backwardResidual(x, dx1, aa, dx, weightGrads, cs(c)));
+            launches((weightGrads ? ResidualMlp.BACKWARD_LAUNCHES : ResidualMlp.BACKWARD_INPUT_LAUNCHES)
+                    + attentions.getFirst().backwardLaunches(batch, seqLen, weightGrads) + 1);
             recordOn(c, backwardDone[l]);
-            Tensor r1 = reducedFc1.get(l);
-            Tensor r2 = reducedFc2.get(l);
-            iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), r1, gs(r)));
-            iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), r2, gs(r)));
-            launches(2);
+            if (weightGrads) {
+                Tensor r1 = reducedFc1.get(l);
+                Tensor r2 = reducedFc2.get(l);
+                iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), r1, gs(r)));
+                iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), r2, gs(r)));
+                launches(2);
+            }
             recordOn(r, reduced[l]);
             if (l > 0) {
                 int p = p2p.get(handOffs++ % p2p.size());
@@ -316,15 +330,15 @@ public final class FsdpTp extends ModelWorkload {
 
     @Override
     public Map<String, Object> results(List<List<dev.aorta.core.event.DeviceActivity>> iterations, List<Long> ids) {
-        return Map.of("collectives", comm.kind());
+        return Map.of("collectives", comm.kind(), "weight_grads", weightGrads);
     }
 
     /**
      * Every layer against float64 from the values the device gave it, which together check the whole computation:
      * the attention half (forward and input gradient) over the last sequence (attention mixes a sequence's rows),
      * the MLP half (forward and input gradient, row-wise) on sampled rows, the hand-offs between layers exactly; and
-     * the last layer's all-reduced fc2 weight gradient against world size × its own (every rank computes on the same
-     * data). The attention references of the layers run in parallel on the host.
+     * with weight_grads the last layer's all-reduced fc2 weight gradient against world size × its own (every rank
+     * computes on the same data). The attention references of the layers run in parallel on the host.
      */
     @Override
     public Optional<String> correctnessProblem() {
@@ -362,13 +376,15 @@ public final class FsdpTp extends ModelWorkload {
                     gotX1, ref.forward(xs, seqLen)).or(() -> Reference.compare(NAME + " layer " + layer
                     + " attention input gradient (last sequence)", gotDx, ref.backward(xs, dx1s, seqLen))));
         }
-        float[] reducedGrad = reducedLastFc2.toFloats();
-        double[] want = Reference.doubles(blocks.getLast().fc2.weight().grad().toFloats());
-        for (int i = 0; i < want.length; i++) {
-            want[i] *= comm.worldSize();
+        if (weightGrads) {
+            float[] reducedGrad = reducedLastFc2.toFloats();
+            double[] want = Reference.doubles(blocks.getLast().fc2.weight().grad().toFloats());
+            for (int i = 0; i < want.length; i++) {
+                want[i] *= comm.worldSize();
+            }
+            checks.add(() -> Reference.compare(NAME + " all-reduced fc2 weight gradient of the last layer",
+                    reducedGrad, want));
         }
-        checks.add(() -> Reference.compare(NAME + " all-reduced fc2 weight gradient of the last layer", reducedGrad,
-                want));
         List<Optional<String>> attentionResults = attentionChecks.parallelStream().map(Supplier::get).toList();
         return java.util.stream.Stream.concat(checks.stream().map(Supplier::get), attentionResults.stream())
                 .flatMap(Optional::stream).findFirst();
