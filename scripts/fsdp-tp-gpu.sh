@@ -81,6 +81,33 @@ for name, ms in total.most_common():
     print(f"KERNEL {ms:9.3f} {count[name]:5.1f} {name}")
 gemm = sum(ms for k, ms in total.items() if "gemm" in k.lower() or "xmma" in k.lower())
 align1 = sum(ms for k, ms in total.items() if "align1" in k)
+# Device idle time inside each iteration window (no kernel, copy or memset on any stream), and the pairs of
+# activities (the last to end before a gap, the first after it) that the idle time falls between.
+windows = collections.defaultdict(list)
+for e in events:
+    if e.get("ph") == "X":
+        windows[e.get("args", {}).get("iteration_window", -1)].append(e)
+span = busy = 0.0
+gaps, gapCount = collections.Counter(), collections.Counter()
+short = lambda name: name[:48]
+for acts in windows.values():
+    acts.sort(key=lambda e: e["ts"])
+    start, end, last = acts[0]["ts"], acts[0]["ts"], None
+    for e in acts:
+        if e["ts"] > end and last is not None:
+            gaps[(short(last["name"]), short(e["name"]))] += (e["ts"] - end) / 1e3 / len(windows)
+            gapCount[(short(last["name"]), short(e["name"]))] += 1 / len(windows)
+            busy += end - start
+            start = e["ts"]
+        if e["ts"] + e["dur"] >= end:
+            end, last = e["ts"] + e["dur"], e
+    busy += end - start
+    span += end - acts[0]["ts"]
+w = len(windows)
+print(f"IDLE {span / 1e3 / w:.3f} ms per iteration window from first to last activity, device busy "
+      f"{busy / 1e3 / w:.3f}, idle {(span - busy) / 1e3 / w:.3f} ({w} windows)")
+for (a, b), ms in gaps.most_common(8):
+    print(f"GAP {ms:7.3f} ms {gapCount[(a, b)]:5.1f}x  {a} -> {b}")
 print(f"SUMMARY {sum(total.values()):.3f} {gemm:.3f} {align1:.3f}")
 PY
 }
@@ -95,12 +122,18 @@ for f in "$OUT/ours-true-kernels.txt" "$OUT/ours-false-kernels.txt" "$OUT/aorta-
     echo "===== top kernels, ms per iteration (launches per iteration): $(basename "$f" .txt)"
     grep '^KERNEL' "$f" | head -n 14 | cut -c8- | cut -c1-150
 done
+for grads in true false; do
+    echo "===== ours weight_grads=$grads: device idle time per iteration, and between which activities it falls"
+    grep -E '^(IDLE|GAP)' "$OUT/ours-$grads-kernels.txt" | cut -c1-150
+done
 theirs=$(awk '$1 == "fsdp_tp" {print $3}' "$OUT/aorta.log")
 [ -n "$theirs" ] || theirs="-"
 aorta_gemm=$(awk '/^KERNEL/ { if (tolower($0) ~ /gemm|xmma/) s += $2 } END { printf "%.3f", s }' "$OUT/aorta-kernels.txt")
 aorta_all=$(awk '/^KERNEL/ { s += $2 } END { printf "%.3f", s }' "$OUT/aorta-kernels.txt")
 echo "===== fsdp_tp, $STREAMS streams: samples/s; kernel device time per iteration (ms, summed over streams)"
-printf '%-26s %10s %6s %9s %8s %8s  %-26s %s\n' run samples/s ratio kernels gemm align1 per_stream_device_time check
+iter_ms() { python3 -c "print('%.2f' % (8e3 / $1))" 2>/dev/null || echo "-"; } # batch_size 8, both sides
+printf '%-26s %10s %6s %7s %8s %7s %7s %6s  %-26s %s\n' run samples/s ratio iter_ms kernels gemm align1 idle \
+    per_stream_device_time check
 for grads in true false; do
     r="$OUT/ours-$grads.json"
     ours=$(field "$r" "'%.4g' % r['throughput']")
@@ -109,10 +142,14 @@ for grads in true false; do
     busy=$(field "$r" "(lambda t: 'all %d > 0 (min %.3g ms)' % (len(t), min(t)) if len(t) == r['stream_count'] and min(t) > 0 else 'IDLE streams ' + str([i for i, v in enumerate(t) if v <= 0]))(r['per_stream_times_ms'])")
     case "$check$busy" in *FAILED*|*IDLE*|*-) failed=1 ;; esac
     read -r _ all gemm align1 <<< "$(grep '^SUMMARY' "$OUT/ours-$grads-kernels.txt")"
-    printf '%-26s %10s %6s %9s %8s %8s  %-26s %s\n' "ours weight_grads=$grads" "$ours" "$ratio" "${all:--}" \
-        "${gemm:--}" "${align1:--}" "$busy" "$check"
+    idle=$(awk '/^IDLE/ {print $16}' "$OUT/ours-$grads-kernels.txt")
+    printf '%-26s %10s %6s %7s %8s %7s %7s %6s  %-26s %s\n' "ours weight_grads=$grads" "$ours" "$ratio" \
+        "$(iter_ms "$ours")" "${all:--}" "${gemm:--}" "${align1:--}" "${idle:--}" "$busy" "$check"
 done
-printf '%-26s %10s %6s %9s %8s %8s  %-26s %s\n' "AORTA (PyTorch)" "$theirs" "1.00" "$aorta_all" "$aorta_gemm" \
-    "$(awk '/^KERNEL/ && /align1/ { s += $2 } END { printf "%.3f", s }' "$OUT/aorta-kernels.txt")" "-" "-"
+printf '%-26s %10s %6s %7s %8s %7s %7s %6s  %-26s %s\n' "AORTA (PyTorch)" "$theirs" "1.00" "$(iter_ms "$theirs")" \
+    "$aorta_all" "$aorta_gemm" "$(awk '/^KERNEL/ && /align1/ { s += $2 } END { printf "%.3f", s }' "$OUT/aorta-kernels.txt")" \
+    "-" "-" "-"
+echo "iter_ms = 8 samples / throughput; kernels, gemm, align1: kernel device time per iteration summed over streams;"
+echo "idle: ms per iteration window with no activity on any stream (ours, CUPTI)."
 echo "GEMM FLOPs per iteration: ours weight_grads=true 369 GFLOP, weight_grads=false and AORTA 266 GFLOP (docs/workloads.md)."
 exit $failed
