@@ -32,10 +32,13 @@ import java.util.function.Supplier;
 public final class FsdpTp extends ModelWorkload {
     public static final String NAME = "fsdp_tp";
     private static final int SAMPLED_ROWS = 4;
+    /** Entries of each MLP weight gradient checked, each a float64 sum over every row. */
+    private static final int SAMPLED_WEIGHT_GRADS = 32;
 
     private ModelCollectives comm;
     private final List<TensorParallelAttention> attentions = new ArrayList<>();
     private final List<ResidualMlp> blocks = new ArrayList<>();
+    private final List<ResidualMlp.Activations> mlpActivations = new ArrayList<>();
     /** Per layer: its input x, the attention half's output x1, its output y, and their gradients. */
     private final List<Tensor> inputs = new ArrayList<>();
     private final List<Tensor> mids = new ArrayList<>();
@@ -93,7 +96,8 @@ public final class FsdpTp extends ModelWorkload {
                 WorkloadParameter.choice("overlap_comm_compute", "true", "false: each layer's backward waits for the "
                         + "previous layer's gradient all-reduce", "true", "false"),
                 WorkloadParameter.choice("weight_grads", "true", "false: the input gradient alone, AORTA's "
-                        + "autograd.grad(x.sum(), input) (no weight-gradient GEMMs, so no MLP gradient all-reduce)",
+                        + "autograd.grad(x.sum(), input) (no weight-gradient GEMMs, so no MLP gradient all-reduce and "
+                        + "overlap_comm_compute has nothing to overlap)",
                         "true", "false"));
     }
 
@@ -213,6 +217,7 @@ public final class FsdpTp extends ModelWorkload {
             attActs.add(keepOther(attentions.get(l).activations(batch, seqLen)));
             acts.add(keepOther(blocks.get(l).activations(rows)));
         }
+        mlpActivations.addAll(acts);
         int handOffs = 0;
         // forward: the attention half (its partial output summed over the group on the all_reduce stream), then the
         // MLP half once its weights are gathered (after the previous iteration's backward of the layer read them)
@@ -267,11 +272,13 @@ public final class FsdpTp extends ModelWorkload {
             ResidualMlp block = blocks.get(l);
             if (l + 1 < layers) {
                 waitOn(c, gradReady[l]);
-                if (!overlap) {
+                if (!overlap && weightGrads) {
                     waitOn(c, reduced[l + 1]);
                 }
             }
-            waitOn(c, reduced[l]); // the previous iteration's all-reduce of these gradients has read them
+            if (weightGrads) {
+                waitOn(c, reduced[l]); // the previous iteration's all-reduce of these gradients has read them
+            }
             Tensor x = inputs.get(l);
             Tensor x1 = mids.get(l);
             Tensor dy = dOutputs.get(l);
@@ -302,8 +309,8 @@ public final class FsdpTp extends ModelWorkload {
                 iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), r1, gs(r)));
                 iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), r2, gs(r)));
                 launches(2);
+                recordOn(r, reduced[l]);
             }
-            recordOn(r, reduced[l]);
             if (l > 0) {
                 int p = p2p.get(handOffs++ % p2p.size());
                 waitOn(p, backwardDone[l]);
@@ -376,6 +383,11 @@ public final class FsdpTp extends ModelWorkload {
                     gotX1, ref.forward(xs, seqLen)).or(() -> Reference.compare(NAME + " layer " + layer
                     + " attention input gradient (last sequence)", gotDx, ref.backward(xs, dx1s, seqLen))));
         }
+        for (int l = 0; weightGrads && l < layers; l++) {
+            int layer = l;
+            float[] dyl = dy.get(l);
+            checks.add(() -> weightGradCheck(layer, dyl));
+        }
         if (weightGrads) {
             float[] reducedGrad = reducedLastFc2.toFloats();
             double[] want = Reference.doubles(blocks.getLast().fc2.weight().grad().toFloats());
@@ -411,6 +423,38 @@ public final class FsdpTp extends ModelWorkload {
                 + " sampled rows)", gotDx1, wantDx1));
     }
 
+    /**
+     * Sampled entries of layer l's fc2 and fc1 weight gradients (dW = dyᵀ·x over every row) against float64 sums of
+     * the device's own GEMM operands: fc2's output gradient dy and input (the activation), fc1's pre-activation
+     * gradient (the backward pass leaves it in the activation-gradient buffer) and input (the normed rows).
+     */
+    private Optional<String> weightGradCheck(int l, float[] dy) {
+        ResidualMlp block = blocks.get(l);
+        ResidualMlp.Activations a = mlpActivations.get(l);
+        int inner = 4 * hidden;
+        return sampledWeightGrad(NAME + " layer " + l + " fc2 weight gradient", block.fc2.weight().grad().toFloats(),
+                dy, hidden, a.act.toFloats(), inner)
+                .or(() -> sampledWeightGrad(NAME + " layer " + l + " fc1 weight gradient",
+                        block.fc1.weight().grad().toFloats(), a.dact.toFloats(), inner, a.normed.toFloats(), hidden));
+    }
+
+    /** grad [outs, ins] against Σ_r dy[r, o]·x[r, k] at {@value #SAMPLED_WEIGHT_GRADS} spread (o, k). */
+    private Optional<String> sampledWeightGrad(String what, float[] grad, float[] dy, int outs, float[] x, int ins) {
+        float[] got = new float[SAMPLED_WEIGHT_GRADS];
+        double[] want = new double[SAMPLED_WEIGHT_GRADS];
+        for (int j = 0; j < SAMPLED_WEIGHT_GRADS; j++) {
+            int o = (int) ((long) j * 7919 % outs);
+            int k = (int) ((long) j * 104_729 % ins);
+            double sum = 0;
+            for (int r = 0; r < rows; r++) {
+                sum += (double) dy[r * outs + o] * x[r * ins + k];
+            }
+            want[j] = sum;
+            got[j] = grad[o * ins + k];
+        }
+        return Reference.compare(what + " (" + SAMPLED_WEIGHT_GRADS + " sampled entries)", got, want);
+    }
+
     private static List<float[]> read(List<Tensor> tensors) {
         return tensors.stream().map(Tensor::toFloats).toList();
     }
@@ -419,6 +463,7 @@ public final class FsdpTp extends ModelWorkload {
     public void cleanup() {
         attentions.clear();
         blocks.clear();
+        mlpActivations.clear();
         for (List<Tensor> l : List.of(inputs, mids, outputs, dInputs, dMids, dOutputs)) {
             l.clear();
         }
