@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 15, fsdp_tp against AORTA's PyTorch counterpart (scripts/bench/aorta_workloads.py) on one GPU, and where the
 # device time of each goes. Runs, 10 streams, ITERATIONS measured (20) after WARMUP (30, ours):
-#   ours  weight_grads=true   our default: a training step's backward (input and weight gradients, the MLP's
-#                             weight gradients all-reduced: FSDP), about 369 GFLOP of fp32 GEMMs per iteration
+#   ours  weight_grads=true   our default: the input gradient and the MLP's weight gradients, which FSDP
+#                             all-reduces; about 335 GFLOP of fp32 GEMMs per iteration
 #   ours  weight_grads=false  AORTA's backward, autograd.grad(x.sum(), input): about 266 GFLOP, the same as AORTA's
 #   AORTA (PyTorch)           then once more under torch.profiler for its kernels
 # Ours runs with --profile (the same run's CUPTI kernel times as a Chrome trace), from which the top kernels by device
@@ -151,5 +151,5 @@ printf '%-26s %10s %6s %7s %8s %7s %7s %6s  %-26s %s\n' "AORTA (PyTorch)" "$thei
     "-" "-" "-"
 echo "iter_ms = 8 samples / throughput; kernels, gemm, align1: kernel device time per iteration summed over streams;"
 echo "idle: ms per iteration window with no activity on any stream (ours, CUPTI)."
-echo "GEMM FLOPs per iteration: ours weight_grads=true 369 GFLOP, weight_grads=false and AORTA 266 GFLOP (docs/workloads.md)."
+echo "GEMM FLOPs per iteration: ours weight_grads=true 335 GFLOP, weight_grads=false and AORTA 266 GFLOP (docs/workloads.md)."
 exit $failed

@@ -26,8 +26,9 @@ import java.util.function.Supplier;
  * l mod |all_reduce|; the p2p streams hand each layer's output (forward) and input gradient (backward) to the next
  * layer's stream, so every stream of every role works (AORTA's p2p role never ran and only the first stream of each
  * role did). Collectives are NCCL with more than one rank, simulated copies on one (named in the result).
- * {@code weight_grads=false} is AORTA's backward, autograd.grad(x.sum(), input): the input gradient alone, so no
- * weight-gradient GEMMs (a third of the fp32 GEMM FLOPs of an iteration with them) and no MLP gradient all-reduce.
+ * Of the parameters' gradients only what something reads is computed: the MLP's, which FSDP all-reduces (the
+ * attention's are neither sharded nor reduced and no optimizer steps them). {@code weight_grads=false} is AORTA's
+ * backward, autograd.grad(x.sum(), input): the input gradient alone, no MLP gradient all-reduce.
  */
 public final class FsdpTp extends ModelWorkload {
     public static final String NAME = "fsdp_tp";
@@ -288,20 +289,19 @@ public final class FsdpTp extends ModelWorkload {
             ResidualMlp.Activations a = acts.get(l);
             if (weightGrads) {
                 iteration.add(() -> block.zeroGrad(cs(c)));
-                iteration.add(() -> attention.zeroGrad(cs(c)));
                 iteration.add(() -> block.backward(x1, dy, dx1, a, cs(c)));
             } else {
                 iteration.add(() -> block.backwardInput(x1, dy, dx1, a, cs(c)));
             }
-            iteration.add(() -> attention.backwardPartial(dx1, aa, weightGrads, cs(c)));
+            iteration.add(() -> attention.backwardPartial(dx1, aa, cs(c)));
             recordOn(c, dPartialReady[l]);
             waitOn(r, dPartialReady[l]);
             iteration.add(() -> comm.allReduce(aa.dNormedPartial, aa.dNormed, gs(r)));
             recordOn(r, dPartialSummed[l]);
             waitOn(c, dPartialSummed[l]);
-            iteration.add(() -> attention.backwardResidual(x, dx1, aa, dx, weightGrads, cs(c)));
+            iteration.add(() -> attention.backwardResidual(x, dx1, aa, dx, cs(c)));
             launches((weightGrads ? ResidualMlp.BACKWARD_LAUNCHES : ResidualMlp.BACKWARD_INPUT_LAUNCHES)
-                    + attentions.getFirst().backwardLaunches(batch, seqLen, weightGrads) + 1);
+                    + attentions.getFirst().backwardLaunches(batch, seqLen) + 1);
             recordOn(c, backwardDone[l]);
             if (weightGrads) {
                 Tensor r1 = reducedFc1.get(l);
