@@ -127,6 +127,14 @@ public final class LayerNorm implements Layer {
         launchInputGrad(x, mean, rstd, dy, dy2, dx, s);
     }
 
+    /**
+     * dγ and dβ alone (accumulated), what {@link #backwardInput} left out, from the same x, statistics and dy
+     * (dy2 none), when the caller chooses.
+     */
+    public void paramGrads(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Stream s) {
+        launchParamGrad(x, mean, rstd, dy, null, check(x, "dy", dy, mean, rstd), s);
+    }
+
     /** dx's launch; returns the number of rows. */
     private int launchInputGrad(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, Stream s) {
         int rows = check(x, "dy", dy, mean, rstd);

@@ -213,6 +213,24 @@ public final class Linear implements Layer {
     }
 
     /**
+     * dW += dyᵀ·x and db += Σ dy, what {@link #backwardInput} and {@link #backwardGeluInput} left out, when the
+     * caller chooses (after the input gradient has gone on, off its critical path); dy is what that pass left (for
+     * a GELU layer the gradient of pre) and must be unchanged since. fp32 only: under autocast the 16-bit copy of
+     * dy that the GEMM would read is scratch that later passes reuse.
+     */
+    public void paramGrads(Tensor x, Tensor dy, Stream s) {
+        if (ctx.autocast() != null) {
+            throw new IllegalStateException(OP + ": paramGrads runs fp32 GEMMs, but autocast " + ctx.autocast()
+                    + " is on; use backward, which computes the parameter gradients with the input gradient");
+        }
+        int rows = check(x, "dy", dy);
+        if (bias != null) {
+            prepareDy(dy, null, null, null, null, true, rows, s);
+        }
+        gemmBackward(x, dy, null, 0f, true, rows, s);
+    }
+
+    /**
      * One pass over dy before the GEMMs (GELU's derivative where pre is given, the bias gradient, and under
      * autocast the rounding to 16 bits), then dx and, with {@code paramGrads}, dW (and db in that pass).
      */

@@ -50,10 +50,10 @@ class OpsGpuTest {
 
     /**
      * The input-only backward passes (torch.autograd.grad with respect to the input alone) give the full passes'
-     * dx bit for bit and leave every parameter gradient as it was.
+     * dx bit for bit and leave every parameter gradient as it was; paramGrads then adds what the full pass added.
      */
     @Test
-    void inputOnlyBackwardGivesTheSameDxAndTouchesNoParameterGradient() {
+    void inputOnlyBackwardGivesTheSameDxAndParamGradsTheRest() {
         CudaDevice device = deviceOrSkip();
         try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s);
              Linear fc = new Linear(ctx, "fc", 24, 40, true, 7);
@@ -74,9 +74,9 @@ class OpsGpuTest {
                  Tensor dxInput = ctx.empty("t", "dx input only", DType.FP32, rows, 24);
                  Tensor mean = ctx.empty("t", "mean", DType.FP32, rows);
                  Tensor rstd = ctx.empty("t", "rstd", DType.FP32, rows)) {
-                fc.zeroGrad(s);
                 norm.zeroGrad(s);
                 for (boolean gelu : new boolean[] {false, true}) {
+                    fc.zeroGrad(s);
                     fc.forwardGelu(x, pre, y, s);
                     try (Tensor dy = Tensor.of(device, "dy", DType.FP32, gs, rows, 40);
                          Tensor dyInput = Tensor.of(device, "dy", DType.FP32, gs, rows, 40)) {
@@ -96,6 +96,9 @@ class OpsGpuTest {
                         assertThat(dw).as("dW gets gradients in the full pass").isNotEqualTo(new float[dw.length]);
                         assertThat(fc.weight().grad().toFloats()).containsExactly(dw);
                         assertThat(fc.bias().grad().toFloats()).containsExactly(db);
+                        fc.paramGrads(x, dyInput, s);
+                        assertThat(fc.weight().grad().toFloats()).as("dW, gelu " + gelu).containsExactly(twice(dw));
+                        assertThat(fc.bias().grad().toFloats()).as("db, gelu " + gelu).containsExactly(twice(db));
                     }
                 }
                 norm.forward(x, dxInput, mean, rstd, s);
@@ -104,8 +107,18 @@ class OpsGpuTest {
                 norm.backwardInput(x, mean, rstd, x, null, dxInput, s);
                 assertThat(dxInput.toFloats()).as("layer norm dx").containsExactly(dx.toFloats());
                 assertThat(norm.parameters().get(0).grad().toFloats()).containsExactly(dGamma);
+                norm.paramGrads(x, mean, rstd, x, s);
+                assertThat(norm.parameters().get(0).grad().toFloats()).containsExactly(twice(dGamma));
             }
         }
+    }
+
+    private static float[] twice(float[] v) {
+        float[] out = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = 2 * v[i];
+        }
+        return out;
     }
 
     /** Device 0, or the test aborted (a skip) with why there is none. */

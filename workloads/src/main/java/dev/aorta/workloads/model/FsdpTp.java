@@ -195,6 +195,7 @@ public final class FsdpTp extends ModelWorkload {
         GpuEvent[] dPartialReady = new GpuEvent[layers];
         GpuEvent[] dPartialSummed = new GpuEvent[layers];
         GpuEvent[] backwardDone = new GpuEvent[layers];
+        GpuEvent[] inputGradDone = new GpuEvent[layers];
         GpuEvent[] reduced = new GpuEvent[layers];
         GpuEvent[] inputReady = new GpuEvent[layers];
         GpuEvent[] gradReady = new GpuEvent[layers];
@@ -208,6 +209,7 @@ public final class FsdpTp extends ModelWorkload {
             dPartialReady[l] = event(c);
             dPartialSummed[l] = event(r);
             backwardDone[l] = event(c);
+            inputGradDone[l] = event(c);
             reduced[l] = event(r);
             inputReady[l] = event(c);
             gradReady[l] = event(c);
@@ -263,9 +265,10 @@ public final class FsdpTp extends ModelWorkload {
                 recordOn(p, inputReady[l + 1]);
             }
         }
-        // backward of sum(output): layer by layer in reverse; on each layer's all_reduce stream, the sum of the
-        // attention's partial input gradients, then the MLP's weight gradients (complete by then), while the
-        // compute stream finishes the layer and earlier layers' backward runs
+        // backward of sum(output): layer by layer in reverse, the input gradient first (on each layer's all_reduce
+        // stream the sum of the attention's partial input gradients); once it is handed to the previous layer, the
+        // MLP's parameter gradients on the layer's compute stream, then their all-reduce on its all_reduce stream,
+        // while earlier layers' backward runs
         for (int l = layers - 1; l >= 0; l--) {
             int c = compute.get(l % compute.size());
             int r = reduce.get(l % reduce.size());
@@ -289,10 +292,8 @@ public final class FsdpTp extends ModelWorkload {
             ResidualMlp.Activations a = acts.get(l);
             if (weightGrads) {
                 iteration.add(() -> block.zeroGrad(cs(c)));
-                iteration.add(() -> block.backward(x1, dy, dx1, a, cs(c)));
-            } else {
-                iteration.add(() -> block.backwardInput(x1, dy, dx1, a, cs(c)));
             }
+            iteration.add(() -> block.backwardInput(x1, dy, dx1, a, cs(c)));
             iteration.add(() -> attention.backwardPartial(dx1, aa, cs(c)));
             recordOn(c, dPartialReady[l]);
             waitOn(r, dPartialReady[l]);
@@ -300,24 +301,31 @@ public final class FsdpTp extends ModelWorkload {
             recordOn(r, dPartialSummed[l]);
             waitOn(c, dPartialSummed[l]);
             iteration.add(() -> attention.backwardResidual(x, dx1, aa, dx, cs(c)));
-            launches((weightGrads ? ResidualMlp.BACKWARD_LAUNCHES : ResidualMlp.BACKWARD_INPUT_LAUNCHES)
-                    + attentions.getFirst().backwardLaunches(batch, seqLen) + 1);
-            recordOn(c, backwardDone[l]);
-            if (weightGrads) {
-                Tensor r1 = reducedFc1.get(l);
-                Tensor r2 = reducedFc2.get(l);
-                iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), r1, gs(r)));
-                iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), r2, gs(r)));
-                launches(2);
-                recordOn(r, reduced[l]);
-            }
+            launches(ResidualMlp.BACKWARD_INPUT_LAUNCHES + attentions.getFirst().backwardLaunches(batch, seqLen) + 1);
+            recordOn(c, inputGradDone[l]);
             if (l > 0) {
                 int p = p2p.get(handOffs++ % p2p.size());
-                waitOn(p, backwardDone[l]);
+                waitOn(p, inputGradDone[l]);
                 KernelLaunch copy = handOff.prepare(dx, dOutputs.get(l - 1), 0, cs(p));
                 iteration.add(copy::launch);
                 launches(1);
                 recordOn(p, gradReady[l - 1]);
+            }
+            if (weightGrads) {
+                // the MLP's parameter gradients once the input gradient has gone on: the previous layer's backward,
+                // on the next compute stream, overlaps them (the GPU's idle moments between its dependent kernels)
+                iteration.add(() -> block.paramGrads(x1, dy, a, cs(c)));
+                launches(ResidualMlp.PARAM_GRAD_LAUNCHES);
+            }
+            recordOn(c, backwardDone[l]);
+            if (weightGrads) {
+                Tensor r1 = reducedFc1.get(l);
+                Tensor r2 = reducedFc2.get(l);
+                waitOn(r, backwardDone[l]);
+                iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), r1, gs(r)));
+                iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), r2, gs(r)));
+                launches(2);
+                recordOn(r, reduced[l]);
             }
         }
     }

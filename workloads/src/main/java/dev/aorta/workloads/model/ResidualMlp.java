@@ -32,6 +32,8 @@ final class ResidualMlp implements Layer {
      * the norm's dx; accumulate.
      */
     static final int BACKWARD_INPUT_LAUNCHES = 5;
+    /** Of one {@link #paramGrads}: fc2's and fc1's bias-gradient pass and dW GEMM; the norm's dγ and dβ. */
+    static final int PARAM_GRAD_LAUNCHES = 5;
 
     final LayerNorm norm;
     final Linear fc1;
@@ -116,6 +118,17 @@ final class ResidualMlp implements Layer {
      */
     void backwardInput(Tensor x, Tensor dy, Tensor dx, Activations a, Stream s) {
         backward(x, dy, dx, a, false, s);
+    }
+
+    /**
+     * The parameter gradients (accumulated) that {@link #backwardInput} left out, from the same x, dy and
+     * activations (unchanged since), when the caller chooses: fsdp_tp runs them after the layer's input gradient
+     * has gone on to the previous layer, whose backward then overlaps them.
+     */
+    void paramGrads(Tensor x, Tensor dy, Activations a, Stream s) {
+        fc2.paramGrads(a.act, dy, s);
+        fc1.paramGrads(a.normed, relu ? a.dpre : a.dact, s);
+        norm.paramGrads(x, a.mean, a.rstd, a.dnormed, s);
     }
 
     private void backward(Tensor x, Tensor dy, Tensor dx, Activations a, boolean paramGrads, Stream s) {
