@@ -266,7 +266,8 @@ public final class Linear implements Layer {
         boolean pre16 = pre != null && pre.dtype() != DType.FP32;
         // blocks of 256 threads own 8 columns (see there)
         ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 7) / 8, 256, s, dy, pre16 ? null : pre,
-                pre16 ? pre : null, dpre, low, t == DType.FP16 ? 1 : 0, bias == null || !biasGrad ? null : bias.grad(), rows, out);
+                pre16 ? pre : null, dpre, low, t == DType.FP16 ? 1 : 0, bias == null || !biasGrad ? null : bias.grad(),
+                rows, out);
     }
 
     private void gemmBackward(Tensor x, Tensor dy, Tensor dx, float beta, boolean weightGrad, int rows, Stream s) {
