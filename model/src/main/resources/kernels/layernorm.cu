@@ -160,7 +160,7 @@ extern "C" __global__ void layernorm_backward(const float* dy, const float* dy2,
 // the blocks in block order: deterministic without float atomics, and dy and x are read once for all three
 // results (torch's separate γ/β pass reads them again). Blocks of 128 threads, one row per warp at a time,
 // striding by the grid: 512 rows in 128 blocks are one row per warp; more rows loop, so that the partial sums
-// stay at most gridDim.x rows long.
+// stay at most gridDim.x rows long. partial null: dx alone.
 template <int V>
 __device__ __forceinline__ void backward_rows(const float* dy, const float* dy2, const float* x, const float* gamma,
                                               const float* mean, const float* rstd, float* dx, int rows, int cols,
@@ -205,9 +205,11 @@ __device__ __forceinline__ void backward_rows(const float* dy, const float* dy2,
                                    __fmul_rn(d.w, w.w));
                 sg += (g[k].x + g[k].y) + (g[k].z + g[k].w);
                 sgx += (g[k].x * h[k].x + g[k].y * h[k].y) + (g[k].z * h[k].z + g[k].w * h[k].w);
-                sdg[k] = make_float4(sdg[k].x + d.x * h[k].x, sdg[k].y + d.y * h[k].y, sdg[k].z + d.z * h[k].z,
-                                     sdg[k].w + d.w * h[k].w);
-                sdb[k] = make_float4(sdb[k].x + d.x, sdb[k].y + d.y, sdb[k].z + d.z, sdb[k].w + d.w);
+                if (partial != nullptr) {
+                    sdg[k] = make_float4(sdg[k].x + d.x * h[k].x, sdg[k].y + d.y * h[k].y,
+                                         sdg[k].z + d.z * h[k].z, sdg[k].w + d.w * h[k].w);
+                    sdb[k] = make_float4(sdb[k].x + d.x, sdb[k].y + d.y, sdb[k].z + d.z, sdb[k].w + d.w);
+                }
             }
         }
         float mg = warp_sum(sg) / cols;
@@ -221,6 +223,9 @@ __device__ __forceinline__ void backward_rows(const float* dy, const float* dy2,
                                      r * (g[k].z - mg - h[k].z * mgx), r * (g[k].w - mg - h[k].w * mgx));
             }
         }
+    }
+    if (partial == nullptr) {
+        return;  // dx alone (the caller takes the parameter gradients elsewhere, or not at all)
     }
 #pragma unroll
     for (int k = 0; k < V; k++) {

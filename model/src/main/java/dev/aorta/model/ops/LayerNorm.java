@@ -125,6 +125,40 @@ public final class LayerNorm implements Layer {
      * dy2 may be null.
      */
     public void backward(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, Stream s) {
+        int rows = checkBackward(x, mean, rstd, dy, dy2, dx);
+        if (registerRows(dy, dy2, x, dx)) {
+            int blocks = launchRegisterRows(x, mean, rstd, dy, dy2, dx, rows, paramPartials, s);
+            ctx.kernels().launch("layernorm.cu", "layernorm_param_grad_finish",
+                    ceilDiv(2 * dim, FINISH_OUTPUTS_PER_BLOCK), 256, s, paramPartials, blocks, dim, gamma.grad(),
+                    beta.grad());
+            return;
+        }
+        launchRowsFromMemory(x, mean, rstd, dy, dy2, dx, rows, s);
+        launchParamGrad(x, mean, rstd, dy, dy2, rows, s);
+    }
+
+    /**
+     * dx alone, γ's and β's gradients untouched (torch.autograd.grad with respect to the input only: one launch,
+     * no column reduction); dy2 as in {@link #backward(Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Stream)}.
+     */
+    public void backwardInput(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, Stream s) {
+        int rows = checkBackward(x, mean, rstd, dy, dy2, dx);
+        if (registerRows(dy, dy2, x, dx)) {
+            launchRegisterRows(x, mean, rstd, dy, dy2, dx, rows, null, s);
+        } else {
+            launchRowsFromMemory(x, mean, rstd, dy, dy2, dx, rows, s);
+        }
+    }
+
+    /**
+     * dγ and dβ alone (accumulated), what {@link #backwardInput} left out, from the same x, statistics and dy
+     * (dy2 none), when the caller chooses: the column-tile pass, which reads dy and x again.
+     */
+    public void paramGrads(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Stream s) {
+        launchParamGrad(x, mean, rstd, dy, null, check(x, "dy", dy, mean, rstd), s);
+    }
+
+    private int checkBackward(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx) {
         int rows = check(x, "dy", dy, mean, rstd);
         if (dy2 != null) {
             Shapes.requireSame(OP, "dy", dy, "dy2", dy2);
@@ -134,20 +168,33 @@ public final class LayerNorm implements Layer {
         Shapes.requireSame(OP, "x", x, "dx", dx);
         Shapes.requireDtype(OP, "dx", dx, DType.FP32);
         Shapes.requireContiguous(OP, "dx", dx);
-        if (dim % 4 == 0 && dim <= MAX_REGISTER_ROW && aligned16(dy, dy2, x, dx)) {
-            int blocks = Math.min(ceilDiv(rows, ROWS_PER_BLOCK), REGISTER_ROW_MAX_BLOCKS);
-            // layernorm.cu has one instance per 256 columns: 2, 4, 6 or 8 float4 per lane
-            int perLane = 2 * ((dim + 255) / 256);
-            ctx.kernels().launch("layernorm.cu", BACKWARD_ROWS[perLane / 2 - 1], blocks, 32 * ROWS_PER_BLOCK, s,
-                    dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim, paramPartials);
-            ctx.kernels().launch("layernorm.cu", "layernorm_param_grad_finish",
-                    ceilDiv(2 * dim, FINISH_OUTPUTS_PER_BLOCK), 256, s, paramPartials, blocks, dim, gamma.grad(),
-                    beta.grad());
-            return;
-        }
+        return rows;
+    }
+
+    /** Whether a row fits the register-row pass: a multiple of 4 columns, at most 1024, 16-byte aligned rows. */
+    private boolean registerRows(Tensor dy, Tensor dy2, Tensor x, Tensor dx) {
+        return dim % 4 == 0 && dim <= MAX_REGISTER_ROW && aligned16(dy, dy2, x, dx);
+    }
+
+    /**
+     * dx by the register-row pass, with each block's dγ/dβ sums into {@code partials} where not null; returns the
+     * number of blocks (rows of partial sums).
+     */
+    private int launchRegisterRows(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, int rows,
+                                   Tensor partials, Stream s) {
+        int blocks = Math.min(ceilDiv(rows, ROWS_PER_BLOCK), REGISTER_ROW_MAX_BLOCKS);
+        // layernorm.cu has one instance per 256 columns: 2, 4, 6 or 8 float4 per lane
+        int perLane = 2 * ((dim + 255) / 256);
+        ctx.kernels().launch("layernorm.cu", BACKWARD_ROWS[perLane / 2 - 1], blocks, 32 * ROWS_PER_BLOCK, s,
+                dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim, partials);
+        return blocks;
+    }
+
+    /** dx one warp per row, reading the row from memory in each pass (any width or alignment). */
+    private void launchRowsFromMemory(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, int rows,
+                                      Stream s) {
         ctx.kernels().launch("layernorm.cu", "layernorm_backward", ceilDiv(rows, ROWS_PER_BLOCK),
                 32 * ROWS_PER_BLOCK, s, dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim);
-        launchParamGrad(x, mean, rstd, dy, dy2, rows, s);
     }
 
     /**

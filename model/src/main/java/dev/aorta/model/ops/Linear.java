@@ -226,7 +226,7 @@ public final class Linear implements Layer {
      */
     public void backward(Tensor x, Tensor dy, Tensor dx, boolean accumulateDx, Stream s) {
         int rows = check(x, "dy", dy);
-        backwardFrom(x, null, dy, dx, accumulateDx, rows, s);
+        backwardFrom(x, null, dy, dx, accumulateDx, true, rows, s);
     }
 
     /**
@@ -236,16 +236,56 @@ public final class Linear implements Layer {
     public void backwardGelu(Tensor x, Tensor pre, Tensor dy, Tensor dx, Stream s) {
         int rows = check(x, "dy", dy);
         checkOutput(x, "pre", pre);
-        backwardFrom(x, pre, dy, dx, false, rows, s);
+        backwardFrom(x, pre, dy, dx, false, true, rows, s);
+    }
+
+    /**
+     * dx = dy·W alone (torch.autograd.grad with respect to the input only): dW and db untouched, so neither their
+     * GEMM nor the bias-gradient pass runs; x is not read (it is not needed), dx fixes the shapes.
+     */
+    public void backwardInput(Tensor dy, Tensor dx, Stream s) {
+        int rows = check(dx, "dy", dy);
+        backwardFrom(null, null, dy, dx, false, false, rows, s);
+    }
+
+    /**
+     * The input-only form of {@link #backwardGelu}: dy becomes the gradient of pre (in place on the fp32 path),
+     * then dx = dy·W; dW and db untouched.
+     */
+    public void backwardGeluInput(Tensor pre, Tensor dy, Tensor dx, Stream s) {
+        int rows = check(dx, "dy", dy);
+        checkOutput(dx, "pre", pre);
+        backwardFrom(null, pre, dy, dx, false, false, rows, s);
+    }
+
+    /**
+     * dW += dyᵀ·x and db += Σ dy, what {@link #backwardInput} and {@link #backwardGeluInput} left out, when the
+     * caller chooses (after the input gradient has gone on, off its critical path); dy is what that pass left (for
+     * a GELU layer the gradient of pre) and must be unchanged since. fp32 only: under autocast the 16-bit copy of
+     * dy that the GEMM would read is scratch that later passes reuse.
+     */
+    public void paramGrads(Tensor x, Tensor dy, Stream s) {
+        if (ctx.autocast() != null) {
+            throw new IllegalStateException(OP + ": paramGrads runs fp32 GEMMs, but autocast " + ctx.autocast()
+                    + " is on; use backward, which computes the parameter gradients with the input gradient");
+        }
+        int rows = check(x, "dy", dy);
+        if (bias != null) {
+            prepareDy(dy, null, null, null, null, true, rows, s);
+        }
+        gemmBackward(x, dy, null, 0f, true, rows, s);
     }
 
     /**
      * One pass over dy before the GEMMs (GELU's derivative where pre is given, the bias gradient, and under
-     * autocast the rounding to 16 bits), then dx and dW.
+     * autocast the rounding to 16 bits), then dx and, with {@code paramGrads}, dW (and db in that pass).
      */
-    private void backwardFrom(Tensor x, Tensor pre, Tensor dy, Tensor dx, boolean accumulateDx, int rows, Stream s) {
-        if (dx != null) {
+    private void backwardFrom(Tensor x, Tensor pre, Tensor dy, Tensor dx, boolean accumulateDx, boolean paramGrads,
+                              int rows, Stream s) {
+        if (dx != null && x != null) {
             Shapes.requireSame(OP, "x", x, "dx", dx);
+        }
+        if (dx != null) {
             Shapes.requireDtype(OP, "dx", dx, DType.FP32);
             Shapes.requireContiguous(OP, "dx", dx);
         }
@@ -253,33 +293,38 @@ public final class Linear implements Layer {
         DType t = ctx.autocast();
         if (t != null) {
             Tensor dyLow = lowDy.get(t, dy.numel());
-            prepareDy(dy, pre, null, dyLow, t, rows, s);
-            lowGemmBackward(x, dyLow, dx, beta, rows, s);
+            prepareDy(dy, pre, null, dyLow, t, paramGrads, rows, s);
+            lowGemmBackward(x, dyLow, dx, beta, paramGrads, rows, s);
             return;
         }
-        if (pre != null || bias != null) {
-            prepareDy(dy, pre, pre != null ? dy : null, null, null, rows, s);
+        if (pre != null || bias != null && paramGrads) {
+            prepareDy(dy, pre, pre != null ? dy : null, null, null, paramGrads, rows, s);
         }
-        gemmBackward(x, dy, dx, beta, rows, s);
+        gemmBackward(x, dy, dx, beta, paramGrads, rows, s);
     }
 
     /**
      * The fused pass over dy of elementwise.cu's bias_grad (see there); pre (fp32, or 16-bit of the autocast
      * dtype t), dpre and low may be null.
      */
-    private void prepareDy(Tensor dy, Tensor pre, Tensor dpre, Tensor low, DType t, int rows, Stream s) {
+    private void prepareDy(Tensor dy, Tensor pre, Tensor dpre, Tensor low, DType t, boolean biasGrad, int rows,
+                           Stream s) {
         boolean pre16 = pre != null && pre.dtype() != DType.FP32;
         // blocks of 256 threads own 8 columns (see there)
         ctx.kernels().launch("elementwise.cu", "bias_grad", (out + 7) / 8, 256, s, dy, pre16 ? null : pre,
-                pre16 ? pre : null, dpre, low, t == DType.FP16 ? 1 : 0, bias == null ? null : bias.grad(), rows, out);
+                pre16 ? pre : null, dpre, low, t == DType.FP16 ? 1 : 0, bias == null || !biasGrad ? null : bias.grad(),
+                rows, out);
     }
 
-    private void gemmBackward(Tensor x, Tensor dy, Tensor dx, float beta, int rows, Stream s) {
+    private void gemmBackward(Tensor x, Tensor dy, Tensor dx, float beta, boolean weightGrad, int rows, Stream s) {
         Cublas blas = ctx.blasOn(s);
         // column-major view: dy is dyᵀ [out × rows], x is xᵀ [in × rows], W is Wᵀ [in × out]
         if (dx != null) {
             blas.gemm(GemmPrecision.FP32, false, false, in, rows, out, 1f, weight.value().address(), in,
                     dy.address(), out, beta, dx.address(), in);
+        }
+        if (!weightGrad) {
+            return;
         }
         blas.gemm(GemmPrecision.FP32, false, true, in, out, rows, 1f, x.address(), in, dy.address(), out, 1f,
                 weight.grad().address(), in);
@@ -331,11 +376,15 @@ public final class Linear implements Layer {
      * dx = dy·W (+ dx with beta 1) and dW += dyᵀ·x on 16-bit copies (dy's in dyLow; x's from the forward pass
      * when it is the same tensor), fp32 results.
      */
-    private void lowGemmBackward(Tensor x, Tensor dyLow, Tensor dx, float beta, int rows, Stream s) {
+    private void lowGemmBackward(Tensor x, Tensor dyLow, Tensor dx, float beta, boolean weightGrad, int rows,
+                                 Stream s) {
         DType t = ctx.autocast();
         Tensor lowWeight = weight.lowCopy(ctx, t, s);
         if (dx != null) {
             lowGemm(s, t, false, false, in, rows, out, lowWeight, in, dyLow, out, beta, dx, in);
+        }
+        if (!weightGrad) {
+            return;
         }
         if (!sameTensor(x, lowXSource) || lowX.dtype() != t) {
             lowXScratch = castInto(x, lowXScratch, t, s);

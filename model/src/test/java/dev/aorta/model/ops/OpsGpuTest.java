@@ -48,6 +48,79 @@ class OpsGpuTest {
         }
     }
 
+    /**
+     * The input-only backward passes (torch.autograd.grad with respect to the input alone) give the full passes'
+     * dx bit for bit and leave every parameter gradient as it was; paramGrads then adds what the full pass added.
+     */
+    @Test
+    void inputOnlyBackwardGivesTheSameDxAndParamGradsTheRest() {
+        CudaDevice device = deviceOrSkip();
+        try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s);
+             Linear fc = new Linear(ctx, "fc", 24, 40, true, 7);
+             LayerNorm norm = new LayerNorm(ctx, "ln", 24, 1e-5f)) {
+            int rows = 9;
+            float[] xs = new float[rows * 24];
+            float[] gs = new float[rows * 40];
+            for (int i = 0; i < xs.length; i++) {
+                xs[i] = (float) Math.sin(0.37 * i);
+            }
+            for (int i = 0; i < gs.length; i++) {
+                gs[i] = (float) Math.cos(0.11 * i);
+            }
+            try (Tensor x = Tensor.of(device, "x", DType.FP32, xs, rows, 24);
+                 Tensor pre = ctx.empty("t", "pre", DType.FP32, rows, 40);
+                 Tensor y = ctx.empty("t", "y", DType.FP32, rows, 40);
+                 Tensor dx = ctx.empty("t", "dx", DType.FP32, rows, 24);
+                 Tensor dxInput = ctx.empty("t", "dx input only", DType.FP32, rows, 24);
+                 Tensor mean = ctx.empty("t", "mean", DType.FP32, rows);
+                 Tensor rstd = ctx.empty("t", "rstd", DType.FP32, rows)) {
+                norm.zeroGrad(s);
+                for (boolean gelu : new boolean[] {false, true}) {
+                    fc.zeroGrad(s);
+                    fc.forwardGelu(x, pre, y, s);
+                    try (Tensor dy = Tensor.of(device, "dy", DType.FP32, gs, rows, 40);
+                         Tensor dyInput = Tensor.of(device, "dy", DType.FP32, gs, rows, 40)) {
+                        if (gelu) {
+                            fc.backwardGelu(x, pre, dy, dx, s);
+                        } else {
+                            fc.backward(x, dy, dx, s);
+                        }
+                        float[] dw = fc.weight().grad().toFloats();
+                        float[] db = fc.bias().grad().toFloats();
+                        if (gelu) {
+                            fc.backwardGeluInput(pre, dyInput, dxInput, s);
+                        } else {
+                            fc.backwardInput(dyInput, dxInput, s);
+                        }
+                        assertThat(dxInput.toFloats()).as("linear dx, gelu " + gelu).containsExactly(dx.toFloats());
+                        assertThat(dw).as("dW gets gradients in the full pass").isNotEqualTo(new float[dw.length]);
+                        assertThat(fc.weight().grad().toFloats()).containsExactly(dw);
+                        assertThat(fc.bias().grad().toFloats()).containsExactly(db);
+                        fc.paramGrads(x, dyInput, s);
+                        assertThat(fc.weight().grad().toFloats()).as("dW, gelu " + gelu).containsExactly(twice(dw));
+                        assertThat(fc.bias().grad().toFloats()).as("db, gelu " + gelu).containsExactly(twice(db));
+                    }
+                }
+                norm.forward(x, dxInput, mean, rstd, s);
+                norm.backward(x, mean, rstd, x, dx, s);
+                float[] dGamma = norm.parameters().get(0).grad().toFloats();
+                norm.backwardInput(x, mean, rstd, x, null, dxInput, s);
+                assertThat(dxInput.toFloats()).as("layer norm dx").containsExactly(dx.toFloats());
+                assertThat(norm.parameters().get(0).grad().toFloats()).containsExactly(dGamma);
+                norm.paramGrads(x, mean, rstd, x, s);
+                assertThat(norm.parameters().get(0).grad().toFloats()).containsExactly(twice(dGamma));
+            }
+        }
+    }
+
+    private static float[] twice(float[] v) {
+        float[] out = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = 2 * v[i];
+        }
+        return out;
+    }
+
     /** Device 0, or the test aborted (a skip) with why there is none. */
     private static CudaDevice deviceOrSkip() {
         try {

@@ -26,14 +26,20 @@ import java.util.function.Supplier;
  * l mod |all_reduce|; the p2p streams hand each layer's output (forward) and input gradient (backward) to the next
  * layer's stream, so every stream of every role works (AORTA's p2p role never ran and only the first stream of each
  * role did). Collectives are NCCL with more than one rank, simulated copies on one (named in the result).
+ * Of the parameters' gradients only what something reads is computed: the MLP's, which FSDP all-reduces (the
+ * attention's are neither sharded nor reduced and no optimizer steps them). {@code weight_grads=false} is AORTA's
+ * backward, autograd.grad(x.sum(), input): the input gradient alone, no MLP gradient all-reduce.
  */
 public final class FsdpTp extends ModelWorkload {
     public static final String NAME = "fsdp_tp";
     private static final int SAMPLED_ROWS = 4;
+    /** Entries of each MLP weight gradient checked, each a float64 sum over every row. */
+    private static final int SAMPLED_WEIGHT_GRADS = 32;
 
     private ModelCollectives comm;
     private final List<TensorParallelAttention> attentions = new ArrayList<>();
     private final List<ResidualMlp> blocks = new ArrayList<>();
+    private final List<ResidualMlp.Activations> mlpActivations = new ArrayList<>();
     /** Per layer: its input x, the attention half's output x1, its output y, and their gradients. */
     private final List<Tensor> inputs = new ArrayList<>();
     private final List<Tensor> mids = new ArrayList<>();
@@ -47,6 +53,7 @@ public final class FsdpTp extends ModelWorkload {
     private int rows;
     private int batch;
     private int seqLen;
+    private boolean weightGrads;
 
     @Override
     public String name() {
@@ -88,7 +95,11 @@ public final class FsdpTp extends ModelWorkload {
                 WorkloadParameter.positive("batch_size", "8", "sequences per iteration"),
                 WorkloadParameter.positive("seq_len", "512", "rows per sequence"),
                 WorkloadParameter.choice("overlap_comm_compute", "true", "false: each layer's backward waits for the "
-                        + "previous layer's gradient all-reduce", "true", "false"));
+                        + "previous layer's gradient all-reduce", "true", "false"),
+                WorkloadParameter.choice("weight_grads", "true", "false: the input gradient alone, AORTA's "
+                        + "autograd.grad(x.sum(), input) (no weight-gradient GEMMs, so no MLP gradient all-reduce and "
+                        + "overlap_comm_compute has nothing to overlap)",
+                        "true", "false"));
     }
 
     @Override
@@ -135,6 +146,7 @@ public final class FsdpTp extends ModelWorkload {
         seqLen = ctx.intParameter("seq_len");
         rows = batch * seqLen;
         boolean overlap = ctx.choiceParameter("overlap_comm_compute").equals("true");
+        weightGrads = ctx.choiceParameter("weight_grads").equals("true");
         List<Integer> compute = ctx.streamsWithRole("compute");
         List<Integer> gather = ctx.streamsWithRole("all_gather");
         List<Integer> reduce = ctx.streamsWithRole("all_reduce");
@@ -167,10 +179,10 @@ public final class FsdpTp extends ModelWorkload {
             // this rank's shard of each weight: its slice of the full weight, which the gather reassembles in place
             shards.add(new Tensor[] {shard(block.fc1.weight().value()), shard(block.fc2.weight().value())});
         }
-        reducedLastFc2 = tensor("all-reduced fc2 weight gradient", 4 * hidden * hidden);
         List<Tensor> reducedFc1 = new ArrayList<>();
         List<Tensor> reducedFc2 = new ArrayList<>();
-        for (int l = 0; l < layers; l++) {
+        reducedLastFc2 = weightGrads ? tensor("all-reduced fc2 weight gradient", 4 * hidden * hidden) : null;
+        for (int l = 0; weightGrads && l < layers; l++) {
             reducedFc1.add(tensor("all-reduced fc1 weight gradient", 4 * hidden * hidden));
             reducedFc2.add(l == layers - 1 ? reducedLastFc2 : tensor("all-reduced fc2 weight gradient",
                     4 * hidden * hidden));
@@ -183,6 +195,7 @@ public final class FsdpTp extends ModelWorkload {
         GpuEvent[] dPartialReady = new GpuEvent[layers];
         GpuEvent[] dPartialSummed = new GpuEvent[layers];
         GpuEvent[] backwardDone = new GpuEvent[layers];
+        GpuEvent[] inputGradDone = new GpuEvent[layers];
         GpuEvent[] reduced = new GpuEvent[layers];
         GpuEvent[] inputReady = new GpuEvent[layers];
         GpuEvent[] gradReady = new GpuEvent[layers];
@@ -196,6 +209,7 @@ public final class FsdpTp extends ModelWorkload {
             dPartialReady[l] = event(c);
             dPartialSummed[l] = event(r);
             backwardDone[l] = event(c);
+            inputGradDone[l] = event(c);
             reduced[l] = event(r);
             inputReady[l] = event(c);
             gradReady[l] = event(c);
@@ -206,6 +220,7 @@ public final class FsdpTp extends ModelWorkload {
             attActs.add(keepOther(attentions.get(l).activations(batch, seqLen)));
             acts.add(keepOther(blocks.get(l).activations(rows)));
         }
+        mlpActivations.addAll(acts);
         int handOffs = 0;
         // forward: the attention half (its partial output summed over the group on the all_reduce stream), then the
         // MLP half once its weights are gathered (after the previous iteration's backward of the layer read them)
@@ -250,9 +265,10 @@ public final class FsdpTp extends ModelWorkload {
                 recordOn(p, inputReady[l + 1]);
             }
         }
-        // backward of sum(output): layer by layer in reverse; on each layer's all_reduce stream, the sum of the
-        // attention's partial input gradients, then the MLP's weight gradients (complete by then), while the
-        // compute stream finishes the layer and earlier layers' backward runs
+        // backward of sum(output): layer by layer in reverse, the input gradient first (on each layer's all_reduce
+        // stream the sum of the attention's partial input gradients); once it is handed to the previous layer, the
+        // MLP's parameter gradients on the layer's compute stream, then their all-reduce on its all_reduce stream,
+        // while earlier layers' backward runs
         for (int l = layers - 1; l >= 0; l--) {
             int c = compute.get(l % compute.size());
             int r = reduce.get(l % reduce.size());
@@ -260,11 +276,13 @@ public final class FsdpTp extends ModelWorkload {
             ResidualMlp block = blocks.get(l);
             if (l + 1 < layers) {
                 waitOn(c, gradReady[l]);
-                if (!overlap) {
+                if (!overlap && weightGrads) {
                     waitOn(c, reduced[l + 1]);
                 }
             }
-            waitOn(c, reduced[l]); // the previous iteration's all-reduce of these gradients has read them
+            if (weightGrads) {
+                waitOn(c, reduced[l]); // the previous iteration's all-reduce of these gradients has read them
+            }
             Tensor x = inputs.get(l);
             Tensor x1 = mids.get(l);
             Tensor dy = dOutputs.get(l);
@@ -272,9 +290,10 @@ public final class FsdpTp extends ModelWorkload {
             Tensor dx = dInputs.get(l);
             TensorParallelAttention.Activations aa = attActs.get(l);
             ResidualMlp.Activations a = acts.get(l);
-            iteration.add(() -> block.zeroGrad(cs(c)));
-            iteration.add(() -> attention.zeroGrad(cs(c)));
-            iteration.add(() -> block.backward(x1, dy, dx1, a, cs(c)));
+            if (weightGrads) {
+                iteration.add(() -> block.zeroGrad(cs(c)));
+            }
+            iteration.add(() -> block.backwardInput(x1, dy, dx1, a, cs(c)));
             iteration.add(() -> attention.backwardPartial(dx1, aa, cs(c)));
             recordOn(c, dPartialReady[l]);
             waitOn(r, dPartialReady[l]);
@@ -282,21 +301,31 @@ public final class FsdpTp extends ModelWorkload {
             recordOn(r, dPartialSummed[l]);
             waitOn(c, dPartialSummed[l]);
             iteration.add(() -> attention.backwardResidual(x, dx1, aa, dx, cs(c)));
-            launches(ResidualMlp.BACKWARD_LAUNCHES + attentions.getFirst().backwardLaunches(batch, seqLen) + 1);
-            recordOn(c, backwardDone[l]);
-            Tensor r1 = reducedFc1.get(l);
-            Tensor r2 = reducedFc2.get(l);
-            iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), r1, gs(r)));
-            iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), r2, gs(r)));
-            launches(2);
-            recordOn(r, reduced[l]);
+            launches(ResidualMlp.BACKWARD_INPUT_LAUNCHES + attentions.getFirst().backwardLaunches(batch, seqLen) + 1);
+            recordOn(c, inputGradDone[l]);
             if (l > 0) {
                 int p = p2p.get(handOffs++ % p2p.size());
-                waitOn(p, backwardDone[l]);
+                waitOn(p, inputGradDone[l]);
                 KernelLaunch copy = handOff.prepare(dx, dOutputs.get(l - 1), 0, cs(p));
                 iteration.add(copy::launch);
                 launches(1);
                 recordOn(p, gradReady[l - 1]);
+            }
+            if (weightGrads) {
+                // the MLP's parameter gradients once the input gradient has gone on: the previous layer's backward,
+                // on the next compute stream, overlaps them (the GPU's idle moments between its dependent kernels)
+                iteration.add(() -> block.paramGrads(x1, dy, a, cs(c)));
+                launches(ResidualMlp.PARAM_GRAD_LAUNCHES);
+            }
+            recordOn(c, backwardDone[l]);
+            if (weightGrads) {
+                Tensor r1 = reducedFc1.get(l);
+                Tensor r2 = reducedFc2.get(l);
+                waitOn(r, backwardDone[l]);
+                iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), r1, gs(r)));
+                iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), r2, gs(r)));
+                launches(2);
+                recordOn(r, reduced[l]);
             }
         }
     }
@@ -316,15 +345,15 @@ public final class FsdpTp extends ModelWorkload {
 
     @Override
     public Map<String, Object> results(List<List<dev.aorta.core.event.DeviceActivity>> iterations, List<Long> ids) {
-        return Map.of("collectives", comm.kind());
+        return Map.of("collectives", comm.kind(), "weight_grads", weightGrads);
     }
 
     /**
      * Every layer against float64 from the values the device gave it, which together check the whole computation:
      * the attention half (forward and input gradient) over the last sequence (attention mixes a sequence's rows),
      * the MLP half (forward and input gradient, row-wise) on sampled rows, the hand-offs between layers exactly; and
-     * the last layer's all-reduced fc2 weight gradient against world size × its own (every rank computes on the same
-     * data). The attention references of the layers run in parallel on the host.
+     * with weight_grads the last layer's all-reduced fc2 weight gradient against world size × its own (every rank
+     * computes on the same data). The attention references of the layers run in parallel on the host.
      */
     @Override
     public Optional<String> correctnessProblem() {
@@ -362,13 +391,20 @@ public final class FsdpTp extends ModelWorkload {
                     gotX1, ref.forward(xs, seqLen)).or(() -> Reference.compare(NAME + " layer " + layer
                     + " attention input gradient (last sequence)", gotDx, ref.backward(xs, dx1s, seqLen))));
         }
-        float[] reducedGrad = reducedLastFc2.toFloats();
-        double[] want = Reference.doubles(blocks.getLast().fc2.weight().grad().toFloats());
-        for (int i = 0; i < want.length; i++) {
-            want[i] *= comm.worldSize();
+        for (int l = 0; weightGrads && l < layers; l++) {
+            int layer = l;
+            float[] dyl = dy.get(l);
+            checks.add(() -> weightGradCheck(layer, dyl));
         }
-        checks.add(() -> Reference.compare(NAME + " all-reduced fc2 weight gradient of the last layer", reducedGrad,
-                want));
+        if (weightGrads) {
+            float[] reducedGrad = reducedLastFc2.toFloats();
+            double[] want = Reference.doubles(blocks.getLast().fc2.weight().grad().toFloats());
+            for (int i = 0; i < want.length; i++) {
+                want[i] *= comm.worldSize();
+            }
+            checks.add(() -> Reference.compare(NAME + " all-reduced fc2 weight gradient of the last layer",
+                    reducedGrad, want));
+        }
         List<Optional<String>> attentionResults = attentionChecks.parallelStream().map(Supplier::get).toList();
         return java.util.stream.Stream.concat(checks.stream().map(Supplier::get), attentionResults.stream())
                 .flatMap(Optional::stream).findFirst();
@@ -395,6 +431,38 @@ public final class FsdpTp extends ModelWorkload {
                 + " sampled rows)", gotDx1, wantDx1));
     }
 
+    /**
+     * Sampled entries of layer l's fc2 and fc1 weight gradients (dW = dyᵀ·x over every row) against float64 sums of
+     * the device's own GEMM operands: fc2's output gradient dy and input (the activation), fc1's pre-activation
+     * gradient (the backward pass leaves it in the activation-gradient buffer) and input (the normed rows).
+     */
+    private Optional<String> weightGradCheck(int l, float[] dy) {
+        ResidualMlp block = blocks.get(l);
+        ResidualMlp.Activations a = mlpActivations.get(l);
+        int inner = 4 * hidden;
+        return sampledWeightGrad(NAME + " layer " + l + " fc2 weight gradient", block.fc2.weight().grad().toFloats(),
+                dy, hidden, a.act.toFloats(), inner)
+                .or(() -> sampledWeightGrad(NAME + " layer " + l + " fc1 weight gradient",
+                        block.fc1.weight().grad().toFloats(), a.dact.toFloats(), inner, a.normed.toFloats(), hidden));
+    }
+
+    /** grad [outs, ins] against Σ_r dy[r, o]·x[r, k] at {@value #SAMPLED_WEIGHT_GRADS} spread (o, k). */
+    private Optional<String> sampledWeightGrad(String what, float[] grad, float[] dy, int outs, float[] x, int ins) {
+        float[] got = new float[SAMPLED_WEIGHT_GRADS];
+        double[] want = new double[SAMPLED_WEIGHT_GRADS];
+        for (int j = 0; j < SAMPLED_WEIGHT_GRADS; j++) {
+            int o = (int) ((long) j * 7919 % outs);
+            int k = (int) ((long) j * 104_729 % ins);
+            double sum = 0;
+            for (int r = 0; r < rows; r++) {
+                sum += (double) dy[r * outs + o] * x[r * ins + k];
+            }
+            want[j] = sum;
+            got[j] = grad[o * ins + k];
+        }
+        return Reference.compare(what + " (" + SAMPLED_WEIGHT_GRADS + " sampled entries)", got, want);
+    }
+
     private static List<float[]> read(List<Tensor> tensors) {
         return tensors.stream().map(Tensor::toFloats).toList();
     }
@@ -403,6 +471,7 @@ public final class FsdpTp extends ModelWorkload {
     public void cleanup() {
         attentions.clear();
         blocks.clear();
+        mlpActivations.clear();
         for (List<Tensor> l : List.of(inputs, mids, outputs, dInputs, dMids, dOutputs)) {
             l.clear();
         }

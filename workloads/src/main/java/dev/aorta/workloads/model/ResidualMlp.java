@@ -27,6 +27,13 @@ final class ResidualMlp implements Layer {
     final int forwardLaunches;
     /** Of one backward: fc2 (dx, dW GEMMs, bias grad); activation backward and fc1's three; norm's two; accumulate. */
     static final int BACKWARD_LAUNCHES = 10;
+    /**
+     * Of one {@link #backwardInput}: fc2's dx GEMM; GELU's derivative pass (or ReLU's backward) and fc1's dx GEMM;
+     * the norm's dx; accumulate.
+     */
+    static final int BACKWARD_INPUT_LAUNCHES = 5;
+    /** Of one {@link #paramGrads}: fc2's and fc1's bias-gradient pass and dW GEMM; the norm's dγ and dβ. */
+    static final int PARAM_GRAD_LAUNCHES = 5;
 
     final LayerNorm norm;
     final Linear fc1;
@@ -102,14 +109,51 @@ final class ResidualMlp implements Layer {
 
     /** dx is overwritten (dx = dy + the branch's input gradient); parameter gradients accumulate. */
     void backward(Tensor x, Tensor dy, Tensor dx, Activations a, Stream s) {
-        fc2.backward(a.act, dy, a.dact, s);
+        backward(x, dy, dx, a, true, s);
+    }
+
+    /**
+     * dx as {@link #backward(Tensor, Tensor, Tensor, Activations, Stream)}, no parameter gradient touched (torch's
+     * autograd.grad with respect to the input alone: no weight-gradient GEMMs, bias or LayerNorm reductions).
+     */
+    void backwardInput(Tensor x, Tensor dy, Tensor dx, Activations a, Stream s) {
+        backward(x, dy, dx, a, false, s);
+    }
+
+    /**
+     * The parameter gradients (accumulated) that {@link #backwardInput} left out, from the same x, dy and
+     * activations (unchanged since), when the caller chooses: fsdp_tp runs them after the layer's input gradient
+     * has gone on to the previous layer, whose backward then overlaps them.
+     */
+    void paramGrads(Tensor x, Tensor dy, Activations a, Stream s) {
+        fc2.paramGrads(a.act, dy, s);
+        fc1.paramGrads(a.normed, relu ? a.dpre : a.dact, s);
+        norm.paramGrads(x, a.mean, a.rstd, a.dnormed, s);
+    }
+
+    private void backward(Tensor x, Tensor dy, Tensor dx, Activations a, boolean paramGrads, Stream s) {
+        if (paramGrads) {
+            fc2.backward(a.act, dy, a.dact, s);
+        } else {
+            fc2.backwardInput(dy, a.dact, s);
+        }
         if (relu) {
             elementwise.reluBackward(a.pre, a.dact, a.dpre, s);
-            fc1.backward(a.normed, a.dpre, a.dnormed, s);
-        } else {
+            if (paramGrads) {
+                fc1.backward(a.normed, a.dpre, a.dnormed, s);
+            } else {
+                fc1.backwardInput(a.dpre, a.dnormed, s);
+            }
+        } else if (paramGrads) {
             fc1.backwardGelu(a.normed, a.pre, a.dact, a.dnormed, s);
+        } else {
+            fc1.backwardGeluInput(a.pre, a.dact, a.dnormed, s);
         }
-        norm.backward(x, a.mean, a.rstd, a.dnormed, dx, s);
+        if (paramGrads) {
+            norm.backward(x, a.mean, a.rstd, a.dnormed, dx, s);
+        } else {
+            norm.backwardInput(x, a.mean, a.rstd, a.dnormed, null, dx, s);
+        }
         elementwise.accumulate(dx, dy, s);
     }
 

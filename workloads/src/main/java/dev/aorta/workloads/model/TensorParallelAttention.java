@@ -103,9 +103,9 @@ final class TensorParallelAttention implements Layer {
     /** Of {@link #backwardPartial} and {@link #backwardResidual}. */
     int backwardLaunches(int batch, int t) {
         long bh = (long) batch * localHeads;
-        // out-projection (dx, dW GEMMs, bias grad); to heads; attention (flash: 2, scores: 5 GEMMs + 1 kernel);
-        // to rows; in-projection's three; norm's two; the residual's accumulate
-        return 3 + 1 + (Attention.scoresPath(bh, t, Attention.DEFAULT_MAX_SCORES_BYTES) ? 6 : 2) + 1 + 3 + 2 + 1;
+        // out-projection's dx GEMM; to heads; attention (flash: 2, scores: 5 GEMMs + 1 kernel); to rows;
+        // in-projection's dx GEMM; norm's dx; the residual's accumulate
+        return 1 + 1 + (Attention.scoresPath(bh, t, Attention.DEFAULT_MAX_SCORES_BYTES) ? 6 : 2) + 1 + 1 + 1 + 1;
     }
 
     /** What one forward over [batch, t] keeps for backward, the tensors the collectives move, and scratch. */
@@ -186,19 +186,26 @@ final class TensorParallelAttention implements Layer {
         elementwise.residualAdd(x, a.output, x1, s);
     }
 
-    /** a.dNormedPartial = this rank's share of the gradient of LayerNorm's output, given dx1; gradients accumulate. */
+    /**
+     * a.dNormedPartial = this rank's share of the gradient of LayerNorm's output, given dx1. The input gradient
+     * alone: fsdp_tp reads no gradient of the attention's parameters (they are neither sharded nor reduced, and no
+     * optimizer steps them), so none is computed (8.6 of a layer's 92 GFLOP at the default size).
+     */
     void backwardPartial(Tensor dx1, Activations a, Stream s) {
         int local = localHeads * headDim;
-        outProj.backward(a.merged, dx1, a.dMerged, s);
+        outProj.backwardInput(dx1, a.dMerged, s);
         HeadLayout.toHeads(ops, a.dMerged, a.dAtt, a.batch, a.t, localHeads, headDim, local, 0, 1, s);
         attention.backward(a.q, a.k, a.v, a.att, a.lse, a.dAtt, a.delta, a.dq, a.dk, a.dv, false, s);
         HeadLayout.toRows(ops, a.dQkvHeads, a.dQkv, a.batch, a.t, localHeads, headDim, 3 * local, 0, 3, s);
-        inProj.backward(a.normed, a.dQkv, a.dNormedPartial, s);
+        inProj.backwardInput(a.dQkv, a.dNormedPartial, s);
     }
 
-    /** dx (overwritten) = dx1 (the residual path) + LayerNorm's backward of a.dNormed (once summed over the group). */
+    /**
+     * dx (overwritten) = dx1 (the residual path) + LayerNorm's backward of a.dNormed (once summed over the group);
+     * γ's and β's gradients untouched, as in {@link #backwardPartial}.
+     */
     void backwardResidual(Tensor x, Tensor dx1, Activations a, Tensor dx, Stream s) {
-        norm.backward(x, a.mean, a.rstd, a.dNormed, dx, s);
+        norm.backwardInput(x, a.mean, a.rstd, a.dNormed, null, dx, s);
         elementwise.accumulate(dx, dx1, s);
     }
 

@@ -49,6 +49,13 @@ class RemainingModelWorkloadsGpuTest {
         runsCorrectlyOnEveryStream(new FsdpTp(), Map.of("num_layers", "3", "batch_size", "3", "seq_len", "7"));
     }
 
+    /** AORTA's backward: the input gradient alone, no weight gradients and no gradient all-reduce. */
+    @Test
+    void fsdpTpInputGradientOnly() {
+        runsCorrectlyOnEveryStream(new FsdpTp(), Map.of("num_layers", "3", "batch_size", "3", "seq_len", "7",
+                "weight_grads", "false"));
+    }
+
     /** Sequences longer than the attention's short path (256): its flash kernels. */
     @Test
     void fsdpTpWithLongSequences() {
