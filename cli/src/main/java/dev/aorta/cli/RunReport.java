@@ -51,7 +51,8 @@ final class RunReport {
                     + fmt(l.std()), iterationMeaning(r));
         }
         line(out, "total time", fmt(r.totalTimeMs()) + " ms (wall " + fmt(r.wallTimeMs()) + " ms)",
-                "device time from the first measured iteration's start to the last one's end; wall = host clock");
+                "device time of the measured iterations: their sum under per_iteration sync (AORTA's total_time_ms),"
+                        + " else from the first one's start to the last one's end; wall = host clock");
         RunResult.HostEnqueue h = r.hostEnqueue();
         line(out, "host enqueue", fmt(h.perIterationMs().mean()) + " ms/iteration, " + fmt(h.usPerLaunch())
                         + " us/launch, " + fmt(h.launchesPerSecond()) + " launches/s",
