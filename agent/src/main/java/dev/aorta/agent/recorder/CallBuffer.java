@@ -16,10 +16,13 @@ import java.lang.ref.WeakReference;
  * {@code head} once per batch and frees each batch with one store.
  */
 public final class CallBuffer {
-    /** Longs per record: id, start, end, stream, result, a0..a7, padding to a power of two. */
-    public static final int WIDTH = 16;
-    static final int SHIFT = 4;
-    public static final int ID = 0, START = 1, END = 2, STREAM = 3, RESULT = 4, ARG0 = 5;
+    /**
+     * Longs per record: id and result (one long, see {@link #id} and {@link #result}), start, end, stream, a0..a7.
+     * 96 bytes, not padded to 128: every row the writer fills is a cache line or two it must own again after the drain
+     * thread read them, which is most of what a row costs a real launch, so a row is as few lines as it can be.
+     */
+    public static final int WIDTH = 12;
+    public static final int ID_RESULT = 0, START = 1, END = 2, STREAM = 3, ARG0 = 4;
 
     /** Rows the drain thread takes before freeing them with one store. */
     static final int BATCH = 1024;
@@ -55,7 +58,7 @@ public final class CallBuffer {
     }
 
     /** Appends one record, or counts it as dropped when the ring is full. Owner thread only. */
-    void put(long id, long start, long end, long stream, long result,
+    void put(int id, long start, long end, long stream, int result,
              long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
         long[] c = counters;
         long h = c[HEAD];
@@ -67,21 +70,30 @@ public final class CallBuffer {
             }
         }
         long[] r = rows;
-        int b = (int) (h & mask) << SHIFT;
-        r[b] = id;
+        int b = (int) (h & mask) * WIDTH;
+        r[b] = (id & 0xFFFF_FFFFL) | (long) result << 32;
         r[b + 1] = start;
         r[b + 2] = end;
         r[b + 3] = stream;
-        r[b + 4] = result;
-        r[b + 5] = a0;
-        r[b + 6] = a1;
-        r[b + 7] = a2;
-        r[b + 8] = a3;
-        r[b + 9] = a4;
-        r[b + 10] = a5;
-        r[b + 11] = a6;
-        r[b + 12] = a7;
+        r[b + 4] = a0;
+        r[b + 5] = a1;
+        r[b + 6] = a2;
+        r[b + 7] = a3;
+        r[b + 8] = a4;
+        r[b + 9] = a5;
+        r[b + 10] = a6;
+        r[b + 11] = a7;
         COUNTER.setRelease(c, HEAD, h + 1);
+    }
+
+    /** The call-table id of the row at {@code offset}. */
+    public static int id(long[] rows, int offset) {
+        return (int) rows[offset + ID_RESULT];
+    }
+
+    /** The call's result code of the row at {@code offset}. */
+    public static int result(long[] rows, int offset) {
+        return (int) (rows[offset + ID_RESULT] >> 32);
     }
 
     /** Receives drained records; {@code row} is valid only during the call. */
@@ -111,7 +123,7 @@ public final class CallBuffer {
             long until = Math.min(h, t + BATCH);
             long s = t;
             for (; s < until; s++) {
-                int o = (int) (s & mask) << SHIFT;
+                int o = (int) (s & mask) * WIDTH;
                 if (rows[o + END] > endsThrough) {
                     break;
                 }
