@@ -48,6 +48,27 @@ class CallBufferTest {
     }
 
     @Test
+    void claimingRowsAheadNeverTouchesARowTheDrainThreadHasNotRead() {
+        CallBuffer b = new CallBuffer(64, Thread.currentThread(), 0);
+        List<Long> checked = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 64; i++) {  // fills the ring: the claims near its end must spare its first rows
+                long v = 1000L * round + i + 1;
+                b.put((int) v, v, v, v, 0, v, v, v, v, v, v, v, v);
+            }
+            b.drain((buf, seq, r, o) -> {
+                long v = CallBuffer.id(r, o);
+                for (int f = CallBuffer.START; f < CallBuffer.WIDTH; f++) {
+                    assertThat(r[o + f]).as("field %d of record %d", f, v).isEqualTo(v);
+                }
+                checked.add(v);
+            });
+        }
+        assertThat(checked).hasSize(3 * 64);
+        assertThat(b.dropped()).isZero();
+    }
+
+    @Test
     void correlationIdsAreUniqueAcrossThreads() {
         CallBuffer a = new CallBuffer(64, Thread.currentThread(), 0);
         CallBuffer b = new CallBuffer(64, Thread.currentThread(), 1);
