@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # JMH benchmark of the agent's hot path (an intercepted JCuda-shaped cuLaunchKernel vs. the same call
-# uninstrumented, the host clock's two reads, and the full record path into a ring that never fills), then of
+# uninstrumented, the host clock's two reads, the full record path into a ring that never fills, and the sampled
+# event pairs' per-stream countdown that every launch passes), then of
 # the drain thread's cost per record (ring -> decoder -> JSONL, DrainBenchmark: in its own JVM without
 # -javaagent, as it drives the agent's unshaded classes), with the GC profiler for bytes allocated per call and
 # per record. Not a test: it prints figures.
@@ -15,7 +16,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-bench='dev.aorta.agent.(bench.HotPathBenchmark|recorder.RecordPathBenchmark)'
+bench='dev.aorta.agent.(bench.HotPathBenchmark|recorder.RecordPathBenchmark|device.StreamCountdownsBenchmark)'
 if [ -n "${JMH_DIR:-}" ]; then
   java=${JAVA_HOME:+$JAVA_HOME/bin/}java
   jar=dist/lib/aorta-agent.jar

@@ -49,7 +49,7 @@ public final class AgentOptions {
         BIND_COLLECTIVES("bind-collectives", "false", "run intercepted collectives on a dedicated communication stream per device"),
         COMM_STREAM_PRIORITY("comm-stream-priority", "-1", "CUDA priority of that communication stream (lower = more urgent)"),
         JOIN("join", "immediate", "where the application stream waits for a rebound collective: immediate, next-sync, iteration-end"),
-        BUFFER_RECORDS("buffer-records", "16384", "records per thread buffered before dropping (power of two, 64..1048576; 128 bytes each)"),
+        BUFFER_RECORDS("buffer-records", "16384", "records per thread buffered before dropping (power of two, 64..1048576; 96 bytes each)"),
         CLOCK("clock", "auto", "host clock read on the hot path: tsc (rdtsc via FFM, ~10 ns a read; JVM >= 22, x86-64 Linux, invariant TSC), nanotime (System.nanoTime), auto (tsc when the kernel's clocksource is tsc and native access is enabled, else nanotime); timestamps are written as CLOCK_MONOTONIC ns either way"),
         DRAIN_INTERVAL_MS("drain-interval-ms", "20", "how often the background thread empties the buffers and flushes files"),
         MAX_RANGES("metrics-max-ranges", "2000", "device activities listed per iteration in rank_<r>_metrics.jsonl profile.ranges"),

@@ -65,7 +65,7 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
 
     @Override
     public void accept(CallBuffer buffer, long sequence, long[] r, int o) {
-        Interception ic = CallTable.get((int) r[o + CallBuffer.ID]);
+        Interception ic = CallTable.get(CallBuffer.id(r, o));
         if (ic == null) {
             return;
         }
@@ -82,7 +82,7 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
         long stream = r[o + CallBuffer.STREAM];
         int a = o + CallBuffer.ARG0;
         CallRecord c = call.reset(ic.method(), kind, buffer.threadId(), stream, start, end,
-                buffer.correlationId(sequence), (int) r[o + CallBuffer.RESULT]);
+                buffer.correlationId(sequence), CallBuffer.result(r, o));
         c.arg("kind", KIND_NAMES[kind.ordinal()]);
         switch (kind) {
             case LAUNCH -> c.arg("grid_x", r[a]).arg("grid_y", r[a + 1]).arg("grid_z", r[a + 2])

@@ -13,9 +13,21 @@ class CallBufferTest {
     void rowsComeOutInOrderWithEveryField() {
         CallBuffer b = new CallBuffer(64, Thread.currentThread(), 0);
         b.put(7, 100, 200, 0xABC, 0, 1, 2, 3, 4, 5, 6, 7, 8);
+        b.put(Integer.MAX_VALUE, -5, Long.MAX_VALUE, -1, -999, Long.MIN_VALUE, -2, 0, 0, 0, 0, 0, Long.MAX_VALUE);
         List<long[]> rows = new ArrayList<>();
-        b.drain((buf, seq, r, o) -> rows.add(java.util.Arrays.copyOfRange(r, o, o + 13)));
-        assertThat(rows).containsExactly(new long[] {7, 100, 200, 0xABC, 0, 1, 2, 3, 4, 5, 6, 7, 8});
+        b.drain((buf, seq, r, o) -> {
+            long[] fields = new long[13];
+            fields[0] = CallBuffer.id(r, o);
+            fields[1] = r[o + CallBuffer.START];
+            fields[2] = r[o + CallBuffer.END];
+            fields[3] = r[o + CallBuffer.STREAM];
+            fields[4] = CallBuffer.result(r, o);
+            System.arraycopy(r, o + CallBuffer.ARG0, fields, 5, 8);
+            rows.add(fields);
+        });
+        assertThat(rows).containsExactly(new long[] {7, 100, 200, 0xABC, 0, 1, 2, 3, 4, 5, 6, 7, 8},
+                new long[] {Integer.MAX_VALUE, -5, Long.MAX_VALUE, -1, -999, Long.MIN_VALUE, -2, 0, 0, 0, 0, 0,
+                        Long.MAX_VALUE});
         assertThat(b.isEmpty()).isTrue();
     }
 
@@ -33,6 +45,27 @@ class CallBufferTest {
         b.put(1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         assertThat(b.drain((buf, seq, r, o) -> ids.add(r[o]))).isEqualTo(1);
         assertThat(ids).last().isEqualTo(1000L);
+    }
+
+    @Test
+    void claimingRowsAheadNeverTouchesARowTheDrainThreadHasNotRead() {
+        CallBuffer b = new CallBuffer(64, Thread.currentThread(), 0);
+        List<Long> checked = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 64; i++) {  // fills the ring: the claims near its end must spare its first rows
+                long v = 1000L * round + i + 1;
+                b.put((int) v, v, v, v, 0, v, v, v, v, v, v, v, v);
+            }
+            b.drain((buf, seq, r, o) -> {
+                long v = CallBuffer.id(r, o);
+                for (int f = CallBuffer.START; f < CallBuffer.WIDTH; f++) {
+                    assertThat(r[o + f]).as("field %d of record %d", f, v).isEqualTo(v);
+                }
+                checked.add(v);
+            });
+        }
+        assertThat(checked).hasSize(3 * 64);
+        assertThat(b.dropped()).isZero();
     }
 
     @Test
@@ -66,7 +99,7 @@ class CallBufferTest {
         while (writer.isAlive() || !holder[0].isEmpty()) {
             holder[0].drain((buf, seq, r, o) -> {
                 seen[0]++;
-                ordered[0] &= r[o] > seen[1] && r[o + 5] == r[o] && r[o + 2] == r[o] + 1;
+                ordered[0] &= r[o] > seen[1] && r[o + CallBuffer.ARG0] == r[o] && r[o + CallBuffer.END] == r[o] + 1;
                 seen[1] = r[o];
             });
         }
