@@ -160,7 +160,8 @@ extern "C" __global__ void layernorm_backward(const float* dy, const float* dy2,
 // the blocks in block order: deterministic without float atomics, and dy and x are read once for all three
 // results (torch's separate γ/β pass reads them again). Blocks of 128 threads, one row per warp at a time,
 // striding by the grid: 512 rows in 128 blocks are one row per warp; more rows loop, so that the partial sums
-// stay at most gridDim.x rows long. partial null: dx alone.
+// stay at most gridDim.x rows long. partial null: dx alone; dx null: the partial sums alone, in the same order
+// (so that dx now and dγ/dβ later add up to the bits of both at once).
 template <int V>
 __device__ __forceinline__ void backward_rows(const float* dy, const float* dy2, const float* x, const float* gamma,
                                               const float* mean, const float* rstd, float* dx, int rows, int cols,
@@ -211,6 +212,9 @@ __device__ __forceinline__ void backward_rows(const float* dy, const float* dy2,
                     sdb[k] = make_float4(sdb[k].x + d.x, sdb[k].y + d.y, sdb[k].z + d.z, sdb[k].w + d.w);
                 }
             }
+        }
+        if (dx == nullptr) {
+            continue;  // the parameter gradients alone
         }
         float mg = warp_sum(sg) / cols;
         float mgx = warp_sum(sgx) / cols;

@@ -31,6 +31,8 @@ public final class Cublas implements AutoCloseable {
     private static final int GEMM_DEFAULT = -1;
     /** Workspace per handle: cuBLAS's recommendation for Hopper is 32 MiB. */
     private static final long WORKSPACE_BYTES = 32L << 20;
+    /** The device allocator's owner of the workspaces: library scratch, not anybody's tensors. */
+    public static final String WORKSPACE_OWNER = "cuBLAS workspace";
 
     private static final Lazy<Library> LIBRARY = new Lazy<>(Library::new);
 
@@ -110,7 +112,7 @@ public final class Cublas implements AutoCloseable {
         this.handle = h.get(ADDRESS, 0);
         this.alpha = arena.allocate(JAVA_FLOAT);
         this.beta = arena.allocate(JAVA_FLOAT);
-        this.workspace = device.allocate(WORKSPACE_BYTES);
+        this.workspace = device.allocator().allocate(WORKSPACE_BYTES, WORKSPACE_OWNER);
         setStream(stream);
     }
 

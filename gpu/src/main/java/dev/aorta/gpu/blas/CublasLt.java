@@ -45,6 +45,8 @@ public final class CublasLt implements AutoCloseable {
     private static final int ALGO_BYTES = 64;
     private static final int HEURISTIC_RESULT_BYTES = 96;
     private static final int HEURISTIC_STATE_OFFSET = 72;
+    /** The device allocator's owner of the workspaces: library scratch, not anybody's tensors. */
+    public static final String WORKSPACE_OWNER = "cuBLASLt workspace";
     /** cuBLAS's recommended workspace on Hopper. */
     private static final long WORKSPACE_BYTES = 32L << 20;
 
@@ -214,7 +216,8 @@ public final class CublasLt implements AutoCloseable {
 
     private DeviceBuffer workspaceFor(Stream s) {
         if (lastWorkspace == null || s.address() != lastStream) {
-            lastWorkspace = workspaces.computeIfAbsent(s.address(), k -> device.allocate(WORKSPACE_BYTES));
+            lastWorkspace = workspaces.computeIfAbsent(s.address(),
+                    k -> device.allocator().allocate(WORKSPACE_BYTES, WORKSPACE_OWNER));
             lastStream = s.address();
         }
         return lastWorkspace;

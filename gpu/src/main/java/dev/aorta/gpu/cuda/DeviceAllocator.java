@@ -103,6 +103,11 @@ public final class DeviceAllocator {
                 atPeakByOwner);
     }
 
+    /** The bytes of {@code owner}'s live buffers now (rounded as {@link #stats()} counts them). */
+    public synchronized long liveBytes(String owner) {
+        return liveByOwner.getOrDefault(owner, 0L);
+    }
+
     /** Starts the peak counters again from the current values. */
     public synchronized void resetPeaks() {
         peakAllocated = allocated;

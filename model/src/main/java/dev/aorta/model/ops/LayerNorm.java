@@ -127,10 +127,7 @@ public final class LayerNorm implements Layer {
     public void backward(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, Stream s) {
         int rows = checkBackward(x, mean, rstd, dy, dy2, dx);
         if (registerRows(dy, dy2, x, dx)) {
-            int blocks = launchRegisterRows(x, mean, rstd, dy, dy2, dx, rows, paramPartials, s);
-            ctx.kernels().launch("layernorm.cu", "layernorm_param_grad_finish",
-                    ceilDiv(2 * dim, FINISH_OUTPUTS_PER_BLOCK), 256, s, paramPartials, blocks, dim, gamma.grad(),
-                    beta.grad());
+            launchFinish(launchRegisterRows(x, mean, rstd, dy, dy2, dx, rows, paramPartials, s), s);
             return;
         }
         launchRowsFromMemory(x, mean, rstd, dy, dy2, dx, rows, s);
@@ -152,10 +149,17 @@ public final class LayerNorm implements Layer {
 
     /**
      * dγ and dβ alone (accumulated), what {@link #backwardInput} left out, from the same x, statistics and dy
-     * (dy2 none), when the caller chooses: the column-tile pass, which reads dy and x again.
+     * (dy2 none), when the caller chooses. It reads dy and x again, and sums in the order {@link #backward} does,
+     * so that backwardInput then paramGrads give the bits of backward.
      */
     public void paramGrads(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Stream s) {
-        launchParamGrad(x, mean, rstd, dy, null, check(x, "dy", dy, mean, rstd), s);
+        int rows = check(x, "dy", dy, mean, rstd);
+        if (registerRows(dy, null, x, null)) {
+            int blocks = launchRegisterRows(x, mean, rstd, dy, null, null, rows, paramPartials, s);
+            launchFinish(blocks, s);
+            return;
+        }
+        launchParamGrad(x, mean, rstd, dy, null, rows, s);
     }
 
     private int checkBackward(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx) {
@@ -177,8 +181,8 @@ public final class LayerNorm implements Layer {
     }
 
     /**
-     * dx by the register-row pass, with each block's dγ/dβ sums into {@code partials} where not null; returns the
-     * number of blocks (rows of partial sums).
+     * dx by the register-row pass (where dx is not null), with each block's dγ/dβ sums into {@code partials} (where
+     * not null); returns the number of blocks (rows of partial sums).
      */
     private int launchRegisterRows(Tensor x, Tensor mean, Tensor rstd, Tensor dy, Tensor dy2, Tensor dx, int rows,
                                    Tensor partials, Stream s) {
@@ -188,6 +192,12 @@ public final class LayerNorm implements Layer {
         ctx.kernels().launch("layernorm.cu", BACKWARD_ROWS[perLane / 2 - 1], blocks, 32 * ROWS_PER_BLOCK, s,
                 dy, dy2, x, gamma.value(), mean, rstd, dx, rows, dim, partials);
         return blocks;
+    }
+
+    /** dγ and dβ += the register-row pass's per-block sums, added in block order. */
+    private void launchFinish(int blocks, Stream s) {
+        ctx.kernels().launch("layernorm.cu", "layernorm_param_grad_finish", ceilDiv(2 * dim, FINISH_OUTPUTS_PER_BLOCK),
+                256, s, paramPartials, blocks, dim, gamma.grad(), beta.grad());
     }
 
     /** dx one warp per row, reading the row from memory in each pass (any width or alignment). */

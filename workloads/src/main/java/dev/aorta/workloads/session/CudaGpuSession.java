@@ -251,11 +251,8 @@ public final class CudaGpuSession implements GpuSession {
         requireBytes(b, spec.bytesB(), "B");
         requireBytes(c, spec.bytesC(), "C");
         CudaStream s = cuda(stream);
-        Cublas blas = blasByStream.computeIfAbsent(s, k -> {
-            Cublas h = new Cublas(device, k.stream);
-            owned.push(h);
-            return h;
-        });
+        // the handle (and its 32 MiB workspace) lives as long as its stream: a sweep makes and closes many streams
+        Cublas blas = blasByStream.computeIfAbsent(s, k -> new Cublas(device, k.stream));
         GemmPrecision p = GemmPrecision.valueOf(spec.dtype().name());
         int m = spec.m();
         int n = spec.n();
@@ -488,6 +485,14 @@ public final class CudaGpuSession implements GpuSession {
             }
             tracer = null;
         }
+        for (Cublas blas : blasByStream.values()) {  // of streams the caller left open
+            try {
+                blas.close();
+            } catch (RuntimeException e) {
+                first = first == null ? e : first;
+            }
+        }
+        blasByStream.clear();
         while (!owned.isEmpty()) {
             try {
                 owned.pop().close();
@@ -542,6 +547,11 @@ public final class CudaGpuSession implements GpuSession {
         @Override
         public void close() {
             streams.remove(this);
+            Cublas blas = blasByStream.remove(this);
+            if (blas != null) {
+                stream.synchronize();  // its workspace goes back to the allocator: no GEMM of this stream may still use it
+                blas.close();
+            }
             stream.close();
         }
     }
