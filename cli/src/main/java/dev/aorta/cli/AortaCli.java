@@ -23,6 +23,7 @@ public final class AortaCli {
 
     public static void main(String[] args) {
         LauncherWatch.startIfLaunched();
+        ClassPathJars.openInBackground();
         System.exit(run(args));
     }
 
@@ -64,8 +65,8 @@ public final class AortaCli {
      */
     static CommandLine commandLine(GpuSessionFactory gpu, String... args) {
         // picocli's default factory looks for Groovy's Closure class when it is first used, which no command needs:
-        // a class found in no jar makes the class loader open and index every jar on the class path (38 in
-        // dist/lib, about 0.02 s of each start; the AOT cache holds every class that is found)
+        // a class found in no jar makes the class loader open and index every jar on the class path, here on the
+        // main thread while it builds the command line (ClassPathJars does that beside it)
         System.setProperty("picocli.disable.closures", "true");
         CommandLine cli = new CommandLine(new AortaCli(), new CommandFactory(gpu));
         String named = Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse(null);
