@@ -7,8 +7,9 @@
 # https://github.com/facebookresearch/HolisticTraceAnalysis (HTA_SRC), dist/ and a Java 25 runtime (AORTA_JAVA_HOME
 # or on PATH), GNU time (/usr/bin/time) and taskset. Large inputs: scripts/make-large-kineto.py SOURCE OUT SIZE_MB.
 # Usage: HTA_SRC=/path/to/HolisticTraceAnalysis scripts/bench-analyzer-vs-hta.sh TRACE.json[.gz]...
-#   env: AORTA=dist/bin/aorta  CPUS=0,1  REPEAT=3 (best wall time of N runs; peak memory is the largest)  PYTHON=python3
-#        AORTA_HEAP (e.g. 256m: runs aorta with -Xmx of that size)
+#   env: AORTA=dist/bin/aorta  CPUS=0,1  REPEAT=3 (runs of each, HTA and aorta taking turns, so that a change of
+#        load on a shared machine falls on both; the table gives the best and the median wall time, and the largest
+#        peak memory)  PYTHON=python3  AORTA_HEAP (e.g. 256m: runs aorta with -Xmx of that size)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 aorta=${AORTA:-$root/dist/bin/aorta}
@@ -33,18 +34,18 @@ a.get_temporal_breakdown(visualize=False)
 a.get_comm_comp_overlap(visualize=False)
 a.get_idle_time_breakdown(visualize=False)
 PY
-# best wall seconds and largest peak RSS (MB) of REPEAT runs of a command; fails loudly when a run fails
-measure() {
-  local best="" rss=0 i out
-  for i in $(seq "$repeat"); do
-    if ! /usr/bin/time -f '%e %M' -o "$work/time" taskset -c "$cpus" "$@" > /dev/null 2> "$work/err"; then
-      echo "bench-analyzer-vs-hta: failed: $*" >&2; tail -5 "$work/err" >&2; echo "failed -"; return
-    fi
-    read -r wall kb < <(tail -1 "$work/time")
-    best=$(awk -v a="$best" -v b="$wall" 'BEGIN { print (a == "" || b < a) ? b : a }')
-    rss=$(( kb / 1024 > rss ? kb / 1024 : rss ))
-  done
-  echo "$best $rss"
+# one run of a command: wall seconds and peak RSS (MB) appended to the file $1; fails loudly when the run fails
+run_once() {
+  local log=$1; shift
+  if ! /usr/bin/time -f '%e %M' -o "$work/time" taskset -c "$cpus" "$@" > /dev/null 2> "$work/err"; then
+    echo "bench-analyzer-vs-hta: failed: $*" >&2; tail -5 "$work/err" >&2; return 1
+  fi
+  tail -1 "$work/time" >> "$log"
+}
+# best and median wall seconds and largest peak RSS (MB) of the runs in a file
+summary() {
+  sort -n "$1" | awk '{ w[NR] = $1; if ($2 > kb) kb = $2 } END {
+    m = NR % 2 ? w[(NR + 1) / 2] : (w[NR / 2] + w[NR / 2 + 1]) / 2; printf "%s %.2f %d\n", w[1], m, kb / 1024 }'
 }
 heap_opts=${AORTA_HEAP:+-Xmx$AORTA_HEAP}
 rows=()
@@ -54,18 +55,28 @@ for trace in "$@"; do
   case "$trace" in *.gz) mb=$(gzip -dc "$trace" | wc -c | awk '{ printf "%.1f", $1 / 1e6 }') ;;
                    *) mb=$(wc -c < "$trace" | awk '{ printf "%.1f", $1 / 1e6 }') ;; esac
   dir="$work/trace-$RANDOM"; mkdir "$dir"; ln -s "$(readlink -f "$trace")" "$dir/$name"  # HTA reads a folder
-  echo "$name ($mb MB uncompressed): HTA ..." >&2
-  read -r hta_s hta_mb < <(measure "$python" "$work/hta_run.py" "$HTA_SRC" "$dir")
-  echo "$name: aorta ..." >&2
-  read -r our_s our_mb < <(AORTA_JAVA_OPTS="$heap_opts ${AORTA_JAVA_OPTS:-}" measure "$aorta" analyze "$trace")
-  rows+=("$(awk -v n="$name" -v mb="$mb" -v hs="$hta_s" -v hm="$hta_mb" -v os="$our_s" -v om="$our_mb" 'BEGIN {
-    speed = (hs + 0 > 0 && os + 0 > 0) ? sprintf("%.1fx", hs / os) : "-";
-    rate = (os + 0 > 0) ? sprintf("%.0f", mb / os) : "-";
-    rss = (mb + 0 > 0 && om + 0 > 0) ? sprintf("%.2f", om / mb) : "-";
-    printf "%-36s %9s %9s %8s %9s %8s %8s %8s %9s", n, mb, hs, hm, os, om, speed, rate, rss }')")
+  echo "$name ($mb MB uncompressed): HTA and aorta, $repeat runs each, taking turns ..." >&2
+  : > "$work/hta"; : > "$work/ours"
+  failed=""
+  for i in $(seq "$repeat"); do
+    run_once "$work/hta" "$python" "$work/hta_run.py" "$HTA_SRC" "$dir" || { failed=HTA; break; }
+    AORTA_JAVA_OPTS="$heap_opts ${AORTA_JAVA_OPTS:-}" run_once "$work/ours" "$aorta" analyze "$trace" \
+      || { failed=aorta; break; }
+  done
+  if [ -n "$failed" ]; then rows+=("$(printf '%-28s %7s   %s failed' "$name" "$mb" "$failed")"); continue; fi
+  read -r hta_s hta_med hta_mb < <(summary "$work/hta")
+  read -r our_s our_med our_mb < <(summary "$work/ours")
+  rows+=("$(awk -v n="$name" -v mb="$mb" -v hs="$hta_s" -v hd="$hta_med" -v hm="$hta_mb" -v os="$our_s" \
+      -v od="$our_med" -v om="$our_mb" 'BEGIN {
+    speed = sprintf("%.1fx", hs / os); med = sprintf("%.1fx", hd / od);
+    rss = (mb + 0 > 0) ? sprintf("%.2f", om / mb) : "-";
+    printf "%-28s %7s %6s %6s %7s %6s %6s %7s %8s %8s %6.0f %8s", n, mb, hs, hd, hm, os, od, om, speed, med,
+      mb / os, rss }')")
 done
 echo
 echo "HTA (load + temporal breakdown + comm/comp overlap + idle time breakdown) vs aorta analyze; CPUs $cpus;"
-echo "wall = best of $repeat whole-process runs (s), RSS = largest peak resident set (MB)${AORTA_HEAP:+; aorta with -Xmx$AORTA_HEAP}"
-printf '%-36s %9s %9s %8s %9s %8s %8s %8s %9s\n' trace "MB" "HTA s" "HTA MB" "aorta s" "aorta MB" speedup "MB/s" "RSS/size"
+echo "$repeat whole-process runs of each, taking turns: best and median wall (s), largest peak resident set (MB);"
+echo "speedup of the best and of the median; MB/s of aorta's best${AORTA_HEAP:+; aorta with -Xmx$AORTA_HEAP}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-28s %7s %6s %6s %7s %6s %6s %7s %8s %8s %6s %8s\n' trace "MB" "HTA s" median "HTA MB" "aorta" median \
+  "aorta MB" speedup "median" "MB/s" "RSS/size"
 printf '%s\n' "${rows[@]}"

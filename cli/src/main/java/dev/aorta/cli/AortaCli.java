@@ -23,6 +23,7 @@ public final class AortaCli {
 
     public static void main(String[] args) {
         LauncherWatch.startIfLaunched();
+        ClassPathJars.openInBackground();
         System.exit(run(args));
     }
 
@@ -63,6 +64,10 @@ public final class AortaCli {
      * suggests a name for) all of them are.
      */
     static CommandLine commandLine(GpuSessionFactory gpu, String... args) {
+        // picocli's default factory looks for Groovy's Closure class when it is first used, which no command needs:
+        // a class found in no jar makes the class loader open and index every jar on the class path, here on the
+        // main thread while it builds the command line (ClassPathJars does that beside it)
+        System.setProperty("picocli.disable.closures", "true");
         CommandLine cli = new CommandLine(new AortaCli(), new CommandFactory(gpu));
         String named = Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse(null);
         List<Class<?>> one = SUBCOMMANDS.stream().filter(c -> isNamed(c, named)).toList();

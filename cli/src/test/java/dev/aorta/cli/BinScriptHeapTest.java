@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * bin/aorta's choice of JVM options for analyze and report, run against a stand-in java that prints the options it
  * was given: a large plain trace gets a heap of 0.35 x its size with the serial collector (docs/analyzer.md), a
- * small one the JIT's first tier only, and a gzip trace or the user's own heap option no cap.
+ * small one the JIT's first tier only, and a gzip trace or the user's own heap option no cap; the class path is
+ * dist/lib's jars but the agent jar (loaded by -javaagent or attach, by path).
  */
 class BinScriptHeapTest {
     @TempDir
@@ -99,5 +100,18 @@ class BinScriptHeapTest {
         String o = options(Map.of(), "run", trace("big.json", 800L << 20).toString());
 
         assertThat(o).doesNotContain("-Xmx", "UseSerialGC", "TieredStopAtLevel");
+    }
+
+    @Test
+    void theClassPathListsTheLibJarsInNameOrderWithoutTheAgentJar() throws Exception {
+        Path lib = home().resolve("lib");
+        Files.createFile(lib.resolve("aorta-agent.jar"));
+        Files.createFile(lib.resolve("zz.jar"));
+        Files.createFile(lib.resolve("ab.jar"));
+
+        String o = options(Map.of(), "--version");
+
+        String classPath = lib.resolve("ab.jar") + ":" + lib.resolve("aorta.jar") + ":" + lib.resolve("zz.jar");
+        assertThat(o).contains("-cp\n" + classPath + "\n").doesNotContain("aorta-agent.jar");
     }
 }
