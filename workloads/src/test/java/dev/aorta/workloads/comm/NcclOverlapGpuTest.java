@@ -54,7 +54,7 @@ class NcclOverlapGpuTest {
                     double commStreamMs = r.streams().stream()
                             .filter(st -> st.role().equals(CommsComputeOverlap.COMM_ROLE))
                             .mapToDouble(RunResult.StreamStats::busyMs).sum();
-                    System.out.printf("%s: communication kernels %d ns, communication stream busy %.4f ms%n",
+                    System.out.printf("%s: communication kernels %.0f ns, communication stream busy %.4f ms%n",
                             c.label(), a.commNs(), commStreamMs);
                     assertThat(commStreamMs).as(c.label() + " device work on the communication stream").isPositive();
                     assertThat(a.computeNs()).as(c.label() + " GEMMs").isPositive();
