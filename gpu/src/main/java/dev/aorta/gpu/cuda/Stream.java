@@ -11,9 +11,11 @@ public final class Stream implements AutoCloseable {
     private final long address;
     private final int priority;
     private final boolean nonBlocking;
+    private final EnqueueCounter enqueues;
     private boolean closed;
 
-    Stream(int priority, boolean nonBlocking) {
+    Stream(int priority, boolean nonBlocking, EnqueueCounter enqueues) {
+        this.enqueues = enqueues;
         this.handle = new CUstream();
         this.priority = priority;
         this.nonBlocking = nonBlocking;
@@ -29,6 +31,11 @@ public final class Stream implements AutoCloseable {
     /** The native CUstream address (what CUPTI, NCCL and cuBLAS see). */
     public long address() {
         return address;
+    }
+
+    /** The counter of the device this stream belongs to: every call that enqueues work here increments it. */
+    public EnqueueCounter enqueues() {
+        return enqueues;
     }
 
     public int priority() {
