@@ -6,6 +6,7 @@ package dev.aorta.gpu.cuda;
  * count one, whatever the device then runs
  * for them (a graph launch is one call however many kernels the graph holds; a GEMM is one call even when cuBLAS
  * splits it into two kernels). Event records and stream waits order work but are not work, and are not counted.
+ * Calls made while a stream captures a graph count too, though they only record work: capture belongs to setup.
  * It is the denominator of "host time per launch": what the host paid for, per call it made.
  *
  * <p>One per {@link CudaDevice}, reached through each {@link Stream} it made, so that every enqueue path (which all
