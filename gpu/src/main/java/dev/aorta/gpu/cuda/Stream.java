@@ -14,6 +14,15 @@ public final class Stream implements AutoCloseable {
     private final EnqueueCounter enqueues;
     private boolean closed;
 
+    /**
+     * A stream that no device counts the work of (it has a counter of its own). The agent makes its communication
+     * streams with this constructor, found by its signature, so it stays; collectives the agent moves onto such a
+     * stream are therefore not in the device's count.
+     */
+    Stream(int priority, boolean nonBlocking) {
+        this(priority, nonBlocking, new EnqueueCounter());
+    }
+
     Stream(int priority, boolean nonBlocking, EnqueueCounter enqueues) {
         this.enqueues = enqueues;
         this.handle = new CUstream();
