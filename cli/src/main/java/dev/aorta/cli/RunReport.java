@@ -56,8 +56,8 @@ final class RunReport {
         RunResult.HostEnqueue h = r.hostEnqueue();
         line(out, "host enqueue", fmt(h.perIterationMs().mean()) + " ms/iteration, " + fmt(h.usPerLaunch())
                         + " us/launch, " + fmt(h.launchesPerSecond()) + " launches/s",
-                "host time inside the workload's launch calls (" + h.launchesPerIteration()
-                        + " launches per iteration" + (h.excludedIterations() > 0 ? ", " + h.excludedIterations()
+                "host time inside the workload's launch calls (" + launchCount(h)
+                        + ", counted as they were made" + (h.excludedIterations() > 0 ? ", " + h.excludedIterations()
                         + " event-pair-sampled iterations left out" : "") + ")");
         line(out, "per-stream busy ms", r.streams().stream()
                         .map(s -> "s" + s.index() + "=" + fmt(s.busyMs()))
@@ -224,6 +224,14 @@ final class RunReport {
 
     private static String gb(long bytes) {
         return fmt(bytes / (1024.0 * 1024 * 1024));
+    }
+
+    /** The measured launches per iteration, with their range when iterations enqueued different numbers of calls. */
+    private static String launchCount(RunResult.HostEnqueue h) {
+        return h.launchCountVaried()
+                ? "mean " + fmt(h.launchesPerIteration()) + " launches per iteration, varying " + h.minLaunches()
+                        + "-" + h.maxLaunches() + " between iterations"
+                : h.maxLaunches() + " launches per iteration";
     }
 
     static String fmt(double v) {

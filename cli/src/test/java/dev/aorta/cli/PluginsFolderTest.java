@@ -41,7 +41,6 @@ class PluginsFolderTest {
                 public SwitchLatencySensitivity switchLatencySensitivity() { return SwitchLatencySensitivity.MEDIUM; }
                 public void setup(WorkloadContext context) { }
                 public void runIteration(int iteration) { }
-                public long launchesPerIteration() { return 0; }
                 public Throughput throughput(int iterations, double totalTimeMs) { return new Throughput(0, "x"); }
                 public void cleanup() { }
             }

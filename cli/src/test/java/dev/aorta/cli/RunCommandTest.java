@@ -60,6 +60,12 @@ class RunCommandTest {
         assertThat(r.path("memory").has("peak_allocated_gb")).isTrue();
         assertThat(o.out()).contains("throughput").contains("kernels/s").contains("host enqueue")
                 .contains("us/launch").contains("estimated switch overhead").contains("= ");
+        // launches counted as the iterations made them: 4 streams x 3 ops x 4 kernels, the same every iteration
+        JsonNode h = r.path("host_enqueue");
+        assertThat(h.path("launches_per_iteration").asDouble()).isEqualTo(48);
+        assertThat(h.path("launches_per_iteration_min").asLong()).isEqualTo(48);
+        assertThat(h.path("launches_per_iteration_max").asLong()).isEqualTo(48);
+        assertThat(o.out()).contains("48 launches per iteration").doesNotContain("varying");
     }
 
     @Test

@@ -71,11 +71,6 @@ public final class FailingWorkload implements Workload {
     }
 
     @Override
-    public long launchesPerIteration() {
-        return 1;
-    }
-
-    @Override
     public Throughput throughput(int iterations, double totalTimeMs) {
         return new Throughput(iterations / (totalTimeMs / 1e3), "iterations/s");
     }

@@ -5,6 +5,7 @@ import dev.aorta.gpu.Lazy;
 import dev.aorta.gpu.NativeLibrary;
 import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.DeviceBuffer;
+import dev.aorta.gpu.cuda.EnqueueCounter;
 import dev.aorta.gpu.cuda.Stream;
 
 import java.lang.foreign.Arena;
@@ -43,6 +44,7 @@ public final class Cublas implements AutoCloseable {
     private final MemorySegment beta;
     private final DeviceBuffer workspace;
     private long stream;
+    private EnqueueCounter enqueues;
     private boolean closed;
 
     /** The loaded library and its functions (loaded once per process). */
@@ -126,6 +128,7 @@ public final class Cublas implements AutoCloseable {
             throw Ffm.callFailed("cublasSetStream_v2", t);
         }
         this.stream = s.address();
+        this.enqueues = s.enqueues();
     }
 
     /** The native stream the handle issues on. */
@@ -153,6 +156,7 @@ public final class Cublas implements AutoCloseable {
         if (rc != 0) { // the message only on failure: built per call, it cost more than the rest of the Java side
             lib.check("cublasGemmEx(" + p + ", " + m + "x" + n + "x" + k + ")", rc);
         }
+        enqueues.increment();
     }
 
     /** C = A·B for square-or-not matrices stored without transposition (lda = m, ldb = k, ldc = m). */
@@ -183,6 +187,7 @@ public final class Cublas implements AutoCloseable {
         if (rc != 0) {
             lib.check("cublasGemmStridedBatchedEx(" + p + ", " + m + "x" + n + "x" + k + " x" + batch + ")", rc);
         }
+        enqueues.increment();
     }
 
     /** {@code batch} independent GEMMs whose matrices lie {@code strideX} elements apart. */
@@ -201,6 +206,7 @@ public final class Cublas implements AutoCloseable {
         if (rc != 0) {
             lib.check("cublasGemmStridedBatchedEx(" + p + ", " + m + "x" + n + "x" + k + " x" + batch + ")", rc);
         }
+        enqueues.increment();
     }
 
     private static void requireBytes(DeviceBuffer buf, long bytes, String which) {

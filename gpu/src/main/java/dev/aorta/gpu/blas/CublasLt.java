@@ -211,6 +211,7 @@ public final class CublasLt implements AutoCloseable {
         if (rc != 0) { // the message only on failure: describing the key per call cost ~1 KB of garbage
             lib.check("cublasLtMatmul(" + describe(key) + ")", rc);
         }
+        s.enqueues().increment();
         return true;
     }
 

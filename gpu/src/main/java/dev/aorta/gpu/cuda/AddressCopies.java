@@ -16,6 +16,7 @@ public final class AddressCopies {
         requireInside(src, srcOffset, bytes);
         Cu.check("cuMemcpyHtoDAsync", JCudaDriver.cuMemcpyHtoDAsync(device(dst), src.pointer().withByteOffset(srcOffset),
                 bytes, stream.handle()));
+        stream.enqueues().increment();
     }
 
     /** {@code bytes} from device address {@code src} to {@code dst} at {@code dstOffset}. */
@@ -23,6 +24,7 @@ public final class AddressCopies {
         requireInside(dst, dstOffset, bytes);
         Cu.check("cuMemcpyDtoHAsync", JCudaDriver.cuMemcpyDtoHAsync(dst.pointer().withByteOffset(dstOffset),
                 device(src), bytes, stream.handle()));
+        stream.enqueues().increment();
     }
 
     private static CUdeviceptr device(long address) {

@@ -22,6 +22,7 @@ public final class CudaDevice implements AutoCloseable {
     private final CUcontext context = new CUcontext();
     private final DeviceInfo info;
     private final DeviceAllocator allocator;
+    private final EnqueueCounter enqueues = new EnqueueCounter();
     private boolean closed;
 
     private CudaDevice(int ordinal) {
@@ -153,9 +154,14 @@ public final class CudaDevice implements AutoCloseable {
      * A new stream. {@code priority} is clamped by CUDA to [{@link DeviceInfo#greatestStreamPriority()},
      * {@link DeviceInfo#leastStreamPriority()}]; non-blocking streams do not synchronize with the legacy default stream.
      */
+    /** The API calls that have enqueued work on this device's streams (see {@link EnqueueCounter}). */
+    public EnqueueCounter enqueues() {
+        return enqueues;
+    }
+
     public Stream createStream(int priority, boolean nonBlocking) {
         makeCurrent();
-        return new Stream(priority, nonBlocking);
+        return new Stream(priority, nonBlocking, enqueues);
     }
 
     public Event createEvent(boolean timing) {

@@ -17,6 +17,7 @@ public final class CudaGraph implements AutoCloseable {
 
     public void launch(Stream stream) {
         Cu.check("cuGraphLaunch", JCudaDriver.cuGraphLaunch(exec, stream.handle()));
+        stream.enqueues().increment(); // one call, however many kernels the graph replays
     }
 
     @Override

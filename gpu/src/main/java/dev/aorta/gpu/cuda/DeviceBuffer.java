@@ -108,12 +108,14 @@ public final class DeviceBuffer implements AutoCloseable {
     public void copyFromAsync(PinnedHostBuffer host, long bytes, Stream stream) {
         requireFits(bytes);
         Cu.check("cuMemcpyHtoDAsync", JCudaDriver.cuMemcpyHtoDAsync(pointer, host.pointer(), bytes, stream.handle()));
+        stream.enqueues().increment();
     }
 
     /** Asynchronous copy to pinned host memory. */
     public void copyToAsync(PinnedHostBuffer host, long bytes, Stream stream) {
         requireFits(bytes);
         Cu.check("cuMemcpyDtoHAsync", JCudaDriver.cuMemcpyDtoHAsync(host.pointer(), pointer, bytes, stream.handle()));
+        stream.enqueues().increment();
     }
 
     /** Asynchronous device-to-device copy of {@code bytes} from {@code source}. */
@@ -121,18 +123,21 @@ public final class DeviceBuffer implements AutoCloseable {
         requireFits(bytes);
         source.requireFits(bytes);
         Cu.check("cuMemcpyDtoDAsync", JCudaDriver.cuMemcpyDtoDAsync(pointer, source.pointer, bytes, stream.handle()));
+        stream.enqueues().increment();
     }
 
     /** Sets {@code count} 32-bit words to {@code value}, asynchronously. */
     public void fill32Async(int value, long count, Stream stream) {
         requireFits(4 * count);
         Cu.check("cuMemsetD32Async", JCudaDriver.cuMemsetD32Async(pointer, value, count, stream.handle()));
+        stream.enqueues().increment();
     }
 
     /** Sets {@code count} bytes to {@code value}, asynchronously. */
     public void fill8Async(byte value, long count, Stream stream) {
         requireFits(count);
         Cu.check("cuMemsetD8Async", JCudaDriver.cuMemsetD8Async(pointer, value, count, stream.handle()));
+        stream.enqueues().increment();
     }
 
     private void requireFits(long byteOffset, long n) {

@@ -33,6 +33,7 @@ public final class KernelLaunch {
     private final long function;
     private final int gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes;
     private long stream;
+    private EnqueueCounter enqueues;
     private final MemorySegment values;
     private final long parameterArray;
     private final int parameterCount;
@@ -52,6 +53,7 @@ public final class KernelLaunch {
         this.blockZ = blockZ;
         this.sharedBytes = sharedBytes;
         this.stream = stream.address();
+        this.enqueues = stream.enqueues();
         this.parameterCount = parameterCount;
         Arena arena = Arena.ofAuto();
         this.values = arena.allocate(Math.max(1, parameterCount) * SLOT, SLOT);
@@ -90,6 +92,7 @@ public final class KernelLaunch {
     /** Launches on another stream from now on. */
     public KernelLaunch onStream(Stream s) {
         this.stream = s.address();
+        this.enqueues = s.enqueues();
         return this;
     }
 
@@ -113,6 +116,7 @@ public final class KernelLaunch {
         if (rc != 0) {
             throw new GpuException("cuLaunchKernel(" + kernel.name() + ")", rc, Cu.describe(rc));
         }
+        enqueues.increment();
     }
 
     public Kernel kernel() {

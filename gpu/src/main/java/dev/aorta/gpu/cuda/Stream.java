@@ -11,9 +11,20 @@ public final class Stream implements AutoCloseable {
     private final long address;
     private final int priority;
     private final boolean nonBlocking;
+    private final EnqueueCounter enqueues;
     private boolean closed;
 
+    /**
+     * A stream that no device counts the work of (it has a counter of its own). The agent makes its communication
+     * streams with this constructor, found by its signature, so it stays; collectives the agent moves onto such a
+     * stream are therefore not in the device's count.
+     */
     Stream(int priority, boolean nonBlocking) {
+        this(priority, nonBlocking, new EnqueueCounter());
+    }
+
+    Stream(int priority, boolean nonBlocking, EnqueueCounter enqueues) {
+        this.enqueues = enqueues;
         this.handle = new CUstream();
         this.priority = priority;
         this.nonBlocking = nonBlocking;
@@ -29,6 +40,11 @@ public final class Stream implements AutoCloseable {
     /** The native CUstream address (what CUPTI, NCCL and cuBLAS see). */
     public long address() {
         return address;
+    }
+
+    /** The counter of the device this stream belongs to: every call that enqueues work here increments it. */
+    public EnqueueCounter enqueues() {
+        return enqueues;
     }
 
     public int priority() {

@@ -50,6 +50,7 @@ public final class NcclComm implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("ncclAllReduce", t);
         }
+        stream.enqueues().increment();
     }
 
     /** Each rank contributes {@code sendCount} elements; {@code recv} holds size·sendCount. */
@@ -60,6 +61,7 @@ public final class NcclComm implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("ncclAllGather", t);
         }
+        stream.enqueues().increment();
     }
 
     /** {@code send} holds size·recvCount elements; each rank receives its reduced {@code recvCount}. */
@@ -70,6 +72,7 @@ public final class NcclComm implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("ncclReduceScatter", t);
         }
+        stream.enqueues().increment();
     }
 
     public void broadcast(long send, long recv, long count, NcclDataType type, int root, Stream stream) {
@@ -79,6 +82,7 @@ public final class NcclComm implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("ncclBroadcast", t);
         }
+        stream.enqueues().increment();
     }
 
     /** Point-to-point send; pair with the peer's {@link #recv} inside one group. */
@@ -89,6 +93,7 @@ public final class NcclComm implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("ncclSend", t);
         }
+        stream.enqueues().increment();
     }
 
     public void recv(long buffer, long count, NcclDataType type, int peer, Stream stream) {
@@ -98,6 +103,7 @@ public final class NcclComm implements AutoCloseable {
         } catch (Throwable t) {
             throw Ffm.callFailed("ncclRecv", t);
         }
+        stream.enqueues().increment();
     }
 
     /** A communicator of the ranks that pass the same {@code color}, ordered by {@code key}. */

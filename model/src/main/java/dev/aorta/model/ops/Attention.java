@@ -61,7 +61,7 @@ public final class Attention implements AutoCloseable {
     }
 
     /** Whether fp32 attention over batch·heads = {@code bh} sequences of {@code t} takes the GEMM (scores) path. */
-    public static boolean scoresPath(long bh, int t, long maxScoresBytes) {
+    private static boolean scoresPath(long bh, int t, long maxScoresBytes) {
         return bh * t * t * Float.BYTES <= maxScoresBytes;
     }
 

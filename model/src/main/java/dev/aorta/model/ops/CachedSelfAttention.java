@@ -133,7 +133,7 @@ public final class CachedSelfAttention implements Layer {
 
     /**
      * y = residual + attention(x) (residual null: attention(x) alone; it may be y itself), the residual added in the
-     * out-projection's GEMM: {@link #launchesPerForward} launches.
+     * out-projection's GEMM.
      */
     public void forward(Tensor x, Tensor residual, Tensor y, KvCache cache, Stream s) {
         int t = checkStep(x, y, cache);
@@ -207,16 +207,6 @@ public final class CachedSelfAttention implements Layer {
             HeadLayout.toRows(ctx, att, merged, b, t, heads, d, e, 0, 1, s);
         }
         outProj.forwardPlus(merged, residual, y, s);
-    }
-
-    /**
-     * Kernel launches and GEMMs of one forward of t positions for batch sequences (where cuBLASLt has algorithms
-     * for the projections, as it has for fp32): in-projection with its bias, q/k/v layout and cache append, scores,
-     * softmax, weighted values, the merge of the heads unless that GEMM writes them merged, out-projection with its
-     * bias and the residual.
-     */
-    public static int launchesPerForward(int batch, int t) {
-        return mergesInGemm(batch, t) ? 6 : 7;
     }
 
     /** Whether heads' outputs land at a fixed stride in the merged rows (one sequence, or one position each). */

@@ -90,16 +90,6 @@ public final class Conv2d implements Layer {
         return new int[] {n, co, g.oh(), g.ow()};
     }
 
-    /**
-     * Kernel launches and GEMM calls of one forward pass over n images of h×w: per pass of the column scratch an
-     * im2col and a GEMM, then the bias (+ ReLU) pass where there is one ({@code biasPass} false: the form
-     * {@link #forwardWithoutBias}, which has none).
-     */
-    public int forwardLaunches(int n, int h, int w, boolean biasPass) {
-        int per = geometry(h, w).imagesPerPass(n, MAX_COLUMN_ELEMENTS);
-        return 2 * ((n + per - 1) / per) + (biasPass ? 1 : 0);
-    }
-
     public void forward(Tensor x, Tensor y, Stream s) {
         forward(x, y, false, s);
     }

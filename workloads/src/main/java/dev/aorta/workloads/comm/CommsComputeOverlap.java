@@ -266,11 +266,6 @@ public final class CommsComputeOverlap implements Workload {
         }
     }
 
-    @Override
-    public long launchesPerIteration() {
-        return gemms.size() + collectives.size();
-    }
-
     /** TFLOP/s of the GEMMs over device time, or in comms_only the collectives' algbw in GB/s. */
     @Override
     public Throughput throughput(int iterations, double totalTimeMs) {

@@ -175,11 +175,6 @@ public final class CopyComputeOverlap implements Workload {
     }
 
     @Override
-    public long launchesPerIteration() {
-        return 4L * copies.size();
-    }
-
-    @Override
     public Throughput throughput(int iterations, double totalTimeMs) {
         return new Throughput(2.0 * bytes * copies.size() * iterations / (totalTimeMs / 1e3) / 1e9, "GB/s copied");
     }

@@ -112,8 +112,11 @@ public final class Harness {
                 gpu.startActivityCapture();
                 capturing = true;
             }
+            long lastWarmupLaunches = -1;
             for (int i = 0; i < options.warmup(); i++) {
+                long enqueuedBefore = gpu.enqueuedWork();
                 workload.runIteration(i);
+                lastWarmupLaunches = gpu.enqueuedWork() - enqueuedBefore;
                 if (options.syncMode() == SyncMode.PER_ITERATION) {
                     gpu.synchronize();
                 }
@@ -124,7 +127,10 @@ public final class Harness {
                 sampled = sampledIterations(options.iterations(), options.timingSamples());
                 Map<GpuStream, Long> ids = new HashMap<>();
                 streams.forEach(s -> ids.put(s, s.activityStreamId()));
-                long pairs = Math.min(MAX_EVENT_PAIRS, workload.launchesPerIteration() * sampled.size());
+                // two events per op of a sampled iteration, as many ops as the last warmup iteration enqueued; with
+                // no warmup nothing has been counted before the measured loop, so the pool gets the cap
+                long perIteration = lastWarmupLaunches >= 0 ? lastWarmupLaunches : MAX_EVENT_PAIRS;
+                long pairs = Math.min(MAX_EVENT_PAIRS, perIteration * sampled.size());
                 sampler = new EventPairSampler(gpu, (int) pairs, ids);
                 context.setSampler(sampler);
             }
@@ -185,7 +191,7 @@ public final class Harness {
                     options.syncMode() == SyncMode.NONE ? null : SampleStats.of(m.iterationMs),
                     options.syncMode() == SyncMode.NONE ? new double[0] : m.iterationMs,
                     m.totalMs, m.wallNs / 1e6,
-                    hostEnqueue(m, sampled, workload.launchesPerIteration()),
+                    hostEnqueue(m, sampled),
                     streamStats(streams, roles, windows),
                     kernelTiming(workload, source, sourceNote, captured, perIteration, windows, streams, roles),
                     new RunResult.MemoryReport(gpu.memoryStats()), correctness, windows, baseline, telemetry, ownResults);
@@ -207,12 +213,15 @@ public final class Harness {
     private static final class Measurement {
         final double[] iterationMs;
         final long[] hostNs;
+        /** API calls that enqueued device work during each iteration's {@code runIteration}. */
+        final long[] launches;
         double totalMs;
         long wallNs;
 
         Measurement(int iterations) {
             iterationMs = new double[iterations];
             hostNs = new long[iterations];
+            launches = new long[iterations];
         }
     }
 
@@ -248,9 +257,11 @@ public final class Harness {
             if (start[i] != null) {
                 start[i].record(timing);
             }
+            long enqueuedBefore = gpu.enqueuedWork();
             long t0 = System.nanoTime();
             workload.runIteration(i);
             m.hostNs[i] = System.nanoTime() - t0;
+            m.launches[i] = gpu.enqueuedWork() - enqueuedBefore;
             if (end[i] != null) {
                 joinInto(timing, streams, joins);
                 end[i].record(timing);
@@ -321,26 +332,31 @@ public final class Harness {
         return windows;
     }
 
-    private static RunResult.HostEnqueue hostEnqueue(Measurement m, Set<Integer> sampled, long launches) {
-        double[] ms = new double[m.hostNs.length - sampledCount(m.hostNs.length, sampled)];
-        if (ms.length == 0) {
-            ms = new double[m.hostNs.length];
-            for (int i = 0; i < ms.length; i++) {
-                ms[i] = m.hostNs[i] / 1e6;
-            }
-        } else {
-            int j = 0;
-            for (int i = 0; i < m.hostNs.length; i++) {
-                if (!sampled.contains(i)) {
-                    ms[j++] = m.hostNs[i] / 1e6;
-                }
+    /**
+     * Host time per iteration and per launch over the measured iterations that event-pair sampling left alone (all of
+     * them when every one was sampled); launches are those the session counted during the same iterations.
+     */
+    private static RunResult.HostEnqueue hostEnqueue(Measurement m, Set<Integer> sampled) {
+        int n = m.hostNs.length;
+        boolean keepAll = n == sampledCount(n, sampled);
+        List<Double> ms = new ArrayList<>();
+        long launchSum = 0;
+        long minLaunches = Long.MAX_VALUE;
+        long maxLaunches = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            if (keepAll || !sampled.contains(i)) {
+                ms.add(m.hostNs[i] / 1e6);
+                launchSum += m.launches[i];
+                minLaunches = Math.min(minLaunches, m.launches[i]);
+                maxLaunches = Math.max(maxLaunches, m.launches[i]);
             }
         }
-        SampleStats stats = SampleStats.of(ms);
+        SampleStats stats = SampleStats.of(ms.stream().mapToDouble(Double::doubleValue).toArray());
+        double launches = (double) launchSum / ms.size();
         double usPerLaunch = launches > 0 ? stats.mean() * 1e3 / launches : 0;
         double iterationsPerSecond = 1e3 / stats.mean();
-        return new RunResult.HostEnqueue(stats, launches, usPerLaunch, iterationsPerSecond,
-                iterationsPerSecond * launches, m.hostNs.length - ms.length);
+        return new RunResult.HostEnqueue(stats, launches, minLaunches, maxLaunches, usPerLaunch, iterationsPerSecond,
+                iterationsPerSecond * launches, n - ms.size());
     }
 
     private static int sampledCount(int iterations, Set<Integer> sampled) {
@@ -435,7 +451,6 @@ public final class Harness {
             config.put("dtype", options.dtype().label());
         }
         config.put("stream_roles", List.copyOf(roles));
-        config.put("launches_per_iteration", workload.launchesPerIteration());
         return config;
     }
 

@@ -43,11 +43,20 @@ public record RunResult(String workloadName, Instant timestamp, HarnessOptions o
     /**
      * Host time spent enqueuing (calling into the driver), per iteration.
      *
-     * @param usPerLaunch        mean host µs per launch (or GEMM call)
-     * @param excludedIterations iterations left out because event-pair sampling slowed their enqueue
+     * @param launchesPerIteration mean API calls that enqueued device work per iteration, as the session counted them
+     *                             ({@link dev.aorta.workloads.session.GpuSession#enqueuedWork()})
+     * @param minLaunches          fewest of one iteration (equal to the most unless iterations enqueue different work)
+     * @param usPerLaunch          mean host µs per launch
+     * @param excludedIterations   iterations left out because event-pair sampling slowed their enqueue
      */
-    public record HostEnqueue(SampleStats perIterationMs, long launchesPerIteration, double usPerLaunch,
-                              double iterationsPerSecond, double launchesPerSecond, int excludedIterations) {
+    public record HostEnqueue(SampleStats perIterationMs, double launchesPerIteration, long minLaunches,
+                              long maxLaunches, double usPerLaunch, double iterationsPerSecond,
+                              double launchesPerSecond, int excludedIterations) {
+
+        /** Whether the iterations enqueued different numbers of calls (then the count is their mean). */
+        public boolean launchCountVaried() {
+            return minLaunches != maxLaunches;
+        }
     }
 
     /**

@@ -91,16 +91,6 @@ public final class LaunchOverheadWorkload implements Workload {
         }
     }
 
-    /** Kernel launches and GEMM calls of one step, as {@link CodebookSteps} issues them. */
-    @Override
-    public long launchesPerIteration() {
-        CodebookShape shape = device.shape();
-        // per stage: 4 for the distances (2 norms, GEMM, combine), then argmin, gather and update (argmin) or the
-        // mask reset, 6 per centroid, gather and update (balanced); plus the step's begin
-        long perStage = balanced ? 4 + 1 + 6L * shape.centroids() + 2 : 4 + 3;
-        return 1 + perStage * shape.stages();
-    }
-
     @Override
     public Throughput throughput(int iterations, double totalTimeMs) {
         return new Throughput(iterations / (totalTimeMs / 1e3), "steps/s");

@@ -192,7 +192,6 @@ public final class ActivationCkpt extends ModelWorkload {
                 Tensor y = j == perSegment - 1 ? checkpoints.get(s + 1) : forwardInner.get(f)[j];
                 ResidualMlp.Activations a = forwardScratch.get(f);
                 iteration.add(() -> block.forward(x, y, a, cs(f)));
-                launches(block.forwardLaunches);
             }
             recordOn(f, forwardDone[s]);
         }
@@ -214,7 +213,6 @@ public final class ActivationCkpt extends ModelWorkload {
                 Tensor y = j == perSegment - 1 ? recomputedOutputs[buffer] : inner[j];
                 ResidualMlp.Activations a = acts[j];
                 iteration.add(() -> block.forward(x, y, a, cs(r)));
-                launches(block.forwardLaunches);
             }
             recordOn(r, recomputeDone[s]);
             waitOn(g, recomputeDone[s]);
@@ -233,7 +231,6 @@ public final class ActivationCkpt extends ModelWorkload {
                 iteration.add(() -> block.backward(x, dy, dx, a, cs(g)));
                 iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), reduced[0], gs(g)));
                 iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), reduced[1], gs(g)));
-                launches(ResidualMlp.BACKWARD_LAUNCHES + 2);
             }
             recordOn(g, gradientDone[s]);
         }

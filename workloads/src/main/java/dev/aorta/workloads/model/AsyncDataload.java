@@ -174,7 +174,6 @@ public final class AsyncDataload extends ModelWorkload {
                     .pointer(0, raw.address()).pointer(1, normed.address()).intArg(2, batch).intArg(3, size)
                     .intArg(4, size);
             iteration.add(prep::launch);
-            launches(1);
             recordOn(p, prepared);
             waitOn(c, prepared);
             Runnable forward = forward(c, normed, logits);
@@ -218,7 +217,6 @@ public final class AsyncDataload extends ModelWorkload {
                 layer.forwardWithoutBias(in, conv, s);
                 pool.forwardBiasRelu(conv, layer.bias(), pooled, s);
             });
-            launches(layer.forwardLaunches(batch, hw, hw, false) + 1);
             x = pooled;
             hw /= 2;
         }
@@ -228,7 +226,6 @@ public final class AsyncDataload extends ModelWorkload {
             gap.forward(last, features, s);
             net.fc().forward(features, logits, s);
         });
-        launches(1 + 2); // the pool; the classifier's GEMM and bias (under autocast: x's cast and the GEMM)
         return () -> steps.forEach(Runnable::run);
     }
 

@@ -54,14 +54,6 @@ final class CachedDecoder implements Layer {
         }
     }
 
-    /**
-     * Kernel launches and GEMMs of one forward of t positions for batch sequences: per layer the norm and the
-     * attention with its residual ({@link CachedSelfAttention#launchesPerForward}); MLP: norm, 3, residual.
-     */
-    int launchesPerForward(int batch, int t) {
-        return attention.size() * (1 + CachedSelfAttention.launchesPerForward(batch, t) + (mlp ? 5 : 0));
-    }
-
     /** The KV caches of every layer for {@code batch} sequences of up to {@code maxT} positions, and the scratch. */
     final class Cache implements AutoCloseable {
         final List<CachedSelfAttention.KvCache> kv = new ArrayList<>();
@@ -168,7 +160,7 @@ final class CachedDecoder implements Layer {
     /**
      * As {@link #forward}, at the cache's device position (see {@link CachedSelfAttention#forwardAtDevicePosition}),
      * which the last launch advances by t: the same launches at every position, to be captured as a CUDA graph and
-     * replayed (each replay told to the cache by {@link Cache#advanced}); {@link #launchesPerForward} + 1 launches.
+     * replayed (each replay told to the cache by {@link Cache#advanced}); one launch more than {@link #forward}.
      * Needs {@link Cache#keepPositionOnDevice}.
      */
     void forwardAtDevicePosition(Tensor x, Tensor y, Cache c, Stream s) {

@@ -152,10 +152,8 @@ public final class ContinuousBatch extends ModelWorkload {
             if (graphs) {
                 CudaGraph graph = captured(prefillRequest, cs);
                 iteration.add(() -> graph.launch(cs));
-                launches(1);
             } else {
                 iteration.add(prefillRequest);
-                launches(decoder.launchesPerForward(n, prefillLen));
             }
         }
         List<GpuEvent> decodedEvents = new ArrayList<>();
@@ -200,13 +198,11 @@ public final class ContinuousBatch extends ModelWorkload {
                     step.launch(cs);
                     cache.advanced(1);
                 });
-                launches(1);
             } else {
                 iteration.add(() -> {
                     newBatchWhenFull.run();
                     decoder.forward(in, out, cache, cs);
                 });
-                launches(decoder.launchesPerForward(n, 1));
             }
             recordOn(s, decodedEvents.get(i));
         }
@@ -224,7 +220,6 @@ public final class ContinuousBatch extends ModelWorkload {
             }
             Stream cs = cs(s);
             iteration.add(() -> norm.forward(in, out, mean, rstd, cs));
-            launches(1);
             recordOn(s, sampledEvents.get(i));
         }
         ctx.gpu().synchronize();

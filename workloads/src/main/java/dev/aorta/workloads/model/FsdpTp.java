@@ -234,7 +234,6 @@ public final class FsdpTp extends ModelWorkload {
             waitOn(g, backwardDone[l]);
             iteration.add(() -> comm.allGather(own[0], block.fc1.weight().value(), gs(g)));
             iteration.add(() -> comm.allGather(own[1], block.fc2.weight().value(), gs(g)));
-            launches(2);
             recordOn(g, gathered[l]);
             if (l > 0) {
                 waitOn(c, inputReady[l]);
@@ -253,7 +252,6 @@ public final class FsdpTp extends ModelWorkload {
             iteration.add(() -> attention.forwardResidual(x, aa, x1, cs(c)));
             waitOn(c, gathered[l]);
             iteration.add(() -> block.forward(x1, y, a, cs(c)));
-            launches(attentions.getFirst().forwardLaunches(batch, seqLen) + 1 + block.forwardLaunches);
             recordOn(c, forwardDone[l]);
             if (l + 1 < layers) {
                 int p = p2p.get(handOffs++ % p2p.size());
@@ -261,7 +259,6 @@ public final class FsdpTp extends ModelWorkload {
                 waitOn(p, backwardDone[l + 1]); // the next layer's previous backward still reads its input
                 KernelLaunch copy = handOff.prepare(y, inputs.get(l + 1), 0, cs(p));
                 iteration.add(copy::launch);
-                launches(1);
                 recordOn(p, inputReady[l + 1]);
             }
         }
@@ -301,21 +298,18 @@ public final class FsdpTp extends ModelWorkload {
             recordOn(r, dPartialSummed[l]);
             waitOn(c, dPartialSummed[l]);
             iteration.add(() -> attention.backwardResidual(x, dx1, aa, dx, cs(c)));
-            launches(ResidualMlp.BACKWARD_INPUT_LAUNCHES + attentions.getFirst().backwardLaunches(batch, seqLen) + 1);
             recordOn(c, inputGradDone[l]);
             if (l > 0) {
                 int p = p2p.get(handOffs++ % p2p.size());
                 waitOn(p, inputGradDone[l]);
                 KernelLaunch copy = handOff.prepare(dx, dOutputs.get(l - 1), 0, cs(p));
                 iteration.add(copy::launch);
-                launches(1);
                 recordOn(p, gradReady[l - 1]);
             }
             if (weightGrads) {
                 // the MLP's parameter gradients once the input gradient has gone on: the previous layer's backward,
                 // on the next compute stream, overlaps them (the GPU's idle moments between its dependent kernels)
                 iteration.add(() -> block.paramGrads(x1, dy, a, cs(c)));
-                launches(ResidualMlp.PARAM_GRAD_LAUNCHES);
             }
             recordOn(c, backwardDone[l]);
             if (weightGrads) {
@@ -324,7 +318,6 @@ public final class FsdpTp extends ModelWorkload {
                 waitOn(r, backwardDone[l]);
                 iteration.add(() -> comm.allReduce(block.fc1.weight().grad(), r1, gs(r)));
                 iteration.add(() -> comm.allReduce(block.fc2.weight().grad(), r2, gs(r)));
-                launches(2);
                 recordOn(r, reduced[l]);
             }
         }

@@ -163,7 +163,6 @@ public final class GradAccum extends ModelWorkload {
                 m[2].forward(t[3], t[4], cs(c));
                 m[2].backward(t[3], dOut, t[5], cs(c));
             });
-            launches(8 + 3);
             if (last) {
                 recordOn(c, layerFinal[i][2]);
             }
@@ -171,7 +170,6 @@ public final class GradAccum extends ModelWorkload {
                 ew.reluBackward(t[2], t[5], t[6], cs(c));
                 m[1].backward(t[1], t[6], t[7], cs(c));
             });
-            launches(4);
             if (last) {
                 recordOn(c, layerFinal[i][1]);
             }
@@ -179,7 +177,6 @@ public final class GradAccum extends ModelWorkload {
                 ew.reluBackward(t[0], t[7], t[8], cs(c));
                 m[0].backward(x, t[8], null, cs(c));
             });
-            launches(3);
             if (last) {
                 recordOn(c, layerFinal[i][0]);
             }
@@ -204,7 +201,6 @@ public final class GradAccum extends ModelWorkload {
                     }
                     comm.allReduce(sum, target, gs(r));
                 });
-                launches(replicas.size());
                 recordOn(r, reduceDone[ri]);
             }
         }

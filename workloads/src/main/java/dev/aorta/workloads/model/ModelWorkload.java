@@ -15,8 +15,7 @@ import java.util.List;
 /**
  * What the model workloads of issue 15's second part share: the model runtime, the tensors, layers and events they
  * own (freed in {@link #cleanup}), and one iteration as a list of enqueues built once in {@link #build}, so that
- * {@link #runIteration} only re-issues them. A subclass counts each kernel launch or GEMM it schedules with
- * {@link #launches(long)}.
+ * {@link #runIteration} only re-issues them. The harness counts the launches they make as they make them.
  */
 abstract class ModelWorkload implements Workload {
     protected ModelRuntime rt;
@@ -26,7 +25,6 @@ abstract class ModelWorkload implements Workload {
     private final List<GpuEvent> events = new ArrayList<>();
     private final List<AutoCloseable> others = new ArrayList<>();
     protected final List<Runnable> iteration = new ArrayList<>();
-    private long launches;
 
     @Override
     public String category() {
@@ -53,16 +51,6 @@ abstract class ModelWorkload implements Workload {
     @Override
     public void runIteration(int i) {
         iteration.forEach(Runnable::run);
-    }
-
-    @Override
-    public long launchesPerIteration() {
-        return launches;
-    }
-
-    /** Adds launches (kernels and GEMMs) to one iteration's count. */
-    protected void launches(long n) {
-        launches += n;
     }
 
     @Override

@@ -169,9 +169,7 @@ public final class Moe extends ModelWorkload {
             route.launch();
             dispatch.launch();
         });
-        launches(5);
         iteration.add(() -> comm.allToAll(dispatched, received, gs(0)));
-        launches(1);
         recordOn(0, received0);
         int localExperts = numExperts / world;
         for (int i = 0; i < items; i++) {
@@ -199,7 +197,6 @@ public final class Moe extends ModelWorkload {
                 mlp[0].forwardGelu(rows, pre, act, cs(s));
                 mlp[1].forward(act, out, cs(s));
             });
-            launches(3);
             recordOn(s, done);
         }
         for (GpuEvent e : itemDone) {
@@ -209,7 +206,6 @@ public final class Moe extends ModelWorkload {
             comm.allToAll(expertOut, returned, gs(0));
             combine.launch();
         });
-        launches(2);
         recordOn(0, combined);
     }
 

@@ -206,7 +206,6 @@ public final class RagPipeline extends ModelWorkload {
                             fc2.forward(h, out, cs);
                             normalize.launch();
                         });
-                        launches(6);
                     }
                     case 1 -> {
                         // the document index: a Linear without bias whose weight rows are the document embeddings
@@ -223,7 +222,6 @@ public final class RagPipeline extends ModelWorkload {
                             docs.forward(q, scores, cs);
                             top.forward(scores, ids, gates, cs);
                         });
-                        launches(2);
                     }
                     case 2 -> {
                         Linear docs = keep(new Linear(ops, "index.docs", retrievalDim, numDocs, false, 113));
@@ -247,7 +245,6 @@ public final class RagPipeline extends ModelWorkload {
                             fc2.forward(h, scores, cs);
                             top.forward(scores.view(n, topK), ids, gates, cs);
                         });
-                        launches(6);
                     }
                     default -> {
                         EmbeddingMeanPool table = keep(new EmbeddingMeanPool(ops, "generator.embed", vocab, embedDim,
@@ -276,7 +273,6 @@ public final class RagPipeline extends ModelWorkload {
                             generator.forward(x.view(n, contextLen, embedDim), h, cache, cs);
                             head.forward(h.view(n * contextLen, embedDim), logits, cs);
                         });
-                        launches(2 + generator.launchesPerForward(n, contextLen) + 2);
                     }
                 }
                 recordOn(s, done.get(st).get(i));

@@ -23,17 +23,6 @@ import java.util.List;
  */
 final class ResidualMlp implements Layer {
     static final float EPS = 1e-5f;
-    /** Kernels and GEMMs of one forward: norm; GEMM and bias (+ GELU) pass (+ ReLU); GEMM and bias pass; residual. */
-    final int forwardLaunches;
-    /** Of one backward: fc2 (dx, dW GEMMs, bias grad); activation backward and fc1's three; norm's two; accumulate. */
-    static final int BACKWARD_LAUNCHES = 10;
-    /**
-     * Of one {@link #backwardInput}: fc2's dx GEMM; GELU's derivative pass (or ReLU's backward) and fc1's dx GEMM;
-     * the norm's dx; accumulate.
-     */
-    static final int BACKWARD_INPUT_LAUNCHES = 5;
-    /** Of one {@link #paramGrads}: fc2's and fc1's bias-gradient pass and dW GEMM; the norm's dγ and dβ. */
-    static final int PARAM_GRAD_LAUNCHES = 5;
 
     final LayerNorm norm;
     final Linear fc1;
@@ -54,7 +43,6 @@ final class ResidualMlp implements Layer {
         fc1 = new Linear(ops, prefix + ".fc1", dim, inner, true, seed);
         fc2 = new Linear(ops, prefix + ".fc2", inner, dim, true, seed);
         elementwise = new Elementwise(ops);
-        forwardLaunches = relu ? 7 : 6;
     }
 
     /** What one forward over some rows keeps for backward, and backward's scratch. */

@@ -45,12 +45,6 @@ public final class SpeculativeDecode extends ModelWorkload {
                     new CachedDecoder(ops, name + ".layer", layers, dim, heads, true, seed),
                     new Linear(ops, name + ".lm_head", dim, vocab, true, seed));
         }
-
-        int launchesPerStep() {
-            // embedding, layers (one sequence: as many launches for any number of positions), head (GEMM, bias),
-            // argmax
-            return 1 + decoder.launchesPerForward(1, 1) + 2 + 1;
-        }
     }
 
     private record Request(Tensor draftTokens, Tensor predicted, Tensor totals, LanguageModel draft,
@@ -192,14 +186,12 @@ public final class SpeculativeDecode extends ModelWorkload {
             recordOn(c, draftPrefilled);
             iteration.add(mainPrefill::run);
             recordOn(c, mainPrefilled);
-            launches(draftOnCache.launchesPerStep() + mainOnCache.launchesPerStep());
             // draft stream: K - 1 more greedy tokens, each one forward of one position through the cache
             waitOn(d, draftPrefilled);
             for (int i = 1; i < k; i++) {
                 Runnable next = step(spec, draftOnDraft, draftCache, draftTokens.slice(0, i - 1, 1), 1, draftDim, vocab, 1,
                         draftTokens.slice(0, i, 1), d);
                 iteration.add(next::run);
-                launches(draftOnDraft.launchesPerStep());
             }
             recordOn(d, draftDone);
             // verify stream: the main model over the K draft tokens at once, predictions after each
@@ -208,14 +200,12 @@ public final class SpeculativeDecode extends ModelWorkload {
             Runnable verify = step(spec, mainOnVerify, mainCache, draftTokens, k, mainDim, vocab, k,
                     predicted.slice(0, 1, k), v);
             iteration.add(verify::run);
-            launches(mainOnVerify.launchesPerStep());
             recordOn(v, verifyDone);
             // accept stream: the accepted prefix, counted on the device
             waitOn(a, verifyDone);
             KernelLaunch accept = spec.kernel("spec_accept").prepare(1, 32, cs(a), 4).pointer(0, draftTokens.address())
                     .pointer(1, predicted.address()).intArg(2, k).pointer(3, totals.address());
             iteration.add(accept::launch);
-            launches(1);
             recordOn(a, acceptDone);
         }
     }

@@ -90,24 +90,6 @@ final class TensorParallelAttention implements Layer {
         return HostTensor.ofFloats(DType.FP32, shape, values);
     }
 
-    /**
-     * Kernel launches and GEMMs of {@link #forwardPartial} and {@link #forwardResidual} for [batch, t].
-     */
-    int forwardLaunches(int batch, int t) {
-        long bh = (long) batch * localHeads;
-        // norm; in-projection GEMM + bias; to heads; attention (flash: 1, scores: 2 GEMMs + softmax); to rows;
-        // out-projection GEMM + bias; residual
-        return 1 + 2 + 1 + (Attention.scoresPath(bh, t, Attention.DEFAULT_MAX_SCORES_BYTES) ? 3 : 1) + 1 + 2 + 1;
-    }
-
-    /** Of {@link #backwardPartial} and {@link #backwardResidual}. */
-    int backwardLaunches(int batch, int t) {
-        long bh = (long) batch * localHeads;
-        // out-projection's dx GEMM; to heads; attention (flash: 2, scores: 5 GEMMs + 1 kernel); to rows;
-        // in-projection's dx GEMM; norm's dx; the residual's accumulate
-        return 1 + 1 + (Attention.scoresPath(bh, t, Attention.DEFAULT_MAX_SCORES_BYTES) ? 6 : 2) + 1 + 1 + 1 + 1;
-    }
-
     /** What one forward over [batch, t] keeps for backward, the tensors the collectives move, and scratch. */
     final class Activations implements AutoCloseable {
         private final List<Tensor> all = new ArrayList<>();

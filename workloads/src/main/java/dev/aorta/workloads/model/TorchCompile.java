@@ -206,11 +206,8 @@ public final class TorchCompile extends ModelWorkload {
                 p.ops().forEach(Runnable::run);
                 CudaGraph graph = keepOther(s.endCapture());
                 iteration.add(() -> graph.launch(s));
-                launches(1);
             } else {
                 iteration.addAll(p.ops());
-                // a region part: norm, GEMM + fused GELU, GEMM + bias, residual (+ placement); merge: GEMM + bias
-                launches(p.norm() == null ? 2 : 6 + (p.ops().size() - 4));
             }
             recordOn(p.stream(), done.get(i));
         }

@@ -173,7 +173,6 @@ public final class ZeroOffload extends ModelWorkload {
             iteration.add(() -> fc1.forwardGelu(inputs[layer], pre[layer], act[layer], cs));
             iteration.add(() -> fc2.forward(act[layer], inputs[layer + 1], cs));
             recordOn(c, forwardDone[layer]);
-            launches(4 + 4 + 2 + 2); // 4 copies, 4 gradient memsets, 2 x (GEMM + fused epilogue)
         }
         for (int l = layerCount - 1; l >= 0; l--) {
             int layer = l;
@@ -192,8 +191,6 @@ public final class ZeroOffload extends ModelWorkload {
             waitOn(o, backwardDone[layer]);
             iteration.add(() -> copyOut(grads[layer], os, fc1, fc2));
             recordOn(o, offloaded[layer]);
-            // fc2: dx GEMM, dW GEMM, bias grad; fc1: GELU backward, dW GEMM, bias grad (+ dx GEMM above layer 0); 4 copies
-            launches(3 + 3 + (layer == 0 ? 0 : 1) + 4);
         }
     }
 

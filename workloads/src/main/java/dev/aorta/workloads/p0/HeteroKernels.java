@@ -153,11 +153,6 @@ public final class HeteroKernels implements Workload {
         return Optional.empty();
     }
 
-    @Override
-    public long launchesPerIteration() {
-        return gemms.size() + (long) smallOps.size() * smallPerLarge;
-    }
-
     /** Iterations per second: one iteration = every large stream's GEMM and every small stream's kernels. */
     @Override
     public Throughput throughput(int iterations, double totalTimeMs) {

@@ -105,11 +105,6 @@ public final class LargeGemmOnly implements Workload {
     }
 
     @Override
-    public long launchesPerIteration() {
-        return gemms.size();
-    }
-
-    @Override
     public Throughput throughput(int iterations, double totalTimeMs) {
         return new Throughput(spec.flops() * gemms.size() * iterations / (totalTimeMs / 1e3) / 1e12, "TFLOP/s");
     }

@@ -155,6 +155,8 @@ public final class ResultJson {
         ObjectNode o = MAPPER.createObjectNode();
         o.set("per_iteration_ms", stats(h.perIterationMs()));
         o.put("launches_per_iteration", h.launchesPerIteration());
+        o.put("launches_per_iteration_min", h.minLaunches());
+        o.put("launches_per_iteration_max", h.maxLaunches());
         o.put("us_per_launch", h.usPerLaunch());
         o.put("iterations_per_second", h.iterationsPerSecond());
         o.put("launches_per_second", h.launchesPerSecond());

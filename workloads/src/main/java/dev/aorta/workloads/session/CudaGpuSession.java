@@ -444,6 +444,11 @@ public final class CudaGpuSession implements GpuSession {
     }
 
     @Override
+    public long enqueuedWork() {
+        return device.enqueues().total(); // every stream of the session and of the model's ops is one of the device's
+    }
+
+    @Override
     public MemoryStats memoryStats() {
         return device.memoryStats();
     }

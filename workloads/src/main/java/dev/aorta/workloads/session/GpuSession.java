@@ -136,6 +136,14 @@ public interface GpuSession extends AutoCloseable {
     /** The gpu module's stream behind one of this session's streams (see {@link #cudaDevice()}). */
     dev.aorta.gpu.cuda.Stream cudaStream(GpuStream stream);
 
+    /**
+     * Host API calls that have enqueued device work through this session since it opened: kernel launches, GEMMs,
+     * copies, memsets, graph launches (one each, however many kernels the graph holds) and collectives, those of the
+     * model ops run on {@link #cudaDevice()} included; event records and stream waits are not work and do not count.
+     * The harness reads it around each iteration: the launches per iteration that host enqueue time is divided by.
+     */
+    long enqueuedWork();
+
     /** The runtime's own accounting of device memory. */
     MemoryStats memoryStats();
 

@@ -73,9 +73,6 @@ public interface Workload {
     /** Enqueues one iteration's work. Must not wait for the device. */
     void runIteration(int iteration);
 
-    /** Kernel launches (and GEMM calls) one iteration enqueues: the denominator of host µs per launch. */
-    long launchesPerIteration();
-
     /** The workload's throughput over {@code iterations} iterations that took {@code totalTimeMs} on the device. */
     Throughput throughput(int iterations, double totalTimeMs);
 

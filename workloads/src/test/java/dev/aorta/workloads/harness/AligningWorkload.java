@@ -33,7 +33,6 @@ final class AligningWorkload implements Workload {
     @Override public List<WorkloadParameter> parameters() { return inner.parameters(); }
     @Override public void setup(WorkloadContext context) { inner.setup(context); }
     @Override public void runIteration(int iteration) { inner.runIteration(iteration); }
-    @Override public long launchesPerIteration() { return inner.launchesPerIteration(); }
     @Override public Throughput throughput(int iterations, double totalTimeMs) { return inner.throughput(iterations, totalTimeMs); }
     @Override public void cleanup() { inner.cleanup(); }
 }

@@ -52,6 +52,8 @@ public final class SimulatedGpuSession implements GpuSession {
 
     public int hostWaits;
     public int launches;
+    /** What {@link #enqueuedWork} reports: launches, GEMMs, copies and collectives, as the CUDA session counts them. */
+    private long enqueued;
     public int liveStreams;
     public int liveEvents;
     public final List<Integer> streamPriorities = new ArrayList<>();
@@ -69,6 +71,11 @@ public final class SimulatedGpuSession implements GpuSession {
     private long peakAllocated;
     private final DeviceInfo info = new DeviceInfo(0, "Simulated H100", 132, 80L << 30, 9, 0, 13000,
             50L << 20, 3, 0, -5, "0000:00:00.0");
+
+    @Override
+    public long enqueuedWork() {
+        return enqueued;
+    }
 
     @Override
     public DeviceInfo deviceInfo() {
@@ -379,6 +386,7 @@ public final class SimulatedGpuSession implements GpuSession {
     @Override
     public int readIntOnStream(GpuBuffer buffer, GpuStream stream) {
         streamReadbacks++;
+        enqueued++; // the CUDA session's device-to-host copy of the value
         stream.synchronize();
         return intReadback.applyAsInt(buffer);
     }
@@ -389,6 +397,7 @@ public final class SimulatedGpuSession implements GpuSession {
         }
         hostNs += launchCostNs;
         launches++;
+        enqueued++;
         long queued = hostNs;
         long start = Math.max(queued + dispatchNs, stream.tailNs);
         if (serialEngine) {
@@ -475,6 +484,7 @@ public final class SimulatedGpuSession implements GpuSession {
 
     private void enqueueCopy(String name, SimStream stream, long bytes, double bytesPerNs) {
         hostNs += launchCostNs;
+        enqueued++;
         long queued = hostNs;
         long start = Math.max(Math.max(queued + dispatchNs, stream.tailNs), copyEngineFreeNs.getOrDefault(name, 0L));
         long end = start + Math.max(1, Math.round(bytes / bytesPerNs));
@@ -668,6 +678,7 @@ public final class SimulatedGpuSession implements GpuSession {
         @Override
         public void allToAll(GpuBuffer send, GpuBuffer recv, long countPerPeer, CommDType type,
                              GpuStream stream) {
+            enqueued += 2L * size() - 1; // the CUDA session makes one send and one receive per peer; collective() counts one
             collective("SendRecv", send, recv, countPerPeer * type.bytes() * size(), type, stream, (all, out) -> {
                 for (int p = 0; p < all.length; p++) {
                     System.arraycopy((float[]) all[p], (int) (rank * countPerPeer), out, (int) (p * countPerPeer),
