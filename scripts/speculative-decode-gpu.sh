@@ -10,7 +10,7 @@
 # of the rounds' ratios to AORTA's; exit 1 on a wrong result, an idle stream or a failed run.
 #   scripts/speculative-decode-gpu.sh [OUT_DIR]   (from the repository root of a device host with dist/, python3, torch)
 # ROUNDS (3), ITERATIONS (20, as workloads-vs-aorta-all.sh), WARMUP (30, ours) override. About 2-3 minutes on an
-# H100 (a run of ours ~15 s, most of it the models' set-up; AORTA's ~10 s); runs stop being started after 170 s.
+# H100 (a run of ours ~15 s, most of it the models' set-up; AORTA's ~10 s); no run starts after 170 s (each at most 60 s).
 # Expected (read from the code, not yet run): every row ok; launches per iteration 10 with graphs, 1010 without;
 # tokens per round ~1 (random weights rarely agree: acceptance near 0, AORTA's counterpart claims 2 per iteration
 # for 1 request, ours measures about 1 per request for 2); spec-graphs at or above AORTA's (ratio >= 1: the device's
@@ -73,8 +73,8 @@ theirs() { # label
 for round in $(seq 1 "$ROUNDS"); do
     over_budget && { echo "speculative-decode-gpu: over ${BUDGET_S} s, round $round not started" >&2; break; }
     ours "spec-graphs-$round" true
-    ours "spec-eager-$round" false
-    theirs "aorta-torch-$round"
+    over_budget || ours "spec-eager-$round" false
+    over_budget || theirs "aorta-torch-$round"
 done
 
 echo "== speculative_decode, 6 streams, $ITERATIONS iterations, CUPTI ($(( $(date +%s) - began )) s in all)"
