@@ -122,6 +122,18 @@ class RemainingWorkloadsTest {
         assertThat(o.err()).contains("graphs").contains("one of true, false").doesNotContain("\tat ");
     }
 
+    /** speculative_decode's CUDA graphs likewise. */
+    @Test
+    void speculativeDecodeOffersItsGraphsAsATrueFalseSwitch() {
+        assertThat(aorta("list", "-v").out()).contains("--param graphs=true  true: each request's prefills, draft "
+                + "steps and verify replayed as CUDA graphs (one launch per stream and request); false: every kernel "
+                + "launched (one of true, false)");
+        CliRunner.Outcome o = aorta("run", "speculative_decode", "-p", "graphs=1", "-i", "1", "-w", "0");
+        assertThat(o.exitCode()).isNotZero();
+        assertThat(o.err()).contains("graphs=1").contains("one of true, false").doesNotContain("\tat ");
+        assertThat(opened).isEmpty();
+    }
+
     @ParameterizedTest
     @CsvSource({"fsdp_tp", "moe", "speculative_decode", "continuous_batch", "activation_ckpt", "grad_accum",
             "rag_pipeline", "async_dataload"})

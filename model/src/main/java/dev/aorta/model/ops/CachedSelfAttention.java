@@ -99,6 +99,18 @@ public final class CachedSelfAttention implements Layer {
             length = 0;
         }
 
+        /**
+         * Keeps the first {@code positions} cached positions and forgets the rest (the next forward writes over
+         * them): a sequence's later positions dropped, e.g. draft tokens a speculative round rejected.
+         */
+        public void truncate(int positions) {
+            if (positions < 0 || positions > length) {
+                throw new IllegalArgumentException(OP + ": cannot keep " + positions + " of the " + length
+                        + " cached positions");
+            }
+            length = positions;
+        }
+
         /** Zeros every slot's key and value on {@code s} (finite values for {@link #forwardAtDevicePosition}). */
         public void clear(Stream s) {
             k.zero(s);

@@ -123,6 +123,11 @@ final class CachedDecoder implements Layer {
             kv.forEach(k -> k.advanced(t));
         }
 
+        /** Keeps every layer's first {@code positions} cached positions (see {@link CachedSelfAttention.KvCache#truncate}). */
+        void keepFirst(int positions) {
+            kv.forEach(k -> k.truncate(positions));
+        }
+
         void reset() {
             kv.forEach(CachedSelfAttention.KvCache::reset);
         }

@@ -225,18 +225,6 @@ public final class ContinuousBatch extends ModelWorkload {
         ctx.gpu().synchronize();
     }
 
-    /**
-     * {@code work} on {@code s} as a CUDA graph: run once eagerly first (kernels are loaded and cuBLASLt plans
-     * made on first use, which a capture must not see), then captured from the stream.
-     */
-    private CudaGraph captured(Runnable work, Stream s) {
-        work.run();
-        ctx.gpu().synchronize();
-        s.beginCapture();
-        work.run();
-        return keepOther(s.endCapture());
-    }
-
     private void require(int count, String param, int streams, String role) {
         if (count < streams) {
             throw new IllegalArgumentException(NAME + ": --param " + param + "=" + count + " leaves " + role

@@ -1,5 +1,6 @@
 package dev.aorta.workloads.model;
 
+import dev.aorta.gpu.cuda.CudaGraph;
 import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.model.DType;
 import dev.aorta.model.Tensor;
@@ -104,6 +105,18 @@ abstract class ModelWorkload implements Workload {
     protected void recordOn(int index, GpuEvent e) {
         GpuStream s = gs(index);
         iteration.add(() -> e.record(s));
+    }
+
+    /**
+     * {@code work} on {@code s} as a CUDA graph: run once eagerly first (kernels are loaded and cuBLASLt plans
+     * made on first use, which a capture must not see), then captured from the stream.
+     */
+    protected CudaGraph captured(Runnable work, Stream s) {
+        work.run();
+        ctx.gpu().synchronize();
+        s.beginCapture();
+        work.run();
+        return keepOther(s.endCapture());
     }
 
     /** Start of part k of n equal parts of {@code total} (the rows of part k are [split(k), split(k + 1))). */

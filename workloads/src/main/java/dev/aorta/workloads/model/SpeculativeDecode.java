@@ -1,5 +1,6 @@
 package dev.aorta.workloads.model;
 
+import dev.aorta.gpu.cuda.CudaGraph;
 import dev.aorta.gpu.cuda.CudaModule;
 import dev.aorta.gpu.cuda.KernelLaunch;
 import dev.aorta.gpu.cuda.Stream;
@@ -33,10 +34,20 @@ import java.util.Optional;
  * prompt: the cache streams prefill both models' caches with the context (the caches have no rollback of rejected
  * positions, so a round starts from the prompt). Stream i has role draft, verify, accept, cache by i mod 4; request
  * r uses stream r mod |role| of each role, so every stream works. With random weights the models rarely agree.
+ *
+ * <p>Host-launch-bound (about 500 small launches per request and round), so with {@code graphs=true} (the default)
+ * each request's work on each stream is one CUDA graph launch: the draft prefill and the main prefill (cache
+ * stream), the K − 1 draft steps (draft stream), the verify forward (verify stream); the accept kernel is one launch
+ * either way. Because a round starts from the prompt, no step depends on the accepted count: every forward runs at
+ * the same positions every round, so each graph holds exactly the eager launches (the host-side cache lengths are
+ * set at the start of each piece of work, so that it can be run again and captured). The accepted count is only
+ * summed on the device; nothing the next round does depends on it.
  */
 public final class SpeculativeDecode extends ModelWorkload {
     public static final String NAME = "speculative_decode";
     private static final String[] ROLES = {"draft", "verify", "accept", "cache"};
+    /** The same kernels at the same positions: only a GEMM algorithm chosen otherwise under capture could differ. */
+    private static final double REPLAY_TOLERANCE = 1e-6;
 
     /** One model's layers on one stream's handle (every replica has the same weights: same names and seeds). */
     private record LanguageModel(EmbeddingMeanPool embedding, CachedDecoder decoder, Linear head) {
@@ -45,10 +56,16 @@ public final class SpeculativeDecode extends ModelWorkload {
                     new CachedDecoder(ops, name + ".layer", layers, dim, heads, true, seed),
                     new Linear(ops, name + ".lm_head", dim, vocab, true, seed));
         }
+
     }
 
-    private record Request(Tensor draftTokens, Tensor predicted, Tensor totals, LanguageModel draft,
-                           LanguageModel main, int draftStream, int verifyStream) {
+    /**
+     * One request's tensors, its models on the draft and verify streams, and its round as work per stream in
+     * dependency order (run eagerly one after the other, with a synchronisation between, by the check).
+     */
+    private record Request(Tensor draftTokens, Tensor predicted, Tensor totals, Tensor verifyLogits,
+                           LanguageModel draft, LanguageModel main, int draftStream, int verifyStream,
+                           List<Runnable> round) {
     }
 
     private final List<Request> requests = new ArrayList<>();
@@ -57,6 +74,7 @@ public final class SpeculativeDecode extends ModelWorkload {
     private int draftDim;
     private int mainDim;
     private int measured;
+    private boolean graphs;
 
     @Override
     public String name() {
@@ -66,7 +84,8 @@ public final class SpeculativeDecode extends ModelWorkload {
     @Override
     public String description() {
         return "Draft model proposes K tokens through its KV cache, main model verifies them in one cached forward; "
-                + "acceptance measured on the device (AORTA assumed 70%)";
+                + "acceptance measured on the device (AORTA assumed 70%); each stream's work per request replayed as a "
+                + "CUDA graph unless graphs=false";
     }
 
     @Override
@@ -101,7 +120,10 @@ public final class SpeculativeDecode extends ModelWorkload {
                 WorkloadParameter.positive("num_speculative", "4", "draft tokens K per round"),
                 WorkloadParameter.positive("context_len", "128", "prompt tokens"),
                 WorkloadParameter.positive("batch_size", "2", "requests in flight (AORTA: 1; 2 so that the "
-                        + "recommended 6 streams all work)"));
+                        + "recommended 6 streams all work)"),
+                WorkloadParameter.choice("graphs", "true", "true: each request's prefills, draft steps and verify "
+                        + "replayed as CUDA graphs (one launch per stream and request); false: every kernel launched",
+                        "true", "false"));
     }
 
     @Override
@@ -131,6 +153,7 @@ public final class SpeculativeDecode extends ModelWorkload {
         k = ctx.intParameter("num_speculative");
         int context = ctx.intParameter("context_len");
         int batch = ctx.intParameter("batch_size");
+        graphs = Boolean.parseBoolean(ctx.choiceParameter("graphs"));
         CudaModule spec = keepOther(rt.device().loadModule(Nvrtc.get().compile(WorkloadKernels.source("spec.cu"),
                 "spec.cu", rt.device().info().arch())));
         List<Integer> drafts = ctx.streamsWithRole("draft");
@@ -161,9 +184,40 @@ public final class SpeculativeDecode extends ModelWorkload {
             Tensor predicted = keep(rt.ops(0).empty(NAME, "main model predictions", DType.I32, k + 1));
             Tensor totals = keep(rt.ops(0).empty(NAME, "produced, accepted, last accepted", DType.I32, 3));
             totals.copyFrom(new int[3]);
+            Tensor verifyLogits = tensor("verify logits", k, vocab);
             CachedDecoder.Cache draftCache = keepOther(draftOnCache.decoder().cache(1, context + k, context));
             CachedDecoder.Cache mainCache = keepOther(mainOnCache.decoder().cache(1, context + k, context));
-            requests.add(new Request(draftTokens, predicted, totals, draftOnDraft, mainOnVerify, d, v));
+
+            // each piece of work sets the host-side cache length it starts from, so that it can run again (captured)
+            Runnable draftStep0 = step(draftOnCache, draftCache, promptIds, context, draftDim, 1,
+                    tensor("logits", 1, vocab), draftTokens.slice(0, 0, 1), spec, c);
+            Runnable draftPrefill = () -> {
+                draftCache.reset();
+                draftStep0.run();
+            };
+            Runnable mainStep0 = step(mainOnCache, mainCache, promptIds, context, mainDim, 1,
+                    tensor("logits", 1, vocab), predicted.slice(0, 0, 1), spec, c);
+            Runnable mainPrefill = () -> {
+                mainCache.reset();
+                mainStep0.run();
+            };
+            List<Runnable> nextTokens = new ArrayList<>();
+            for (int i = 1; i < k; i++) {
+                nextTokens.add(step(draftOnDraft, draftCache, draftTokens.slice(0, i - 1, 1), 1, draftDim, 1,
+                        tensor("logits", 1, vocab), draftTokens.slice(0, i, 1), spec, d));
+            }
+            Runnable draftSteps = () -> {
+                draftCache.keepFirst(context);
+                nextTokens.forEach(Runnable::run);
+            };
+            Runnable verifyStep = step(mainOnVerify, mainCache, draftTokens, k, mainDim, k, verifyLogits,
+                    predicted.slice(0, 1, k), spec, v);
+            Runnable verify = () -> {
+                mainCache.keepFirst(context);
+                verifyStep.run();
+            };
+            requests.add(new Request(draftTokens, predicted, totals, verifyLogits, draftOnDraft, mainOnVerify, d, v,
+                    List.of(draftPrefill, mainPrefill, draftSteps, verify)));
 
             GpuEvent draftPrefilled = event(c);
             GpuEvent mainPrefilled = event(c);
@@ -174,32 +228,18 @@ public final class SpeculativeDecode extends ModelWorkload {
             waitOn(c, draftDone);
             waitOn(c, verifyDone);
             waitOn(c, acceptDone);
-            Runnable draftPrefill = step(spec, draftOnCache, draftCache, promptIds, context, draftDim, vocab, 1,
-                    draftTokens.slice(0, 0, 1), c);
-            Runnable mainPrefill = step(spec, mainOnCache, mainCache, promptIds, context, mainDim, vocab, 1,
-                    predicted.slice(0, 0, 1), c);
-            iteration.add(() -> {
-                draftCache.reset();
-                mainCache.reset();
-                draftPrefill.run();
-            });
+            schedule(draftPrefill, c);
             recordOn(c, draftPrefilled);
-            iteration.add(mainPrefill::run);
+            schedule(mainPrefill, c);
             recordOn(c, mainPrefilled);
             // draft stream: K - 1 more greedy tokens, each one forward of one position through the cache
             waitOn(d, draftPrefilled);
-            for (int i = 1; i < k; i++) {
-                Runnable next = step(spec, draftOnDraft, draftCache, draftTokens.slice(0, i - 1, 1), 1, draftDim, vocab, 1,
-                        draftTokens.slice(0, i, 1), d);
-                iteration.add(next::run);
-            }
+            schedule(draftSteps, d);
             recordOn(d, draftDone);
             // verify stream: the main model over the K draft tokens at once, predictions after each
             waitOn(v, draftDone);
             waitOn(v, mainPrefilled);
-            Runnable verify = step(spec, mainOnVerify, mainCache, draftTokens, k, mainDim, vocab, k,
-                    predicted.slice(0, 1, k), v);
-            iteration.add(verify::run);
+            schedule(verify, v);
             recordOn(v, verifyDone);
             // accept stream: the accepted prefix, counted on the device
             waitOn(a, verifyDone);
@@ -207,6 +247,21 @@ public final class SpeculativeDecode extends ModelWorkload {
                     .pointer(1, predicted.address()).intArg(2, k).pointer(3, totals.address());
             iteration.add(accept::launch);
             recordOn(a, acceptDone);
+        }
+        ctx.gpu().synchronize();
+    }
+
+    /**
+     * Schedules {@code work} on {@code stream}: with graphs, captured (after one eager run, so the work it reads
+     * from earlier captures' eager runs is there) and replayed as one launch; without, run as it is.
+     */
+    private void schedule(Runnable work, int stream) {
+        if (graphs) {
+            Stream s = cs(stream);
+            CudaGraph graph = captured(work, s);
+            iteration.add(() -> graph.launch(s));
+        } else {
+            iteration.add(work);
         }
     }
 
@@ -221,12 +276,15 @@ public final class SpeculativeDecode extends ModelWorkload {
         });
     }
 
-    /** One forward: embed {@code positions} ids, run them through the cache, greedy tokens of the last {@code picks}. */
-    private Runnable step(CudaModule spec, LanguageModel m, CachedDecoder.Cache cache, Tensor ids, int positions, int dim,
-                      int vocab, int picks, Tensor out, int stream) {
+    /**
+     * One forward: embed {@code positions} ids, run them through the cache, {@code logits} [picks, vocab] and the
+     * greedy tokens of the last {@code picks}.
+     */
+    private Runnable step(LanguageModel m, CachedDecoder.Cache cache, Tensor ids, int positions, int dim, int picks,
+                          Tensor logits, Tensor out, CudaModule spec, int stream) {
+        int vocab = logits.dim(1);
         Tensor x = tensor("embedded", positions, dim);
         Tensor h = tensor("hidden", 1, positions, dim);
-        Tensor logits = tensor("logits", picks, vocab);
         Tensor last = h.view(positions, dim).slice(0, positions - picks, picks);
         Stream s = cs(stream);
         KernelLaunch argmax = spec.kernel("argmax_rows").prepare(picks, 256, s, 3).pointer(0, logits.address())
@@ -282,7 +340,10 @@ public final class SpeculativeDecode extends ModelWorkload {
 
     /**
      * Both models' decoders fed a sequence as a prefill and one cached decode step against float64, and the last
-     * round's acceptance of request 0 against the draft tokens and predictions read back.
+     * round's acceptance of request 0 against the draft tokens and predictions read back; with graphs also the
+     * replayed round's verify logits (which depend on every graph of the round: the draft tokens from the draft
+     * prefill and steps, the main cache from the main prefill) against the same round run eagerly (relative L2
+     * 1e-6: the same kernels at the same positions).
      */
     @Override
     public Optional<String> correctnessProblem() {
@@ -297,6 +358,19 @@ public final class SpeculativeDecode extends ModelWorkload {
         if (counted != accepted) {
             return Optional.of(NAME + ": the last round accepted " + counted + " draft tokens on the device, but its "
                     + "draft tokens and the main model's predictions give " + accepted);
+        }
+        if (graphs) {
+            float[] replayed = r.verifyLogits().toFloats();
+            for (Runnable work : r.round()) {
+                work.run();
+                ctx.gpu().synchronize();
+            }
+            double error = Reference.relL2(replayed, Reference.doubles(r.verifyLogits().toFloats()));
+            if (!(error <= REPLAY_TOLERANCE)) {
+                return Optional.of(NAME + ": the verify logits of the last round, replayed as CUDA graphs, differ from "
+                        + "the same round run eagerly by a relative L2 error of " + error + " (tolerance "
+                        + REPLAY_TOLERANCE + ")");
+            }
         }
         return DecoderCheck.prefillThenDecode(NAME + " draft decoder", rt, r.draft().decoder(), cs(r.draftStream()),
                 draftDim, 8, 83).or(() -> DecoderCheck.prefillThenDecode(NAME + " main decoder", rt, r.main().decoder(),

@@ -68,11 +68,16 @@ class RemainingModelWorkloadsGpuTest {
                 "batch_size", "3", "seq_len", "37", "capacity_factor_pct", "110"));
     }
 
-    @Test
-    void speculativeDecode() {
+    /**
+     * graphs=true (each request's work per stream replayed as a CUDA graph; its check also compares a replayed
+     * round with the same round run eagerly) and false (every kernel launched).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"true", "false"})
+    void speculativeDecode(String graphs) {
         runsCorrectlyOnEveryStream(new SpeculativeDecode(), Map.of("vocab_size", "97", "draft_hidden", "32",
                 "draft_layers", "2", "draft_heads", "2", "main_hidden", "64", "main_layers", "2", "main_heads", "4",
-                "context_len", "9"));
+                "context_len", "9", "graphs", graphs));
     }
 
     /** graphs=true (the prefill replayed as CUDA graphs) and false (every kernel launched). */
