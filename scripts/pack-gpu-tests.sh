@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes .device-tests/: the GPU test classes of the gpu, model and workloads modules as jars, and the test-only
+# Writes .device-tests/: the test classes of the gpu, model, workloads and cli modules as jars, and the test-only
 # libraries they need that dist/lib lacks (JUnit, AssertJ, test-support), so that scripts/gpu-tests.sh runs them on
 # a GPU host without Maven. Carry .device-tests beside .device and the dist (a few MiB).
 # Run from the project root after `./build package -DskipTests` (test classes compiled: `./build -o test-compile`
@@ -13,7 +13,7 @@ aorta_find_java
 grep -qx '/.device-tests/' .git/info/exclude 2>/dev/null || echo '/.device-tests/' >> .git/info/exclude
 rm -rf .device-tests
 mkdir -p .device-tests
-for m in gpu model workloads; do
+for m in gpu model workloads cli; do
   [ -d "$m/target/test-classes" ] || { echo "pack-gpu-tests: $m/target/test-classes missing; run ./build -o test-compile" >&2; exit 1; }
   "$AORTA_JAVA_HOME/bin/jar" cf ".device-tests/$m-tests.jar" -C "$m/target/test-classes" .
 done

@@ -1,6 +1,7 @@
 package dev.aorta.testing;
 
 import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.discovery.ClassNameFilter;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -17,7 +18,8 @@ import java.util.Arrays;
  * runtime but no Maven, and the GPU tests skip everywhere else, so this is how they run where they mean something
  * (scripts/gpu-tests.sh carries the test classes there).
  *
- * <p>Usage: {@code GpuTestsMain CLASS...} (fully qualified names).
+ * <p>Usage: {@code GpuTestsMain CLASS...} (fully qualified names), or {@code GpuTestsMain --all} for every class
+ * under dev.aorta whose name has Gpu and ends in Test (OpsGpuTest, GpuSmokeTest).
  */
 public final class GpuTestsMain {
     private GpuTestsMain() {
@@ -25,11 +27,14 @@ public final class GpuTestsMain {
 
     public static void main(String[] args) {
         if (args.length == 0) {
-            System.err.println("usage: GpuTestsMain CLASS... (fully qualified test class names)");
+            System.err.println("usage: GpuTestsMain CLASS... (fully qualified test class names) | --all");
             System.exit(2);
         }
-        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(Arrays.stream(args).map(DiscoverySelectors::selectClass).toList()).build();
+        LauncherDiscoveryRequest request = args.length == 1 && args[0].equals("--all")
+                ? LauncherDiscoveryRequestBuilder.request().selectors(DiscoverySelectors.selectPackage("dev.aorta"))
+                        .filters(ClassNameFilter.includeClassNamePatterns(".*Gpu\\w*Test")).build()
+                : LauncherDiscoveryRequestBuilder.request()
+                        .selectors(Arrays.stream(args).map(DiscoverySelectors::selectClass).toList()).build();
         Counts counts = new Counts();
         Launcher launcher = LauncherFactory.create();
         launcher.execute(request, counts);
@@ -45,10 +50,9 @@ public final class GpuTestsMain {
 
         @Override
         public void executionSkipped(TestIdentifier test, String reason) {
-            if (test.isTest()) {
-                skipped++;
-                System.out.println("SKIP " + name(test) + ": " + reason);
-            }
+            // a test, or a whole class that a condition switched off (its tests are not reported one by one)
+            skipped++;
+            System.out.println("SKIP " + name(test) + ": " + reason);
         }
 
         @Override
