@@ -134,6 +134,18 @@ class RemainingWorkloadsTest {
         assertThat(opened).isEmpty();
     }
 
+    /** rag_pipeline's CUDA graphs likewise. */
+    @Test
+    void ragPipelineOffersItsGraphsAsATrueFalseSwitch() {
+        assertThat(aorta("list", "-v").out()).contains("--param graphs=true  true: each stage's work on each of its "
+                + "streams replayed as one CUDA graph (document ids stay on the device); false: every kernel launched "
+                + "(one of true, false)");
+        CliRunner.Outcome o = aorta("run", "rag_pipeline", "-p", "graphs=on", "-i", "1", "-w", "0");
+        assertThat(o.exitCode()).isNotZero();
+        assertThat(o.err()).contains("graphs=on").contains("one of true, false").doesNotContain("\tat ");
+        assertThat(opened).isEmpty();
+    }
+
     @ParameterizedTest
     @CsvSource({"fsdp_tp", "moe", "speculative_decode", "continuous_batch", "activation_ckpt", "grad_accum",
             "rag_pipeline", "async_dataload"})

@@ -1,5 +1,6 @@
 package dev.aorta.workloads.model;
 
+import dev.aorta.gpu.cuda.CudaGraph;
 import dev.aorta.gpu.cuda.CudaModule;
 import dev.aorta.gpu.cuda.KernelLaunch;
 import dev.aorta.gpu.cuda.Stream;
@@ -31,10 +32,20 @@ import java.util.Optional;
  * 512→256→1 over [query ‖ document] per retrieved document, top 3) and {@code generate} (the query's tokens and the
  * 3 documents' tokens through 4 decoder layers and the LM head, one forward). The queries are split over the
  * streams of each stage, so every stream works (AORTA ran each stage on the first stream of its quarter).
+ *
+ * <p>Host-launch-bound (134 launches per iteration at 8 streams), so with {@code graphs=true} (the default) each
+ * stage's work on each of its streams is one CUDA graph launch: every stage has fixed shapes, and nothing crosses
+ * the host — the retrieved and the reranked document ids stay in device memory, where the next stage's gather
+ * kernels read them ({@code rerank_pairs} the retrieved documents' embeddings, {@code context_ids} their tokens) — so
+ * each graph holds exactly the eager launches. The generator's host-side cache length is reset inside its work, so
+ * that work can be run again and captured. The events that order the stages stay outside the graphs, between
+ * graph launches; nothing else stays eager.
  */
 public final class RagPipeline extends ModelWorkload {
     public static final String NAME = "rag_pipeline";
     private static final int BLOCK = 256;
+    /** The same kernels on the same data: only a GEMM algorithm chosen otherwise under capture could differ. */
+    private static final double REPLAY_TOLERANCE = 1e-6;
 
     private int batch;
     private int queryLen;
@@ -50,6 +61,10 @@ public final class RagPipeline extends ModelWorkload {
     private Tensor retrieved;
     private CachedDecoder firstGenerator;
     private int generatorStream;
+    private Tensor firstGeneratorOutput;
+    private boolean graphs;
+    /** Every stage's work on every stream, in dependency order (run eagerly one after the other by the check). */
+    private final List<Runnable> stageWork = new ArrayList<>();
 
     @Override
     public String name() {
@@ -59,7 +74,8 @@ public final class RagPipeline extends ModelWorkload {
     @Override
     public String description() {
         return "Retrieval-augmented generation: embed, retrieve, rerank and generate stages on their stream quarters, "
-                + "queries split over every stream of a stage";
+                + "queries split over every stream of a stage; each stage's work per stream replayed as a CUDA graph "
+                + "unless graphs=false";
     }
 
     @Override
@@ -94,7 +110,10 @@ public final class RagPipeline extends ModelWorkload {
                 WorkloadParameter.positive("doc_len", "64", "tokens per document given to the generator"),
                 WorkloadParameter.positive("num_layers", "4", "generator layers"),
                 WorkloadParameter.positive("num_heads", "12", "generator heads"),
-                WorkloadParameter.positive("vocab_size", "32000", "tokens"));
+                WorkloadParameter.positive("vocab_size", "32000", "tokens"),
+                WorkloadParameter.choice("graphs", "true", "true: each stage's work on each of its streams replayed "
+                        + "as one CUDA graph (document ids stay on the device); false: every kernel launched", "true",
+                        "false"));
     }
 
     @Override
@@ -141,6 +160,7 @@ public final class RagPipeline extends ModelWorkload {
         int layers = ctx.intParameter("num_layers");
         int heads = ctx.intParameter("num_heads");
         int vocab = ctx.intParameter("vocab_size");
+        graphs = Boolean.parseBoolean(ctx.choiceParameter("graphs"));
         List<List<Integer>> stages = List.of(ctx.streamsWithRole("embed"), ctx.streamsWithRole("retrieve"),
                 ctx.streamsWithRole("rerank"), ctx.streamsWithRole("generate"));
         CudaModule rag = keepOther(rt.device().loadModule(Nvrtc.get().compile(WorkloadKernels.source("rag.cu"),
@@ -200,12 +220,12 @@ public final class RagPipeline extends ModelWorkload {
                         Tensor out = queryEmbedding.slice(0, from, n);
                         KernelLaunch normalize = rag.kernel("l2_normalize_rows").prepare((n + 3) / 4, 128, cs, 3)
                                 .pointer(0, out.address()).intArg(1, n).intArg(2, retrievalDim);
-                        iteration.add(() -> {
+                        schedule(() -> {
                             table.forward(ids, pooled, cs);
                             fc1.forwardGelu(pooled, pre, h, cs);
                             fc2.forward(h, out, cs);
                             normalize.launch();
-                        });
+                        }, s);
                     }
                     case 1 -> {
                         // the document index: a Linear without bias whose weight rows are the document embeddings
@@ -218,10 +238,10 @@ public final class RagPipeline extends ModelWorkload {
                         Tensor scores = tensor("retrieval scores", n, numDocs);
                         Tensor ids = retrieved.slice(0, from, n);
                         Tensor gates = retrievalGates.slice(0, from, n);
-                        iteration.add(() -> {
+                        schedule(() -> {
                             docs.forward(q, scores, cs);
                             top.forward(scores, ids, gates, cs);
-                        });
+                        }, s);
                     }
                     case 2 -> {
                         Linear docs = keep(new Linear(ops, "index.docs", retrievalDim, numDocs, false, 113));
@@ -239,12 +259,12 @@ public final class RagPipeline extends ModelWorkload {
                                 .pointer(1, docs.weight().value().address())
                                 .pointer(2, retrieved.slice(0, from, n).address()).pointer(3, pairs.address())
                                 .intArg(4, n).intArg(5, topK).intArg(6, retrievalDim);
-                        iteration.add(() -> {
+                        schedule(() -> {
                             pair.launch();
                             fc1.forwardGelu(pairs, pre, h, cs);
                             fc2.forward(h, scores, cs);
                             top.forward(scores.view(n, topK), ids, gates, cs);
-                        });
+                        }, s);
                     }
                     default -> {
                         EmbeddingMeanPool table = keep(new EmbeddingMeanPool(ops, "generator.embed", vocab, embedDim,
@@ -252,31 +272,48 @@ public final class RagPipeline extends ModelWorkload {
                         CachedDecoder generator = keep(new CachedDecoder(ops, "generator.layer", layers, embedDim, heads,
                                 true, 131));
                         Linear head = keep(new Linear(ops, "generator.lm_head", embedDim, vocab, true, 131));
-                        if (i == 0) {
-                            firstGenerator = generator;
-                            generatorStream = s;
-                        }
                         CachedDecoder.Cache cache = keepOther(generator.cache(n, contextLen, contextLen));
                         Tensor ids = contextIds.slice(0, from * contextLen, n * contextLen);
                         Tensor x = tensor("generator input", n * contextLen, embedDim);
                         Tensor h = tensor("generator output", n, contextLen, embedDim);
+                        if (i == 0) {
+                            firstGenerator = generator;
+                            generatorStream = s;
+                            firstGeneratorOutput = h;
+                        }
                         Tensor logits = tensor("logits", n * contextLen, vocab);
                         KernelLaunch gather = rag.kernel("context_ids").prepare(grid((long) n * contextLen), BLOCK, cs, 10)
                                 .pointer(0, qIds.slice(0, from, n).address()).pointer(1, docTokens.address())
                                 .pointer(2, retrieved.slice(0, from, n).address())
                                 .pointer(3, chosen.slice(0, from, n).address()).pointer(4, ids.address()).intArg(5, n)
                                 .intArg(6, queryLen).intArg(7, topK).intArg(8, rerankK).intArg(9, docLen);
-                        iteration.add(() -> {
+                        schedule(() -> {
                             gather.launch();
                             table.forward(ids, x, cs);
                             cache.reset(); // one forward over each query's whole context
                             generator.forward(x.view(n, contextLen, embedDim), h, cache, cs);
                             head.forward(h.view(n * contextLen, embedDim), logits, cs);
-                        });
+                        }, s);
                     }
                 }
                 recordOn(s, done.get(st).get(i));
             }
+        }
+    }
+
+    /**
+     * Schedules {@code work} on {@code stream}: with graphs, captured (after one eager run: the stages are built in
+     * dependency order, so the document ids an eager run gathers by are already the previous stage's) and replayed as
+     * one launch; without, run as it is.
+     */
+    private void schedule(Runnable work, int stream) {
+        stageWork.add(work);
+        if (graphs) {
+            Stream s = cs(stream);
+            CudaGraph graph = captured(work, s);
+            iteration.add(() -> graph.launch(s));
+        } else {
+            iteration.add(work);
         }
     }
 
@@ -291,8 +328,10 @@ public final class RagPipeline extends ModelWorkload {
 
     /**
      * The query embeddings against float64; the retrieved documents are the float64 top k (a document whose score is
-     * within 1e-4 of the k-th best counts as a near-tie either way); the generator's decoder on a prefill and one
-     * cached step against float64.
+     * within 1e-4 of the k-th best counts as a near-tie either way); with graphs, the first generator stream's output
+     * of the last replayed iteration (which depends on every stage's graphs: the context is the query and the
+     * reranked documents' tokens) against every stage run eagerly (relative L2 1e-6: the same kernels on the same
+     * data); the generator's decoder on a prefill and one cached step against float64.
      */
     @Override
     public Optional<String> correctnessProblem() {
@@ -331,6 +370,19 @@ public final class RagPipeline extends ModelWorkload {
                             + (doc < 0 || doc >= numDocs ? "none" : row[doc]) + "), not among the float64 top " + topK
                             + " (k-th score " + kth + ")");
                 }
+            }
+        }
+        if (graphs) {
+            float[] replayed = firstGeneratorOutput.toFloats();
+            for (Runnable work : stageWork) {
+                work.run();
+                ctx.gpu().synchronize();
+            }
+            double error = Reference.relL2(replayed, Reference.doubles(firstGeneratorOutput.toFloats()));
+            if (!(error <= REPLAY_TOLERANCE)) {
+                return Optional.of(NAME + ": the generator output of the last iteration, replayed as CUDA graphs, "
+                        + "differs from every stage run eagerly by a relative L2 error of " + error + " (tolerance "
+                        + REPLAY_TOLERANCE + ")");
             }
         }
         return DecoderCheck.prefillThenDecode(NAME + " generator", rt, firstGenerator, cs(generatorStream), embedDim, 8,

@@ -99,10 +99,16 @@ class RemainingModelWorkloadsGpuTest {
         runsCorrectlyOnEveryStream(new GradAccum(), Map.of("num_microbatches", "5", "microbatch_size", "7"));
     }
 
-    @Test
-    void ragPipeline() {
+    /**
+     * graphs=true (each stage's work per stream replayed as a CUDA graph; its check also compares the replayed
+     * generator output with every stage run eagerly) and false (every kernel launched).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"true", "false"})
+    void ragPipeline(String graphs) {
         runsCorrectlyOnEveryStream(new RagPipeline(), Map.of("query_len", "5", "embed_dim", "96", "num_heads", "4",
-                "retrieval_dim", "32", "num_docs", "23", "doc_len", "6", "num_layers", "2", "vocab_size", "101"));
+                "retrieval_dim", "32", "num_docs", "23", "doc_len", "6", "num_layers", "2", "vocab_size", "101",
+                "graphs", graphs));
     }
 
     @ParameterizedTest
