@@ -119,6 +119,21 @@ abstract class ModelWorkload implements Workload {
         return keepOther(s.endCapture());
     }
 
+    /**
+     * Schedules {@code work} on stream {@code index}: with {@code graphs}, {@link #captured} and replayed as one
+     * launch each iteration (so whatever it reads from work scheduled before it must have been run eagerly already,
+     * which scheduling in dependency order gives); without, run as it is.
+     */
+    protected void scheduleWork(Runnable work, int index, boolean graphs) {
+        if (graphs) {
+            Stream s = cs(index);
+            CudaGraph graph = captured(work, s);
+            iteration.add(() -> graph.launch(s));
+        } else {
+            iteration.add(work);
+        }
+    }
+
     /** Start of part k of n equal parts of {@code total} (the rows of part k are [split(k), split(k + 1))). */
     protected static int split(int total, int k, int n) {
         return (int) ((long) total * k / n);

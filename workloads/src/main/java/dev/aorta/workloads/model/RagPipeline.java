@@ -1,6 +1,5 @@
 package dev.aorta.workloads.model;
 
-import dev.aorta.gpu.cuda.CudaGraph;
 import dev.aorta.gpu.cuda.CudaModule;
 import dev.aorta.gpu.cuda.KernelLaunch;
 import dev.aorta.gpu.cuda.Stream;
@@ -302,19 +301,12 @@ public final class RagPipeline extends ModelWorkload {
     }
 
     /**
-     * Schedules {@code work} on {@code stream}: with graphs, captured (after one eager run: the stages are built in
-     * dependency order, so the document ids an eager run gathers by are already the previous stage's) and replayed as
-     * one launch; without, run as it is.
+     * Schedules {@code work} on {@code stream} ({@link #scheduleWork}: the stages are built in dependency order, so
+     * the document ids an eager run gathers by are already the previous stage's) and keeps it for the check.
      */
     private void schedule(Runnable work, int stream) {
         stageWork.add(work);
-        if (graphs) {
-            Stream s = cs(stream);
-            CudaGraph graph = captured(work, s);
-            iteration.add(() -> graph.launch(s));
-        } else {
-            iteration.add(work);
-        }
+        scheduleWork(work, stream, graphs);
     }
 
     private static int grid(long n) {

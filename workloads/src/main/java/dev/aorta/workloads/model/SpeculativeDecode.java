@@ -1,6 +1,5 @@
 package dev.aorta.workloads.model;
 
-import dev.aorta.gpu.cuda.CudaGraph;
 import dev.aorta.gpu.cuda.CudaModule;
 import dev.aorta.gpu.cuda.KernelLaunch;
 import dev.aorta.gpu.cuda.Stream;
@@ -228,18 +227,18 @@ public final class SpeculativeDecode extends ModelWorkload {
             waitOn(c, draftDone);
             waitOn(c, verifyDone);
             waitOn(c, acceptDone);
-            schedule(draftPrefill, c);
+            scheduleWork(draftPrefill, c, graphs);
             recordOn(c, draftPrefilled);
-            schedule(mainPrefill, c);
+            scheduleWork(mainPrefill, c, graphs);
             recordOn(c, mainPrefilled);
             // draft stream: K - 1 more greedy tokens, each one forward of one position through the cache
             waitOn(d, draftPrefilled);
-            schedule(draftSteps, d);
+            scheduleWork(draftSteps, d, graphs);
             recordOn(d, draftDone);
             // verify stream: the main model over the K draft tokens at once, predictions after each
             waitOn(v, draftDone);
             waitOn(v, mainPrefilled);
-            schedule(verify, v);
+            scheduleWork(verify, v, graphs);
             recordOn(v, verifyDone);
             // accept stream: the accepted prefix, counted on the device
             waitOn(a, verifyDone);
@@ -249,20 +248,6 @@ public final class SpeculativeDecode extends ModelWorkload {
             recordOn(a, acceptDone);
         }
         ctx.gpu().synchronize();
-    }
-
-    /**
-     * Schedules {@code work} on {@code stream}: with graphs, captured (after one eager run, so the work it reads
-     * from earlier captures' eager runs is there) and replayed as one launch; without, run as it is.
-     */
-    private void schedule(Runnable work, int stream) {
-        if (graphs) {
-            Stream s = cs(stream);
-            CudaGraph graph = captured(work, s);
-            iteration.add(() -> graph.launch(s));
-        } else {
-            iteration.add(work);
-        }
     }
 
     private LanguageModel model(String which, int stream, int vocab, int dim, int layers, int heads) {
