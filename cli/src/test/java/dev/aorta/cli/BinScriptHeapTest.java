@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * bin/aorta's choice of JVM options for analyze and report, run against a stand-in java that prints the options it
  * was given: a large plain trace gets a heap of 0.35 x its size with the serial collector (docs/analyzer.md), a
- * small one the JIT's first tier only and the serial collector (but in the run that trains the AOT cache, which needs
- * G1), and a gzip trace or the user's own heap option no cap; the class path is
+ * small one the JIT's first tier only and the serial collector with a 48 MB young generation (but with the user's
+ * own collector or heap option, and in the run that trains the AOT cache, which needs G1), and a gzip trace or the user's own heap option no cap; the class path is
  * dist/lib's jars but the agent jar (loaded by -javaagent or attach, by path).
  */
 class BinScriptHeapTest {
@@ -85,15 +85,17 @@ class BinScriptHeapTest {
     void aSmallTraceGetsTheFirstJitTierAndTheSerialCollectorWithNoHeapCap() throws Exception {
         String o = options(Map.of(), "analyze", trace("small.json", 20L << 20).toString());
 
-        assertThat(o).contains("-XX:TieredStopAtLevel=1\n", "-XX:+UseSerialGC\n").doesNotContain("-Xmx");
+        assertThat(o).contains("-XX:TieredStopAtLevel=1\n", "-XX:+UseSerialGC\n", "-Xmn48m\n").doesNotContain("-Xmx");
     }
 
     @Test
-    void aSmallTraceKeepsTheUsersCollectorAndTheAotTrainingRunKeepsG1() throws Exception {
+    void aSmallTraceKeepsTheUsersCollectorOrHeapAndTheAotTrainingRunKeepsG1() throws Exception {
         Path t = trace("small.json", 20L << 20);
 
         assertThat(options(Map.of("AORTA_JAVA_OPTS", "-XX:+UseParallelGC"), "analyze", t.toString()))
                 .contains("-XX:+UseParallelGC\n").doesNotContain("UseSerialGC");
+        assertThat(options(Map.of("AORTA_JAVA_OPTS", "-Xmx64m"), "analyze", t.toString()))
+                .contains("-Xmx64m\n").doesNotContain("UseSerialGC", "-Xmn");
         assertThat(options(Map.of("AORTA_JAVA_OPTS", "-XX:AOTCacheOutput=x.aot -XX:+TieredCompilation"), "analyze",
                 t.toString())).doesNotContain("UseSerialGC", "TieredStopAtLevel");
     }
