@@ -20,13 +20,7 @@ AORTA=${AORTA:-dist/bin/aorta}
 mkdir -p "$OUT"
 [ -x "$AORTA" ] || { echo "aorta-vs-ours: $AORTA not found; build it first with ./build package -DskipTests" >&2; exit 2; }
 
-field() { # JSON file, python expression over r (the parsed result); prints "-" when the file or field is missing
-    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "-"
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))
-PY
-}
+. "$(dirname "$0")/lib/run_result.sh"
 
 rows=()
 failed=0

@@ -21,13 +21,7 @@ AORTA=dist/bin/aorta
 if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; elif [ -n "${JAVA_HOME:-}" ]; then java="$JAVA_HOME/bin/java"; else java=java; fi
 mkdir -p "$OUT"
 
-field() { # JSON file, python expression over r (the run's aorta.run/1 result); "-" when missing
-    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "-"
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))
-PY
-}
+. "$(dirname "$0")/lib/run_result.sh"
 
 rows=()
 failed=0

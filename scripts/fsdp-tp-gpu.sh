@@ -114,10 +114,7 @@ PY
 kernels "$OUT/profile-true" > "$OUT/ours-true-kernels.txt"
 kernels "$OUT/profile-false" > "$OUT/ours-false-kernels.txt"
 
-field() { # aorta.run/1 JSON, python expression over r; "-" when missing
-    python3 -c "import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2" 2>/dev/null \
-        || echo "-"
-}
+. scripts/lib/run_result.sh
 for f in "$OUT/ours-true-kernels.txt" "$OUT/ours-false-kernels.txt" "$OUT/aorta-kernels.txt"; do
     echo "===== top kernels, ms per iteration (launches per iteration): $(basename "$f" .txt)"
     grep '^KERNEL' "$f" | head -n 14 | cut -c8- | cut -c1-150

@@ -20,13 +20,7 @@ AORTA=dist/bin/aorta
 [ -x "$AORTA" ] || { echo "launch-count-gpu: $AORTA not found; build it first with ./build package -DskipTests" >&2; exit 2; }
 mkdir -p "$OUT"
 
-field() { # JSON file, python expression over r (the run's result); "-" when missing
-    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "-"
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))
-PY
-}
+. "$(dirname "$0")/lib/run_result.sh"
 
 rows=()
 failed=0

@@ -23,15 +23,7 @@ AORTA=${AORTA:-dist/bin/aorta}
 mkdir -p "$OUT"
 [ -x "$AORTA" ] || { echo "workloads-vs-aorta-all: $AORTA not found; build it first with ./build package -DskipTests" >&2; exit 2; }
 
-field() { # JSON file, python expression over r (the run's aorta.run/1 result); "-" when missing
-    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "-"
-import json, sys
-r = json.load(open(sys.argv[1]))
-if r.get("schema", "").startswith("aorta.sweep"):
-    r = r["results"][0]
-print(eval(sys.argv[2]))
-PY
-}
+. "$(dirname "$0")/lib/run_result.sh"
 
 began=$(date +%s)
 rows=()
