@@ -5,7 +5,6 @@ import dev.aorta.gpu.cuda.Stream;
 import dev.aorta.model.DType;
 import dev.aorta.model.OpContext;
 import dev.aorta.model.Tensor;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,7 +23,7 @@ class EnqueueCountGpuTest {
      */
     @Test
     void aCachedAttentionStepMakesSixCallsOrSevenWhenItsHeadsMergeApart() {
-        CudaDevice device = deviceOrSkip();
+        CudaDevice device = GpuDevice.openOrSkip();
         try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s);
              CachedSelfAttention attention = new CachedSelfAttention(ctx, "attn", 64, 4, 3)) {
             assertThat(callsOfOneStep(device, ctx, attention, s, 1, 512)).isEqualTo(6); // a prefill of one request
@@ -36,7 +35,7 @@ class EnqueueCountGpuTest {
     /** fp32 Linear with a bias: the bias rides in cuBLASLt's epilogue, one call (two before the fusion). */
     @Test
     void anFp32LinearWithBiasIsOneCall() {
-        CudaDevice device = deviceOrSkip();
+        CudaDevice device = GpuDevice.openOrSkip();
         try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s);
              Linear fc = new Linear(ctx, "fc", 64, 96, true, 5);
              Tensor x = ctx.empty("t", "x", DType.FP32, 32, 64);
@@ -60,14 +59,6 @@ class EnqueueCountGpuTest {
             long calls = device.enqueues().total() - before;
             s.synchronize();
             return calls;
-        }
-    }
-
-    private static CudaDevice deviceOrSkip() {
-        try {
-            return CudaDevice.open(0);
-        } catch (RuntimeException | LinkageError e) {
-            return Assumptions.abort("no GPU here: " + e.getMessage());
         }
     }
 }

@@ -10,7 +10,6 @@ import dev.aorta.model.OpContext;
 import dev.aorta.model.Tensor;
 import dev.aorta.model.check.CheckRow;
 import dev.aorta.model.check.OpsCheck;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintStream;
@@ -23,7 +22,7 @@ class OpsGpuTest {
 
     @Test
     void everyOutputAndGradientMatchesTheFloat64Reference() {
-        CudaDevice device = deviceOrSkip();
+        CudaDevice device = GpuDevice.openOrSkip();
         try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s)) {
             long before = tensorBytes(device);
             List<CheckRow> rows = new OpsCheck(ctx, s, 5, null).runAll(false);
@@ -36,7 +35,7 @@ class OpsGpuTest {
 
     @Test
     void thePeaksLiveBytesAreCountedForTheOpsThatAskedForThem() {
-        CudaDevice device = deviceOrSkip();
+        CudaDevice device = GpuDevice.openOrSkip();
         try (device) {
             device.allocator().resetPeaks();
             Tensor a = Tensor.empty(device, "peakprobe-a", "x", DType.FP32, 1 << 20);
@@ -56,7 +55,7 @@ class OpsGpuTest {
      */
     @Test
     void inputOnlyBackwardGivesTheSameDxAndParamGradsTheRest() {
-        CudaDevice device = deviceOrSkip();
+        CudaDevice device = GpuDevice.openOrSkip();
         try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s);
              Linear fc = new Linear(ctx, "fc", 24, 40, true, 7);
              LayerNorm norm = new LayerNorm(ctx, "ln", 24, 1e-5f)) {
@@ -121,15 +120,6 @@ class OpsGpuTest {
             out[i] = 2 * v[i];
         }
         return out;
-    }
-
-    /** Device 0, or the test aborted (a skip) with why there is none. */
-    private static CudaDevice deviceOrSkip() {
-        try {
-            return CudaDevice.open(0);
-        } catch (RuntimeException | LinkageError e) {
-            return Assumptions.abort("no GPU here: " + e.getMessage());
-        }
     }
 
     /** Live device bytes less the BLAS libraries' workspaces, which a context keeps until it closes. */
