@@ -111,38 +111,24 @@ class RemainingWorkloadsTest {
         assertThat(opened).isEmpty();
     }
 
-    /** continuous_batch's CUDA graphs are a switch, on by default; anything else is refused. */
-    @Test
-    void continuousBatchOffersItsGraphsAsATrueFalseSwitch() {
-        assertThat(aorta("list", "-v").out()).contains("--param graphs=true  true: each prefill and each decode step "
-                + "replayed as one CUDA graph (decode at a position read from device memory); false: every kernel "
-                + "launched (one of true, false)");
-        CliRunner.Outcome o = aorta("run", "continuous_batch", "-p", "graphs=yes", "-i", "1", "-w", "0");
+    /**
+     * The decoders' CUDA graphs are a switch, on by default, described in `list -v`; anything else is refused in one
+     * line before a GPU is opened.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "continuous_batch | each prefill and each decode step replayed as one CUDA graph (decode at a position read"
+                    + " from device memory) | yes",
+            "speculative_decode | each request's prefills, draft steps and verify replayed as CUDA graphs (one launch"
+                    + " per stream and request) | 1",
+            "rag_pipeline | each stage's work on each of its streams replayed as one CUDA graph (document ids stay on"
+                    + " the device) | on"})
+    void graphsAreATrueFalseSwitch(String workload, String graphed, String notABoolean) {
+        assertThat(aorta("list", "-v").out()).contains("--param graphs=true  true: " + graphed + "; false: every "
+                + "kernel launched (one of true, false)");
+        CliRunner.Outcome o = aorta("run", workload, "-p", "graphs=" + notABoolean, "-i", "1", "-w", "0");
         assertThat(o.exitCode()).isNotZero();
-        assertThat(o.err()).contains("graphs").contains("one of true, false").doesNotContain("\tat ");
-    }
-
-    /** speculative_decode's CUDA graphs likewise. */
-    @Test
-    void speculativeDecodeOffersItsGraphsAsATrueFalseSwitch() {
-        assertThat(aorta("list", "-v").out()).contains("--param graphs=true  true: each request's prefills, draft "
-                + "steps and verify replayed as CUDA graphs (one launch per stream and request); false: every kernel "
-                + "launched (one of true, false)");
-        CliRunner.Outcome o = aorta("run", "speculative_decode", "-p", "graphs=1", "-i", "1", "-w", "0");
-        assertThat(o.exitCode()).isNotZero();
-        assertThat(o.err()).contains("graphs=1").contains("one of true, false").doesNotContain("\tat ");
-        assertThat(opened).isEmpty();
-    }
-
-    /** rag_pipeline's CUDA graphs likewise. */
-    @Test
-    void ragPipelineOffersItsGraphsAsATrueFalseSwitch() {
-        assertThat(aorta("list", "-v").out()).contains("--param graphs=true  true: each stage's work on each of its "
-                + "streams replayed as one CUDA graph (document ids stay on the device); false: every kernel launched "
-                + "(one of true, false)");
-        CliRunner.Outcome o = aorta("run", "rag_pipeline", "-p", "graphs=on", "-i", "1", "-w", "0");
-        assertThat(o.exitCode()).isNotZero();
-        assertThat(o.err()).contains("graphs=on").contains("one of true, false").doesNotContain("\tat ");
+        assertThat(o.err()).contains("graphs=" + notABoolean).contains("one of true, false").doesNotContain("\tat ");
         assertThat(opened).isEmpty();
     }
 
