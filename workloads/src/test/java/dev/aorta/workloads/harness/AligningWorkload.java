@@ -1,38 +1,12 @@
 package dev.aorta.workloads.harness;
 
-import dev.aorta.workloads.p0.TinyKernelStress;
-import dev.aorta.workloads.spi.Priority;
-import dev.aorta.workloads.spi.StreamRange;
-import dev.aorta.workloads.spi.SwitchLatencySensitivity;
-import dev.aorta.workloads.spi.Throughput;
-import dev.aorta.workloads.spi.Workload;
-import dev.aorta.workloads.spi.WorkloadContext;
-import dev.aorta.workloads.spi.WorkloadParameter;
-
-import java.util.List;
-
 /**
  * tiny_kernel_stress with device work in {@link #beforeMeasuredIterations()}, like the collective workloads'
  * barrier all-reduce: one more iteration's kernels right before the measured loop.
  */
-final class AligningWorkload implements Workload {
-    private final TinyKernelStress inner = new TinyKernelStress();
-
+final class AligningWorkload extends TinyKernelStressWrapper {
     @Override
     public void beforeMeasuredIterations() {
         inner.runIteration(0);
     }
-
-    @Override public String name() { return inner.name(); }
-    @Override public String description() { return inner.description(); }
-    @Override public String category() { return inner.category(); }
-    @Override public Priority priority() { return inner.priority(); }
-    @Override public StreamRange streamRange() { return inner.streamRange(); }
-    @Override public int recommendedStreams() { return inner.recommendedStreams(); }
-    @Override public SwitchLatencySensitivity switchLatencySensitivity() { return inner.switchLatencySensitivity(); }
-    @Override public List<WorkloadParameter> parameters() { return inner.parameters(); }
-    @Override public void setup(WorkloadContext context) { inner.setup(context); }
-    @Override public void runIteration(int iteration) { inner.runIteration(iteration); }
-    @Override public Throughput throughput(int iterations, double totalTimeMs) { return inner.throughput(iterations, totalTimeMs); }
-    @Override public void cleanup() { inner.cleanup(); }
 }

@@ -6,13 +6,8 @@ import dev.aorta.workloads.p0.LargeGemmOnly;
 import dev.aorta.workloads.p0.TinyKernelStress;
 import dev.aorta.workloads.session.GpuEvent;
 import dev.aorta.workloads.session.SimulatedGpuSession;
-import dev.aorta.workloads.spi.Priority;
-import dev.aorta.workloads.spi.StreamRange;
-import dev.aorta.workloads.spi.SwitchLatencySensitivity;
-import dev.aorta.workloads.spi.Throughput;
 import dev.aorta.workloads.spi.Workload;
 import dev.aorta.workloads.spi.WorkloadContext;
-import dev.aorta.workloads.spi.WorkloadParameter;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -87,8 +82,7 @@ class LaunchCountTest {
      * tiny_kernel_stress whose odd iterations enqueue their work twice; every iteration also records an event and
      * makes a stream wait on it, which orders work but is none.
      */
-    private static final class TwiceOnOddIterations implements Workload {
-        private final TinyKernelStress inner = new TinyKernelStress();
+    private static final class TwiceOnOddIterations extends TinyKernelStressWrapper {
         private WorkloadContext context;
         private GpuEvent marker;
 
@@ -117,14 +111,9 @@ class LaunchCountTest {
             inner.cleanup();
         }
 
-        @Override public String name() { return "twice_on_odd_iterations"; }
-        @Override public String description() { return inner.description(); }
-        @Override public String category() { return inner.category(); }
-        @Override public Priority priority() { return inner.priority(); }
-        @Override public StreamRange streamRange() { return inner.streamRange(); }
-        @Override public int recommendedStreams() { return inner.recommendedStreams(); }
-        @Override public SwitchLatencySensitivity switchLatencySensitivity() { return inner.switchLatencySensitivity(); }
-        @Override public List<WorkloadParameter> parameters() { return inner.parameters(); }
-        @Override public Throughput throughput(int iterations, double totalTimeMs) { return inner.throughput(iterations, totalTimeMs); }
+        @Override
+        public String name() {
+            return "twice_on_odd_iterations";
+        }
     }
 }
