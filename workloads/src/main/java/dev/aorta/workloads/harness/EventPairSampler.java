@@ -35,7 +35,7 @@ final class EventPairSampler implements AutoCloseable {
     EventPairSampler(GpuSession gpu, int pairCount, Map<GpuStream, Long> streamIds) {
         this.streamIds = streamIds;
         for (int i = 0; i < pairCount; i++) {
-            pairs.add(new GpuEvent[] {gpu.createEvent(), gpu.createEvent()});
+            pairs.add(new GpuEvent[] {gpu.createTimingEvent(), gpu.createTimingEvent()});
         }
     }
 

@@ -136,7 +136,7 @@ public final class Harness {
             }
 
             Measurement m = new Measurement(options.iterations());
-            GpuEvent origin = gpu.createEvent();
+            GpuEvent origin = gpu.createTimingEvent();
             events.add(origin);
             if (sampler != null) {
                 sampler.setOrigin(origin);
@@ -238,10 +238,10 @@ public final class Harness {
         GpuEvent[] end = new GpuEvent[n];
         for (int i = 0; i < n; i++) {
             if (options.syncMode() == SyncMode.PER_ITERATION) {
-                start[i] = track(gpu.createEvent(), events);
+                start[i] = track(gpu.createTimingEvent(), events);
             }
             if (perIterationEvents || i == n - 1) {
-                end[i] = track(gpu.createEvent(), events);
+                end[i] = track(gpu.createTimingEvent(), events);
             }
         }
         workload.beforeMeasuredIterations();
@@ -460,8 +460,8 @@ public final class Harness {
             workload.runBaselineIteration(i);
         }
         gpu.synchronize();
-        GpuEvent start = track(gpu.createEvent(), events);
-        GpuEvent end = track(gpu.createEvent(), events);
+        GpuEvent start = track(gpu.createTimingEvent(), events);
+        GpuEvent end = track(gpu.createTimingEvent(), events);
         start.record(stream);
         for (int i = 0; i < options.iterations(); i++) {
             workload.runBaselineIteration(i);

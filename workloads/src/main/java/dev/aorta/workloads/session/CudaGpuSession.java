@@ -77,6 +77,11 @@ public final class CudaGpuSession implements GpuSession {
 
     @Override
     public GpuEvent createEvent() {
+        return new CudaEvent(device.createEvent(false));
+    }
+
+    @Override
+    public GpuEvent createTimingEvent() {
         return new CudaEvent(device.createEvent(true));
     }
 

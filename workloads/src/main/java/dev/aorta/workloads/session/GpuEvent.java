@@ -1,6 +1,6 @@
 package dev.aorta.workloads.session;
 
-/** A CUDA event with timing enabled. */
+/** A CUDA event: an ordering point between streams, and with timing enabled a point in device time. */
 public interface GpuEvent extends AutoCloseable {
 
     /** Records the event on a stream: it completes when the stream reaches it. */
@@ -9,7 +9,10 @@ public interface GpuEvent extends AutoCloseable {
     /** Blocks the host until the event has completed. */
     void synchronize();
 
-    /** Device time in milliseconds from {@code start} to this event; both must have completed. */
+    /**
+     * Device time in milliseconds from {@code start} to this event; both must have completed and both must come from
+     * {@link GpuSession#createTimingEvent}.
+     */
     float elapsedMsSince(GpuEvent start);
 
     @Override

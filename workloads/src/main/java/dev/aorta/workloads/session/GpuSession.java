@@ -25,8 +25,14 @@ public interface GpuSession extends AutoCloseable {
      */
     GpuStream createStream(int priority);
 
-    /** Creates an event with timing enabled. */
+    /**
+     * Creates an event for ordering streams, with timing disabled (as torch.cuda.Event's default): recording it and
+     * waiting on it cost the device less than a timing event does, and it cannot be measured.
+     */
     GpuEvent createEvent();
+
+    /** Creates an event with timing enabled, for {@link GpuEvent#elapsedMsSince}. */
+    GpuEvent createTimingEvent();
 
     /** Allocates device memory (contents undefined). */
     GpuBuffer allocate(long bytes);

@@ -128,8 +128,13 @@ public final class SimulatedGpuSession implements GpuSession {
     }
 
     private final class SimEvent implements GpuEvent {
+        final boolean timing;
         long timeNs = -1;
         boolean closed;
+
+        SimEvent(boolean timing) {
+            this.timing = timing;
+        }
 
         @Override
         public void record(GpuStream stream) {
@@ -149,6 +154,9 @@ public final class SimulatedGpuSession implements GpuSession {
         @Override
         public float elapsedMsSince(GpuEvent start) {
             SimEvent s = (SimEvent) start;
+            if (!timing || !s.timing) {
+                throw new IllegalStateException("elapsed time needs two timing events");
+            }
             if (timeNs < 0 || s.timeNs < 0) {
                 throw new IllegalStateException("elapsed time of an event that was never recorded");
             }
@@ -216,7 +224,13 @@ public final class SimulatedGpuSession implements GpuSession {
     @Override
     public GpuEvent createEvent() {
         liveEvents++;
-        return new SimEvent();
+        return new SimEvent(false);
+    }
+
+    @Override
+    public GpuEvent createTimingEvent() {
+        liveEvents++;
+        return new SimEvent(true);
     }
 
     private long nextAddress = 0x7000_0000_0000L;
