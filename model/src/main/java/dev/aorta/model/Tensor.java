@@ -139,6 +139,16 @@ public final class Tensor implements AutoCloseable {
         return Arrays.equals(strides, contiguousStrides(shape)) || numel() <= 1;
     }
 
+    /**
+     * Whether {@code other} holds the same elements: the same allocation (not merely the same address, which the
+     * allocator hands out again once a tensor is closed), the same first element, count and dtype. Views of one
+     * tensor under another shape count as the same; a meta tensor has no elements and matches nothing.
+     */
+    public boolean sameElementsAs(Tensor other) {
+        return other != null && buffer != null && buffer == other.buffer && offset == other.offset
+                && numel() == other.numel() && dtype == other.dtype;
+    }
+
     /** The same elements under another shape (one size may be -1, inferred); needs a contiguous tensor. */
     public Tensor view(int... newShape) {
         Shapes.requireContiguous("view", "self", this);

@@ -47,7 +47,7 @@ public final class Linear implements Layer {
     private Tensor lowXScratch;
     /** x's 16-bit copy that the last forward pass used (the scratch or one handed over), or null. */
     private Tensor lowX;
-    /** The x that {@link #lowX} is the copy of (its address and size are compared), or null. */
+    /** The x that {@link #lowX} is the copy of ({@link Tensor#sameElementsAs} decides), or null. */
     private Tensor lowXSource;
     private final LowDyScratch lowDy;
     /** Whether {@link #lowDy} is this layer's own (closed with it) rather than shared. */
@@ -142,7 +142,7 @@ public final class Linear implements Layer {
             throw new IllegalStateException(OP + ": forwardPlus is fp32 only; under autocast use forward");
         }
         int rows = check(x, "y", y);
-        boolean inPlace = residual != null && sameTensor(residual, y);
+        boolean inPlace = residual != null && residual.sameElementsAs(y);
         if (residual != null) {
             Shapes.requireSame(OP, "residual", residual, "y", y);
             Shapes.requireContiguous(OP, "residual", residual);
@@ -386,17 +386,12 @@ public final class Linear implements Layer {
         if (!weightGrad) {
             return;
         }
-        if (!sameTensor(x, lowXSource) || lowX.dtype() != t) {
+        if (!x.sameElementsAs(lowXSource) || lowX.dtype() != t) {
             lowXScratch = castInto(x, lowXScratch, t, s);
             lowX = lowXScratch;
             lowXSource = x;
         }
         lowGemm(s, t, false, true, in, out, rows, lowX, in, dyLow, out, 1f, weight.grad(), in);
-    }
-
-    /** The same memory under the same shape (views are new objects, so identity is not enough). */
-    private static boolean sameTensor(Tensor a, Tensor b) {
-        return b != null && a.address() == b.address() && a.numel() == b.numel() && a.dtype() == b.dtype();
     }
 
     /** A 16-bit GEMM into fp32 without epilogue: cuBLASLt, or cuBLAS where cuBLASLt has no algorithm. */

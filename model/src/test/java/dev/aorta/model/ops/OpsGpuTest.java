@@ -114,6 +114,49 @@ class OpsGpuTest {
         }
     }
 
+    /**
+     * Under autocast the weight gradient reads the 16-bit copy of x that forward made, but only of that x: an x
+     * that took its memory after it was closed (the allocator hands the address out again) is cast afresh, so dW is
+     * the one a forward and backward of the new x give.
+     */
+    @Test
+    void autocastWeightGradReadsTheCopyOfThisXNotOfOneThatHadItsAddress() {
+        CudaDevice device = GpuDevice.openOrSkip();
+        try (device; Stream s = device.createStream(0, true); OpContext ctx = new OpContext(device, s);
+             Linear reused = new Linear(ctx, "fc", 32, 16, false, 3);
+             Linear fresh = new Linear(ctx, "fc", 32, 16, false, 3)) {
+            ctx.autocast(DType.BF16);
+            int rows = 8;
+            float[] first = new float[rows * 32];
+            float[] second = new float[rows * 32];
+            float[] gs = new float[rows * 16];
+            for (int i = 0; i < first.length; i++) {
+                first[i] = (float) Math.sin(0.3 * i);
+                second[i] = (float) Math.cos(0.7 * i) * 2;
+            }
+            for (int i = 0; i < gs.length; i++) {
+                gs[i] = (float) Math.sin(0.05 * i + 1);
+            }
+            try (Tensor y = ctx.empty("t", "y", DType.FP32, rows, 16);
+                 Tensor dy = Tensor.of(device, "dy", DType.FP32, gs, rows, 16)) {
+                long firstAddress;
+                try (Tensor x1 = Tensor.of(device, "x", DType.FP32, first, rows, 32)) {
+                    reused.forward(x1, y, s);
+                    firstAddress = x1.address();
+                }
+                try (Tensor x2 = Tensor.of(device, "x", DType.FP32, second, rows, 32)) {
+                    reused.zeroGrad(s);
+                    reused.backward(x2, dy, null, s);
+                    fresh.forward(x2, y, s);
+                    fresh.zeroGrad(s);
+                    fresh.backward(x2, dy, null, s);
+                    assertThat(reused.weight().grad().toFloats()).as("dW of x2 (x2 at x1's address: %s)",
+                            x2.address() == firstAddress).containsExactly(fresh.weight().grad().toFloats());
+                }
+            }
+        }
+    }
+
     private static float[] twice(float[] v) {
         float[] out = new float[v.length];
         for (int i = 0; i < v.length; i++) {
