@@ -77,4 +77,11 @@ class TensorShapeTest {
     void metaTensorsHaveNoMemory() {
         assertThatThrownBy(() -> Tensor.meta(DType.FP32, 2).address()).hasMessageContaining("meta tensor");
     }
+
+    @Test
+    void metaTensorsHoldNoElementsSoNoneIsTheSameAsAnother() {
+        Tensor m = Tensor.meta(DType.FP32, 4, 6);
+        assertThat(m.sameElementsAs(m.view(24))).isFalse();
+        assertThat(m.sameElementsAs(null)).isFalse();
+    }
 }
