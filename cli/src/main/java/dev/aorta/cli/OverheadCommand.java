@@ -30,7 +30,7 @@ final class OverheadCommand implements Callable<Integer> {
      * launch, whose ranks' command gets the -o (added last, so after launch's --); rank 0 of launch-overhead
      * writes the result of all ranks.
      */
-    private static final Set<String> AORTA_COMMANDS = Set.of("run", "launch-overhead", "launch");
+    private static final Set<String> AORTA_COMMANDS = Set.of("run", "launch-overhead", "launch", "train");
 
     @Option(names = "--agent", paramLabel = "OPTIONS",
             description = "B runs get -javaagent:AGENT_JAR=OPTIONS (through AORTA_JAVA_OPTS, which bin/aorta passes to java); "
@@ -63,9 +63,9 @@ final class OverheadCommand implements Callable<Integer> {
     boolean verbose;
 
     @Parameters(paramLabel = "COMMAND", arity = "0..*",
-            description = "After --: the command to measure, an aorta run or launch-overhead command line, or an aorta "
-                    + "launch of one (a first word 'run', 'launch-overhead' or 'launch' means this installation's "
-                    + "bin/aorta); without -o, overhead adds it at the end.")
+            description = "After --: the command to measure, an aorta run, launch-overhead or train command line, or an "
+                    + "aorta launch of one (a first word 'run', 'launch-overhead', 'train' or 'launch' means this "
+                    + "installation's bin/aorta); without -o, overhead adds it at the end.")
     List<String> command = new ArrayList<>();
 
     @Override

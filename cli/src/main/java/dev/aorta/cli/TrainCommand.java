@@ -1,5 +1,6 @@
 package dev.aorta.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.gpu.cuda.MemoryStats;
 import dev.aorta.gpu.nccl.Nccl;
@@ -15,11 +16,13 @@ import dev.aorta.trainer.run.TrainOptions;
 import dev.aorta.trainer.run.TrainResult;
 import dev.aorta.workloads.dist.DistributedEnvironment;
 import dev.aorta.workloads.dist.Rendezvous;
+import dev.aorta.workloads.result.ResultJson;
 import dev.aorta.workloads.session.CommunicatorId;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -63,6 +66,11 @@ final class TrainCommand implements Callable<Integer> {
                     + " (safetensors), for scripts/trainer-reference.py to replay the run; held in memory until the end.")
     Path dumpBatches;
 
+    @Option(names = {"-o", "--output"}, paramLabel = "FILE",
+            description = "Also write the run's result here as JSON (" + ResultJson.TRAIN_SCHEMA + ": steps, median"
+                    + " step ms, loop s; rank 0's under a launcher), the file aorta overhead compares runs by.")
+    Path output;
+
     @Option(names = "--verbose", description = "Print stack traces with errors.")
     boolean verbose;
 
@@ -88,6 +96,7 @@ final class TrainCommand implements Callable<Integer> {
             r = SingleGpuTrainer.run(cfg, options(), System.out, stop);
         }
         printResult(r);
+        writeResult(r);
         return 0;
     }
 
@@ -123,6 +132,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         if (env.rank() == 0) {
             printResult(r);
+            writeResult(r);
         }
         return 0;
     }
@@ -143,6 +153,31 @@ final class TrainCommand implements Callable<Integer> {
 
     private TrainOptions options() {
         return new TrainOptions(initWeights, saveWeights, saveFinalWeights, dumpBatches);
+    }
+
+    private void writeResult(TrainResult r) throws IOException {
+        if (output != null) {
+            ResultJson.write(output, resultJson(r));
+        }
+    }
+
+    /**
+     * The result file: the median step is what {@code aorta overhead} compares (the trainer's own step time, from one
+     * step's end to the next), so neither JVM start-up nor the model's set-up weighs in an A/B of the step.
+     */
+    static ObjectNode resultJson(TrainResult r) {
+        ObjectNode root = ResultJson.MAPPER.createObjectNode();
+        root.put("schema", ResultJson.TRAIN_SCHEMA);
+        root.put("steps", r.steps());
+        root.put("planned_steps", r.plannedSteps());
+        root.put("median_step_ms", r.medianStepMs());
+        root.put("loop_s", r.loopSeconds());
+        root.put("first_loss", r.firstLoss());
+        root.put("last_loss", r.lastLoss());
+        if (r.stoppedBy() != null) {
+            root.put("stopped_by", r.stoppedBy());
+        }
+        return root;
     }
 
     private static void printResult(TrainResult r) {

@@ -1,12 +1,17 @@
 package dev.aorta.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.aorta.trainer.config.ConfigLoader;
 import dev.aorta.trainer.config.TrainerConfig;
 import dev.aorta.trainer.plan.ParallelMode;
 import dev.aorta.trainer.plan.ShardingPlan;
+import dev.aorta.trainer.run.TrainResult;
 import dev.aorta.workloads.dist.DistributedEnvironment;
+import dev.aorta.workloads.overhead.ResultMetrics;
+import dev.aorta.workloads.result.ResultJson;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -67,6 +72,18 @@ class TrainCommandTest {
                 "training.max_steps=0"), launched(4, 4)))
                 .hasMessage("dataset.num_samples is 24, expected at least training.batch_size × world size (32),"
                         + " since an epoch is made of whole global batches.");
+    }
+
+    @Test
+    void theResultFileCarriesTheMedianStepThatAortaOverheadCompares() {
+        TrainResult r = new TrainResult(400, 400, 2.5, 0.7, 3.62, 1.9, null, Path.of("artifacts/rank_00_metrics.jsonl"),
+                List.of(), 0, null);
+
+        ObjectNode json = TrainCommand.resultJson(r);
+
+        assertThat(json.path("schema").asText()).isEqualTo(ResultJson.TRAIN_SCHEMA);
+        assertThat(ResultMetrics.from(json)).containsExactly(Map.entry("train median step ms", 3.62));
+        assertThat(json.has("stopped_by")).isFalse();
     }
 
     @Test

@@ -30,6 +30,15 @@ public final class CuptiLoader {
         void driverCall(ApiCall call);
 
         void anchor(ClockAnchor anchor);
+
+        /** CUPTI is about to be enabled, at host {@code hostNs} ({@code System.nanoTime()}). */
+        void subscribing(long hostNs);
+
+        /** CUPTI is about to be flushed and disabled, at host {@code hostNs}. */
+        void unsubscribing(long hostNs);
+
+        /** CUPTI, unsubscribed at host {@code hostNs}, has handed over every record it had. */
+        void stopped(long hostNs);
     }
 
     /** The started source, or null and why not. */

@@ -23,6 +23,13 @@ import java.util.Map;
  * a small tolerance), the largest overlap, each CUPTI record used once, and threads paired once a match was
  * unambiguous (CUPTI reports OS thread ids).
  *
+ * <p>CUPTI runs only inside capture windows. Only records made while it ran ({@link CuptiCoverage}) are held; once
+ * its source says it stopped, after the flush that handed over every record it had, CUPTI has caught up through
+ * the stop. A record made while CUPTI was off is written at once: held, it waited for driver calls that never come, and at 250 000
+ * launches/s between windows {@link #MAX_HELD} of them could push a window's own records out before CUPTI's
+ * arrived, unjoined (a cause of the 2889 of a window's 167 472 launches an H100 run left unjoined). A held record no driver call matches is
+ * counted ({@link #unjoined}) and reported.
+ *
  * <p>At 130 000 launches/s CUPTI hands over tens of thousands of driver calls per buffer, so matching must
  * not walk them: only driver calls that do device work are kept (CUPTI reports every driver call — syncs,
  * queries, context calls — and those never match), kept sorted by start, and each held record looks at the
@@ -47,6 +54,7 @@ final class CorrelationJoin {
     /** Host thread -> the CUPTI (OS) thread its records matched unambiguously. */
     private final LongLongMap threadPairs = new LongLongMap();
     private Long cuptiToHost;
+    private final CuptiCoverage coverage;
     private long watermark = Long.MIN_VALUE;
     private long newestHost = Long.MIN_VALUE;
     private long joined;
@@ -56,15 +64,30 @@ final class CorrelationJoin {
     private long examined;
     /** Held records written early, usually unjoined, because {@link #MAX_HELD} were waiting for CUPTI. */
     private long writtenBeforeCuptiCaughtUp;
+    /** Records made while CUPTI ran that no driver call matched, written without {@code cupti_correlation}. */
+    private long unjoined;
 
-    CorrelationJoin(Fanout out) {
+    CorrelationJoin(Fanout out, CuptiCoverage coverage) {
         this.out = out;
+        this.coverage = coverage;
     }
 
     void anchor(ClockAnchor a) {
         if (a.from() == ClockDomain.CUPTI && a.to() == ClockDomain.HOST_MONOTONIC) {
             cuptiToHost = a.toNs() - a.fromNs();
         }
+    }
+
+    /**
+     * CUPTI, unsubscribed at host {@code hostNs}, has handed over every record it had (this comes through the drain
+     * thread's queue behind them): the records made before are released, joined or not.
+     */
+    void cuptiStopped(long hostNs) {
+        watermark = Math.max(watermark, hostNs);
+    }
+
+    private boolean madeWhileCuptiRan(CallRecord call) {
+        return coverage.covers(call.startNs(), call.endNs(), TOLERANCE_NS);
     }
 
     /** True once CUPTI delivers driver calls (and an anchor maps them): device-work records are then held. */
@@ -75,7 +98,7 @@ final class CorrelationJoin {
     /** A decoded call; {@code call} is the decoder's reused record, so one that must wait is copied. */
     void api(CallRecord call) {
         newestHost = Math.max(newestHost, call.endNs());
-        if (!active() || prefix(call.kind()) == null) {
+        if (!active() || prefix(call.kind()) == null || !madeWhileCuptiRan(call)) {
             out.call(call);
             return;
         }
@@ -115,7 +138,9 @@ final class CorrelationJoin {
             CallRecord h = held.peek();
             boolean caughtUp = watermark >= h.endNs() + TOLERANCE_NS;
             boolean stale = newestHost - h.endNs() > PATIENCE_NS;
-            if (!all && !caughtUp && !stale) {
+            // drained before CUPTI's stop was known, made after it: no driver call will come
+            boolean afterCupti = !madeWhileCuptiRan(h);
+            if (!all && !caughtUp && !stale && !afterCupti) {
                 break;
             }
             write(held.poll());
@@ -130,6 +155,10 @@ final class CorrelationJoin {
 
     long writtenBeforeCuptiCaughtUp() {
         return writtenBeforeCuptiCaughtUp;
+    }
+
+    long unjoined() {
+        return unjoined;
     }
 
     long examined() {
@@ -185,6 +214,9 @@ final class CorrelationJoin {
             }
         }
         if (best == null) {
+            if (madeWhileCuptiRan(c)) {   // not one held before CUPTI's stop was known and made after it
+                unjoined++;
+            }
             out.call(c);
             spare.add(c);
             return;

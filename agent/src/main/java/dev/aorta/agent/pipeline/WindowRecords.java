@@ -49,10 +49,6 @@ public final class WindowRecords implements CaptureWindows.Listener {
 
     @Override
     public void deviceActivity(boolean on) {
-        if (on) {
-            drainer.deviceSource().resume();
-        } else {
-            drainer.deviceSource().pause();
-        }
+        drainer.switchDevice(on);
     }
 }

@@ -56,12 +56,24 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
 
     /** Starts tracing and passes a fresh anchor on (CUPTI's clock is read again at every window). */
     private void subscribe() {
-        CuptiTracer started = CuptiTracer.start(this, correlate, true);
+        long from = System.nanoTime();
+        sink.subscribing(from);  // before CUPTI is enabled: the join holds calls from here on for CUPTI's records
+        CuptiTracer started;
+        try {
+            started = CuptiTracer.start(this, correlate, true);
+        } catch (RuntimeException | LinkageError e) {
+            sink.unsubscribing(from);
+            sink.stopped(from);
+            throw e;
+        }
         try {
             CuptiTracer.ClockPair now = CuptiTracer.clockPair();
             sink.anchor(new ClockAnchor(ClockDomain.CUPTI, now.cuptiNs(), ClockDomain.HOST_MONOTONIC, now.hostNs()));
         } catch (RuntimeException e) {
             started.stop(); // records without an anchor could not be placed on the host timeline
+            long now = System.nanoTime();
+            sink.unsubscribing(now);
+            sink.stopped(now);
             throw e;
         }
         tracer = started;
@@ -73,11 +85,7 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
     /** Between capture windows CUPTI is unsubscribed, so that the application runs as it would without us. */
     @Override
     public synchronized void pause() {
-        if (tracer != null) {
-            flush();
-            stop();
-            tracer = null;
-        }
+        stop();
     }
 
     @Override
@@ -154,16 +162,22 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
         }
     }
 
+    /** Flushes and unsubscribes: at the end of a window (through {@link #pause}) and at exit. */
     @Override
     public synchronized void stop() {
         if (tracer == null) {
             return;
         }
+        long until = System.nanoTime();
+        sink.unsubscribing(until);  // calls after this are outside the window: the join does not hold them
         try {
-            tracer.stop();
+            tracer.stop();   // flushes first
         } catch (RuntimeException | LinkageError e) {
             AgentLog.once("cupti-stop", "CUPTI stop failed (" + e + ")");
         }
+        tracer = null;
+        // queued behind every record the stop's flush handed over: CUPTI has caught up through `until`
+        sink.stopped(until);
     }
 
     /** Tells CUPTI the stream's address (its records then carry it instead of CUPTI's own stream id). */

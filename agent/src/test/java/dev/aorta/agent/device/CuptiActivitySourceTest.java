@@ -97,6 +97,9 @@ class CuptiActivitySourceTest {
         final List<DeviceActivity> activities = new CopyOnWriteArrayList<>();
         final List<ApiCall> calls = new CopyOnWriteArrayList<>();
         final List<ClockAnchor> anchors = new CopyOnWriteArrayList<>();
+        final List<Long> subscriptions = new CopyOnWriteArrayList<>();
+        final List<Long> unsubscriptions = new CopyOnWriteArrayList<>();
+        final List<Long> stops = new CopyOnWriteArrayList<>();
 
         @Override
         public void activity(DeviceActivity activity) {
@@ -111,6 +114,21 @@ class CuptiActivitySourceTest {
         @Override
         public void anchor(ClockAnchor anchor) {
             anchors.add(anchor);
+        }
+
+        @Override
+        public void subscribing(long hostNs) {
+            subscriptions.add(hostNs);
+        }
+
+        @Override
+        public void unsubscribing(long hostNs) {
+            unsubscriptions.add(hostNs);
+        }
+
+        @Override
+        public void stopped(long hostNs) {
+            stops.add(hostNs);
         }
     }
 }

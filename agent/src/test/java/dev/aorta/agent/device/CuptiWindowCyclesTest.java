@@ -46,6 +46,13 @@ class CuptiWindowCyclesTest {
         assertThat(Thread.activeCount()).isLessThanOrEqualTo(threads);
         // one CUPTI anchor at start and one per window, so each window's records have an anchor of their own
         assertThat(received.anchors).hasSize(51);
+        // and each subscription's edges for the join: marked as CUPTI switches, the stop once its records are in
+        assertThat(received.subscriptions).hasSize(51);
+        assertThat(received.unsubscriptions).hasSize(51).isEqualTo(received.stops);
+        for (int i = 0; i < 51; i++) {
+            assertThat(received.subscriptions.get(i)).isLessThanOrEqualTo(received.anchors.get(i).toNs());
+            assertThat(received.unsubscriptions.get(i)).isGreaterThanOrEqualTo(received.anchors.get(i).toNs());
+        }
         source.stop();
         assertThat(CuptiSubscriptions.held()).isEqualTo(before);
     }

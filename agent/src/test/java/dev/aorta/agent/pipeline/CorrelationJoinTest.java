@@ -18,6 +18,8 @@ class CorrelationJoinTest {
     private static final long OFFSET = 1_000_000_000_000L;
     private static final long LAUNCH_EVERY_NS = 7_692;   // 130 000 launches/s from one thread
     private static final long HOST0 = 1_000_000_000L;
+    /** CUPTI subscribed at {@link #HOST0} (by {@link #anchoredJoin}). */
+    private final CuptiCoverage coverage = new CuptiCoverage();
 
     /**
      * CUPTI hands over a whole buffer of driver calls at once, interleaved with calls that do no device work
@@ -89,14 +91,87 @@ class CorrelationJoinTest {
         assertThat(written).allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
     }
 
+    /**
+     * CUPTI runs only in capture windows, while the API records go on between them at 250 000 launches/s: those
+     * must not be held for driver calls that never come, or more than {@link CorrelationJoin#MAX_HELD} of them
+     * push the window's own launches out, unjoined, before CUPTI's batch for the window is taken.
+     */
+    @Test
+    void aWindowsLaunchesAreAllJoinedWhileFarMoreLaunchesBetweenWindowsComeBeforeAndAfterCuptisBatch() {
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = anchoredJoin(written);
+        coverage.unsubscribing(HOST0 + 1_000_000);     // paused until the first window
+        join.cuptiStopped(HOST0 + 1_000_000);
+        long t = HOST0 + 2_000_000;
+        long seq = 1;
+        for (int i = 0; i < CorrelationJoin.MAX_HELD + 50_000; i++, t += 4_000) {
+            join.api(launch(t, seq++));
+        }
+        assertThat(written).as("made while CUPTI was off: written at once").hasSize(CorrelationJoin.MAX_HELD + 50_000);
+
+        long windowStart = t;
+        coverage.subscribing(windowStart - 20_000);
+        join.anchor(new ClockAnchor(ClockDomain.CUPTI, windowStart + OFFSET, ClockDomain.HOST_MONOTONIC, windowStart));
+        List<ApiCall> cuptiBatch = new ArrayList<>();
+        long firstInWindow = seq;
+        for (int i = 0; i < 10_000; i++, t += LAUNCH_EVERY_NS) {
+            join.api(launch(t, seq));
+            cuptiBatch.add(driverCall("cuLaunchKernel", t + 1_000, seq++));
+        }
+        long windowEnd = t;
+        coverage.unsubscribing(windowEnd + 500_000);
+        // while CUPTI flushes, the drain thread goes on taking the threads' newer records: all of them come before
+        // CUPTI's batch for the window (and the stop queued behind it)
+        t += 1_000_000;
+        for (int i = 0; i < CorrelationJoin.MAX_HELD + 50_000; i++, t += 4_000) {
+            join.api(launch(t, seq++));
+        }
+        cuptiBatch.forEach(join::driverCall);
+        join.cuptiStopped(windowEnd + 500_000);
+        join.release(false);
+
+        assertThat(written).hasSize((int) seq - 1);
+        assertThat(written).filteredOn(c -> c.correlationId() >= firstInWindow && c.correlationId() < firstInWindow + 10_000)
+                .hasSize(10_000)
+                .allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+        assertThat(join.joined()).isEqualTo(10_000);
+        assertThat(join.unjoined()).isZero();
+        assertThat(join.writtenBeforeCuptiCaughtUp()).isZero();
+    }
+
+    @Test
+    void aLaunchMadeWhileCuptiRanThatNoDriverCallMatchesIsCountedOnceCuptiStopped() {
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = anchoredJoin(written);
+        join.api(launch(HOST0 + 10_000, 1));
+        join.release(false);
+        assertThat(written).as("held: CUPTI may still hand over its driver call").isEmpty();
+
+        coverage.unsubscribing(HOST0 + 50_000);
+        join.release(false);
+        assertThat(written).as("CUPTI's records may still be on their way").isEmpty();
+
+        join.cuptiStopped(HOST0 + 50_000);
+        join.release(false);
+
+        assertThat(written).singleElement().satisfies(c -> assertThat(c.args()).doesNotContainKey("cupti_correlation"));
+        assertThat(join.unjoined()).isEqualTo(1);
+    }
+
+    private static CallRecord launch(long hostStart, long seq) {
+        return CallRecords.of(new ApiCall("cuLaunchKernel", 1, 0, hostStart, hostStart + 6_000, seq, 0,
+                Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH);
+    }
+
     /** A join that writes into {@code written}, with CUPTI's clock {@link #OFFSET} ahead of the host's. */
-    private static CorrelationJoin anchoredJoin(List<ApiCall> written) {
+    private CorrelationJoin anchoredJoin(List<ApiCall> written) {
+        coverage.subscribing(HOST0);
         CorrelationJoin join = new CorrelationJoin(new Fanout(List.of(new GuardedSink("test", new EventSink() {
             @Override
             public void api(ApiCall call, CallKind kind) {
                 written.add(call);
             }
-        }))));
+        }))), coverage);
         join.anchor(new ClockAnchor(ClockDomain.CUPTI, HOST0 + OFFSET, ClockDomain.HOST_MONOTONIC, HOST0));
         return join;
     }

@@ -51,8 +51,10 @@ public final class CuptiJoinBench {
                 new GuardedSink("metrics", new MetricsSink(file.resolveSibling("rank_0_metrics.jsonl"), 0, 1, 2000,
                         () -> "cupti", () -> 0L, () -> 0L, () -> -1L))));
         long openNs = System.nanoTime() - openStart;
-        CorrelationJoin join = new CorrelationJoin(out);
         long host0 = 1_000_000_000L;
+        CuptiCoverage coverage = new CuptiCoverage();
+        coverage.subscribing(host0);   // CUPTI runs throughout: every launch is held for its driver call
+        CorrelationJoin join = new CorrelationJoin(out, coverage);
         ClockAnchor anchor = new ClockAnchor(ClockDomain.CUPTI, host0 + OFFSET, ClockDomain.HOST_MONOTONIC, host0);
         join.anchor(anchor);
         out.anchor(anchor);

@@ -51,7 +51,7 @@ public class DrainBenchmark {
         id = CallTable.register(Interception.of("bench.Driver", "cuLaunchKernel", 11, CallKind.LAUNCH, Object.class));
         ring = TestRings.ring(BATCH);
         sinks = new Fanout(List.of(new GuardedSink("jsonl", new JsonlSink(Path.of("/dev/null")))));
-        CorrelationJoin join = new CorrelationJoin(sinks);
+        CorrelationJoin join = new CorrelationJoin(sinks, new CuptiCoverage());
         decoder = new CallDecoder(sinks, join::api, stream -> { }, new IterationTracker(sinks, 0),
                 EnumSet.allOf(Category.class));
     }

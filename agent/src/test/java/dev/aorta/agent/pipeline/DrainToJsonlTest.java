@@ -62,7 +62,7 @@ class DrainToJsonlTest {
     }
 
     static CallDecoder decoder(Fanout sinks) {
-        CorrelationJoin join = new CorrelationJoin(sinks);
+        CorrelationJoin join = new CorrelationJoin(sinks, new CuptiCoverage());
         return new CallDecoder(sinks, join::api, stream -> { }, new IterationTracker(sinks, 0), EnumSet.allOf(Category.class));
     }
 

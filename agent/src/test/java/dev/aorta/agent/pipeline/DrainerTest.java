@@ -1,5 +1,9 @@
 package dev.aorta.agent.pipeline;
 
+import dev.aorta.agent.capture.BetweenWindows;
+import dev.aorta.agent.capture.CaptureSchedule;
+import dev.aorta.agent.capture.CaptureWindows;
+import dev.aorta.agent.clock.ClockAnchors;
 import dev.aorta.agent.config.AgentOptions.Category;
 import dev.aorta.agent.device.DeviceActivitySource;
 import dev.aorta.agent.recorder.CallBuffer;
@@ -184,6 +188,71 @@ class DrainerTest {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * A timed window opens on the drain thread, and switching CUPTI on there takes tens to hundreds of ms; the
+     * threads' buffers must go on being emptied meanwhile. The switch here records 3000 calls into a 1024-record
+     * buffer, waiting after each 500 until they were written: on the drain thread itself nothing would empty it.
+     */
+    @Test
+    void whileCuptiSwitchesOnAtATimedWindowsStartTheDrainThreadKeepsEmptyingTheThreadsBuffers() throws Exception {
+        int id = CallTable.register(Interception.of("example.Lib", "cuStreamQuery", 0, CallKind.SYNC, Object.class));
+        java.util.concurrent.atomic.AtomicInteger written = new java.util.concurrent.atomic.AtomicInteger();
+        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void api(ApiCall call, CallKind kind) {
+                if (call.name().equals("cuStreamQuery")) {
+                    written.incrementAndGet();
+                }
+            }
+        })));
+        Drainer drainer = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 5);
+        java.util.concurrent.CountDownLatch switched = new java.util.concurrent.CountDownLatch(1);
+        drainer.deviceSource(new DeviceActivitySource() {
+            @Override
+            public String name() {
+                return "slow-to-switch";
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void stop() {
+            }
+
+            @Override
+            public void resume() {
+                for (int chunk = 1; chunk <= 6; chunk++) {
+                    for (int i = 0; i < 500; i++) {
+                        Recorder.record(id, Recorder.now(), 0, 0);
+                    }
+                    long deadline = System.nanoTime() + 500_000_000L;
+                    while (written.get() < chunk * 500 && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
+                }
+                switched.countDown();
+            }
+        });
+        long droppedBefore = drainer.dropped();
+        Recorder.configure(1024);
+        CaptureWindows.current = new CaptureWindows(CaptureSchedule.time(0, 60_000_000_000L), BetweenWindows.API,
+                new WindowRecords(drainer, ClockAnchors.of(null), 0), System.nanoTime(), System::nanoTime, true);
+        try {
+            drainer.start();
+            assertThat(switched.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            drainer.cycle();
+
+            assertThat(written.get()).isEqualTo(3000);
+            assertThat(drainer.dropped() - droppedBefore).isZero();
+        } finally {
+            CaptureWindows.current = null;   // first: the gate stays open (as between-windows=api left it) for other tests
+            drainer.shutdown();
+            Recorder.configure(16384);
         }
     }
 }

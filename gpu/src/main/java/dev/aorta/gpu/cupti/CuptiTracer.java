@@ -18,7 +18,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -55,13 +54,14 @@ public final class CuptiTracer implements AutoCloseable {
     private static final Object LOCK = new Object();
     private static CuptiTracer running;
     private static final Lazy<Library> LIBRARY = new Lazy<>(Library::new);
+    /** Shared by every tracer of the process (see {@link ActivityBuffers} for the leak a pool per tracer made). */
+    static final ActivityBuffers BUFFERS = new ActivityBuffers(BUFFER_BYTES);
 
     private final Library lib;
     private final CuptiRecords sink;
     private final boolean driverCalls;
     private final Map<Long, Long> streamsByCuptiId = new ConcurrentHashMap<>();
     private final Map<Integer, String> apiNames = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<MemorySegment> freeBuffers = new ConcurrentLinkedQueue<>();
     private final AtomicLong records = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong callbackErrors = new AtomicLong();
@@ -336,11 +336,7 @@ public final class CuptiTracer implements AutoCloseable {
 
     private static void bufferRequested(MemorySegment bufferOut, MemorySegment sizeOut, MemorySegment maxRecordsOut) {
         try {
-            CuptiTracer t = running;
-            MemorySegment buf = t == null ? null : t.freeBuffers.poll();
-            if (buf == null) {
-                buf = Arena.global().allocate(BUFFER_BYTES, 8);
-            }
+            MemorySegment buf = BUFFERS.take();
             bufferOut.reinterpret(8).set(ADDRESS, 0, buf);
             sizeOut.reinterpret(8).set(JAVA_LONG, 0, BUFFER_BYTES);
             maxRecordsOut.reinterpret(8).set(JAVA_LONG, 0, 0L);
@@ -363,9 +359,7 @@ public final class CuptiTracer implements AutoCloseable {
                 t.lastCallbackError = e.toString();
             }
         } finally {
-            if (t != null && buffer.address() != 0) {
-                t.freeBuffers.add(buffer.reinterpret(BUFFER_BYTES));
-            }
+            BUFFERS.giveBack(buffer);  // also a buffer of a tracer that stopped: the next one reuses it
         }
     }
 

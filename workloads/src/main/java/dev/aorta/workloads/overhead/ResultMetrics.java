@@ -10,7 +10,8 @@ import java.util.Map;
 /**
  * The times {@code aorta overhead} compares, read from a child's result file by schema; all are
  * lower-is-better. launch_overhead: each measured pattern's ms/step (mean over ranks). A harness run: the
- * median iteration time and the host time per launch.
+ * median iteration time and the host time per launch. A training run: the median step time as the trainer
+ * measured it (host, from one step's end to the next), not the process's wall time with its start-up.
  */
 public final class ResultMetrics {
     private ResultMetrics() {
@@ -36,9 +37,15 @@ public final class ResultMetrics {
             if (host.isNumber()) {
                 metrics.put(workload + " host us/launch", host.asDouble());
             }
+        } else if (schema.equals(ResultJson.TRAIN_SCHEMA)) {
+            JsonNode step = result.path("median_step_ms");
+            if (step.isNumber()) {
+                metrics.put("train median step ms", step.asDouble());
+            }
         } else {
             throw new IllegalArgumentException("unknown result schema '" + schema + "': aorta overhead reads "
-                    + ResultJson.RUN_SCHEMA + " (aorta run) and " + LaunchOverheadJson.SCHEMA + " (aorta launch-overhead)");
+                    + ResultJson.RUN_SCHEMA + " (aorta run), " + LaunchOverheadJson.SCHEMA + " (aorta launch-overhead)"
+                    + " and " + ResultJson.TRAIN_SCHEMA + " (aorta train)");
         }
         if (metrics.isEmpty()) {
             throw new IllegalArgumentException("the result (" + schema + ") holds no measured time to compare");

@@ -26,13 +26,15 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The result file of a run (schema {@value #RUN_SCHEMA}) and of a sweep ({@value #SWEEP_SCHEMA}).
+ * The result file of a run (schema {@value #RUN_SCHEMA}) and of a sweep ({@value #SWEEP_SCHEMA}); the name of
+ * {@code aorta train}'s ({@value #TRAIN_SCHEMA}, written by the cli, read by {@code aorta overhead}).
  * AORTA's keys keep their names and meaning; ours are added beside them. Documented in
  * workloads/README-section.md.
  */
 public final class ResultJson {
     public static final String RUN_SCHEMA = "aorta.run/1";
     public static final String SWEEP_SCHEMA = "aorta.sweep/1";
+    public static final String TRAIN_SCHEMA = "aorta.train/1";
     private static final double GB = 1024.0 * 1024 * 1024;
 
     public static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

@@ -29,8 +29,16 @@ class ResultMetricsTest {
     }
 
     @Test
+    void aTrainingRunGivesItsMedianStepOnlyNotItsLoopOrProcessTime() throws Exception {
+        JsonNode r = json("{'schema':'aorta.train/1','steps':400,'planned_steps':400,'median_step_ms':3.6,"
+                + "'loop_s':1.7}");
+        assertThat(ResultMetrics.from(r)).containsExactly(java.util.Map.entry("train median step ms", 3.6));
+    }
+
+    @Test
     void otherFilesAreRefusedNamingWhatIsRead() throws Exception {
         assertThatThrownBy(() -> ResultMetrics.from(json("{'schema':'aorta.sweep/1'}")))
-                .hasMessageContaining("unknown result schema 'aorta.sweep/1'").hasMessageContaining("aorta.run/1");
+                .hasMessageContaining("unknown result schema 'aorta.sweep/1'").hasMessageContaining("aorta.run/1")
+                .hasMessageContaining("aorta.train/1");
     }
 }
