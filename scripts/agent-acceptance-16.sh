@@ -12,85 +12,55 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 summarize() {  # summarize DIR: the table, from the result files the steps below leave in DIR
-  python3 - "$1" <<'PY'
-import json, os, re, sys
-out = sys.argv[1]
-rows = []
-def row(bullet, value, bar, status):
-    rows.append((bullet, value, bar, status))
-def text(name):
-    p = os.path.join(out, name)
-    return open(p, errors="replace").read() if os.path.exists(p) else None
-def ab(name, bullet, bar_text, decide):
-    p = os.path.join(out, name + ".json")
-    if not os.path.exists(p):
-        row(bullet, "no result (%s.log)" % name, bar_text, "FAIL"); return
-    ms = json.load(open(p))["metrics"]
-    worst = max(ms, key=lambda m: m["ci_high"])
-    value = "%s B/A %.4f [%.4f, %.4f]" % (worst["metric"], worst["ratio"], worst["ci_low"], worst["ci_high"])
-    row(bullet, value, bar_text, "PASS" if all(decide(m) for m in ms) else "FAIL")
-
-ab("api_balanced", "API recording, launch_overhead balanced (A/B)", "95% CI high <= 1.01",
-   lambda m: m["ci_high"] <= 1.01)
-row("API recording, trainer step (A/B)", "not run: aorta train not wired into this script", "<= 1%", "SKIP")
-adv = text("advice_cost.txt")
-m = re.search(r"delta_median_ns=([-0-9.]+) median_ci95_ns=(\[[^]]*\])", adv or "")
+  PYTHONPATH="$root/scripts/lib" python3 - "$1" <<'PY'
+import re, sys
+from agent_table import Table
+t = Table(sys.argv[1])
+t.ab("api_balanced", "API recording, launch_overhead balanced (A/B)", "95% CI high <= 1.01",
+     lambda m: m["ci_high"] <= 1.01)
+t.row("API recording, trainer step (A/B)", "not run: aorta train not wired into this script", "<= 1%", "SKIP")
+m = re.search(r"delta_median_ns=([-0-9.]+) median_ci95_ns=(\[[^]]*\])", t.text("advice_cost.txt") or "")
 if m:
-    row("API recording, JCuda launch path, paired in process", "%s ns/launch %s" % (m.group(1), m.group(2)),
-        "median <= 100 ns", "PASS" if float(m.group(1)) <= 100 else "FAIL")
+    t.row("API recording, JCuda launch path, paired in process", "%s ns/launch %s" % (m.group(1), m.group(2)),
+          "median <= 100 ns", "PASS" if float(m.group(1)) <= 100 else "FAIL")
 else:
-    row("API recording, JCuda launch path, paired in process", "no advice_cost line", "median <= 100 ns", "FAIL")
-ab("between_off", "outside windows, between-windows=off (A/B)", "CI contains 1, half-width < 1%",
-   lambda m: m["ci_low"] <= 1 <= m["ci_high"] and (m["ci_high"] - m["ci_low"]) / 2 < 0.01)
-ab("events_tiny", "events mode, tiny_kernel_stress 16 streams (A/B)", "95% CI high <= 1.10",
-   lambda m: m["ci_high"] <= 1.10)
-row("events mode, trainer step (A/B)", "not run: aorta train not wired into this script", "<= 3%", "SKIP")
-v = re.search(r"validate: (\d+) of (\d+) sampled kernels matched.*?\|duration event pair - CUPTI\| median ([0-9.]+) us, "
-              r"p95 ([0-9.]+) us, max ([0-9.]+) us", text("validate.err") or "")
-if v:
-    row("sampled kernel durations vs CUPTI (same launches)",
-        "%s/%s matched, |d| median %s us, max %s us" % v.group(1, 2, 3, 5), "max |d| <= 1 us",
-        "PASS" if float(v.group(5)) <= 1.0 else "FAIL")
-else:
-    why = re.search(r"validate: .*", text("validate.err") or "")
-    row("sampled kernel durations vs CUPTI (same launches)", why.group(0)[:60] if why else "no validate line",
-        "max |d| <= 1 us", "FAIL")
+    t.row("API recording, JCuda launch path, paired in process", "no advice_cost line", "median <= 100 ns", "FAIL")
+t.ab("between_off", "outside windows, between-windows=off (A/B)", "CI contains 1, half-width < 1%",
+     lambda m: m["ci_low"] <= 1 <= m["ci_high"] and (m["ci_high"] - m["ci_low"]) / 2 < 0.01)
+t.ab("events_tiny", "events mode, tiny_kernel_stress 16 streams (A/B)", "95% CI high <= 1.10",
+     lambda m: m["ci_high"] <= 1.10)
+t.row("events mode, trainer step (A/B)", "not run: aorta train not wired into this script", "<= 3%", "SKIP")
+t.validate("validate.err", "sampled kernel durations vs CUPTI (same launches)")
 def kv(name):
-    t = text(name)
-    return dict(l.split("=", 1) for l in t.split() if "=" in l) if t else None
+    x = t.text(name)
+    return dict(l.split("=", 1) for l in x.split() if "=" in l) if x else None
 r = kv("rate.txt")
 if r:
     rate, lost = float(r["launches_per_s"]), int(r["lost"])
-    row("CUPTI in a window at 200 000 launches/s", "%.0f launches/s in window, %d lost" % (rate, lost),
-        ">= 200000/s, 0 lost", "PASS" if rate >= 200000 and lost == 0 else "FAIL")
+    t.row("CUPTI in a window at 200 000 launches/s", "%.0f launches/s in window, %d lost" % (rate, lost),
+          ">= 200000/s, 0 lost", "PASS" if rate >= 200000 and lost == 0 else "FAIL")
 else:
-    row("CUPTI in a window at 200 000 launches/s", "no rate.txt", ">= 200000/s, 0 lost", "FAIL")
+    t.row("CUPTI in a window at 200 000 launches/s", "no rate.txt", ">= 200000/s, 0 lost", "FAIL")
 w = kv("windows.txt")
 if w:
     ok = (int(w["windows"]) >= 50 and int(w["threads_after"]) <= int(w["threads_before"])
           and int(w["rss_after_kb"]) <= 1.10 * int(w["rss_before_kb"]) and w["exit"] == "0")
-    row("50 windows opened/closed: no leak", "%s windows, threads %s->%s, RSS %s->%s MB" % (
+    t.row("50 windows opened/closed: no leak", "%s windows, threads %s->%s, RSS %s->%s MB" % (
         w["windows"], w["threads_before"], w["threads_after"], int(w["rss_before_kb"]) // 1024,
         int(w["rss_after_kb"]) // 1024), "50, threads not up, RSS +<=10%", "PASS" if ok else "FAIL")
 else:
-    row("50 windows opened/closed: no leak", "no windows.txt", "50, threads not up, RSS +<=10%", "FAIL")
+    t.row("50 windows opened/closed: no leak", "no windows.txt", "50, threads not up, RSS +<=10%", "FAIL")
 n = kv("nsys.txt")
 if n is None:
-    row("agent + Nsight Systems merged: same launches' kernels", "no nsys.txt", "max |start d| <= 2 us", "FAIL")
+    t.row("agent + Nsight Systems merged: same launches' kernels", "no nsys.txt", "max |start d| <= 2 us", "FAIL")
 elif n.get("status") == "skipped":
-    row("agent + Nsight Systems merged: same launches' kernels", "skipped: " + n.get("why", "?").replace("_", " "),
-        "max |start d| <= 2 us", "SKIP")
+    t.row("agent + Nsight Systems merged: same launches' kernels", "skipped: " + n.get("why", "?").replace("_", " "),
+          "max |start d| <= 2 us", "SKIP")
 else:
-    row("agent + Nsight Systems merged: same launches' kernels", "%s matched, |start d| median %s us, max %s us" % (
+    t.row("agent + Nsight Systems merged: same launches' kernels", "%s matched, |start d| median %s us, max %s us" % (
         n["matched"], n["median_us"], n["max_us"]), "max |start d| <= 2 us",
         "PASS" if int(n["matched"]) > 0 and float(n["max_us"]) <= 2 else "FAIL")
-wb = max(len(x[0]) for x in rows); wv = max(len(x[1]) for x in rows); wr = max(len(x[2]) for x in rows)
-print("%-*s  %-*s  %-*s  %s" % (wb, "BULLET", wv, "MEASURED", wr, "BAR", "STATUS"))
-for x in rows:
-    print("%-*s  %-*s  %-*s  %s" % (wb, x[0], wv, x[1], wr, x[2], x[3]))
-fails = sum(1 for x in rows if x[3] == "FAIL")
-print("%d FAIL, %d SKIP; logs in %s" % (fails, sum(1 for x in rows if x[3] == "SKIP"), out))
-sys.exit(1 if fails else 0)
+sys.exit(t.print())
 PY
 }
 
@@ -110,6 +80,7 @@ runs=${RUNS:-5}; secs=${SECONDS_AB:-3}; every=${SAMPLE_EVERY:-100}
 if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; else java=java; fi
 cp=$(ls dist/lib/*.jar dist/examples/aorta-examples.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
 agent=dist/lib/aorta-agent.jar
+. scripts/lib/agent_events_steps.sh
 step() { echo "== $1 $(date +%T)"; }
 
 step "A/B API recording, launch_overhead balanced"
@@ -128,16 +99,10 @@ step "A/B outside windows with between-windows=off"
   -- launch-overhead --patterns balanced --seconds "$secs" > "$out/between_off.log" 2>&1
 
 step "A/B events mode, tiny_kernel_stress on 16 streams"
-"$aorta" overhead --agent "device-activity=events,sample-every=$every,output=$out/agent-events" --runs "$runs" \
-  --threshold 0.10 --json "$out/events_tiny.json" --logs "$out/events_tiny" \
-  -- run tiny_kernel_stress -s 16 --kernel-timing event-pairs -i 300 -w 50 > "$out/events_tiny.log" 2>&1
-rm -rf "$out/agent-events"
+agent_events_ab "$out" "$runs" "$every"
 
 step "sampled kernels against CUPTI (device-activity=validate)"
-AORTA_JAVA_OPTS="-javaagent:$root/$agent=device-activity=validate,sample-every=$every,output=$out/validate" \
-  "$aorta" run tiny_kernel_stress -s 16 --kernel-timing event-pairs -i 300 -w 50 -o "$out/validate.json" \
-  > "$out/validate.log" 2> "$out/validate.err"
-grep -h 'validate:' "$out/validate.err"
+agent_events_validate "$out" "$every"
 
 step "CUPTI in a window at 200 000 launches/s"
 "$java" --enable-native-access=ALL-UNNAMED \
