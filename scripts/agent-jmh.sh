@@ -16,7 +16,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-bench='dev.aorta.agent.(bench.HotPathBenchmark|recorder.RecordPathBenchmark|device.StreamCountdownsBenchmark)'
+bench='dev.aorta.agent.(bench.HotPathBenchmark|recorder.RecordPathBenchmark|device.StreamCountdownsBenchmark|device.EventPairSamplerBenchmark)'
 if [ -n "${JMH_DIR:-}" ]; then
   java=${JAVA_HOME:+$JAVA_HOME/bin/}java
   jar=dist/lib/aorta-agent.jar

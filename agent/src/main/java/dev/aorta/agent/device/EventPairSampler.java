@@ -99,11 +99,11 @@ public final class EventPairSampler implements DeviceActivitySource {
 
     /**
      * After the sampled launch, whatever its outcome (call it before the launch is recorded): records event B and
-     * hands the sample to the drain when {@code launched}, and opens the gate in every case.
+     * hands the sample to the drain when {@code launched}, and opens the gate in every case; nothing for -1.
      */
     public static void after(int sample, long stream, long function, int gridX, int blockX, boolean launched) {
         EventPairSampler s = instance;
-        if (s != null) {
+        if (s != null && sample >= 0) {
             s.recordAfter(sample, stream, function, gridX, blockX, launched);
         }
     }

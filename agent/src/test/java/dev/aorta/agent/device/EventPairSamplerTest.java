@@ -94,7 +94,9 @@ class EventPairSamplerTest {
     void aBusyStreamPassesItsGateWithoutStalling() throws Throwable {
         sampler = EventPairSampler.install(1, 0, delivered::add);
         CUstream stream = newStream();
-        JCudaDriver.cuLaunchKernel(new CUfunction(), 20_000, 1, 1, 1, 1, 1, 0, stream, null, null); // 20 ms, unsampled
+        // 300 ms of work, unsampled: the double sees the gate open when it is next asked anything, which must be
+        // before this work ends even on a loaded machine
+        JCudaDriver.cuLaunchKernel(new CUfunction(), 300_000, 1, 1, 1, 1, 1, 0, stream, null, null);
 
         assertThat(launch(stream, 3)).isZero();
 
