@@ -30,105 +30,65 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 summarize() {  # summarize DIR: the table, from the result files the steps below leave in DIR
-  python3 - "$1" <<'PY'
-import json, os, re, sys
-out = sys.argv[1]
-rows = []
-def row(bullet, value, bar, status):
-    rows.append((bullet, value, bar, status))
-def text(name):
-    p = os.path.join(out, name)
-    return open(p, errors="replace").read() if os.path.exists(p) else None
-def skipped(name):
-    t = text(name + ".skipped")
-    return t.strip() if t else None
-def ab(name, bullet, bar_text, decide):
-    p = os.path.join(out, name + ".json")
-    if skipped(name):
-        row(bullet, skipped(name), bar_text, "SKIP"); return
-    if not os.path.exists(p):
-        row(bullet, "no result (%s.log)" % name, bar_text, "FAIL"); return
-    ms = json.load(open(p))["metrics"]
-    worst = max(ms, key=lambda m: m["ci_high"])
-    value = "%s B/A %.4f [%.4f, %.4f]" % (worst["metric"], worst["ratio"], worst["ci_low"], worst["ci_high"])
-    row(bullet, value, bar_text, "PASS" if all(decide(m) for m in ms) else "FAIL")
-
-ab("api_balanced", "API recording, launch_overhead balanced (A/B)", "95% CI high <= 1.01",
-   lambda m: m["ci_high"] <= 1.01)
-ab("train_api", "API recording, trainer step (A/B)", "95% CI high <= 1.01", lambda m: m["ci_high"] <= 1.01)
-adv = text("advice_cost.txt")
-m = None if skipped("advice_cost") else re.search(r"delta_median_ns=([-0-9.]+) median_ci95_ns=(\[[^]]*\])", adv or "")
+  PYTHONPATH="$root/scripts/lib" python3 - "$1" <<'PY'
+import re, sys
+from agent_table import Table
+t = Table(sys.argv[1])
+t.ab("api_balanced", "API recording, launch_overhead balanced (A/B)", "95% CI high <= 1.01",
+     lambda m: m["ci_high"] <= 1.01)
+t.ab("train_api", "API recording, trainer step (A/B)", "95% CI high <= 1.01", lambda m: m["ci_high"] <= 1.01)
+m = None if t.skipped("advice_cost") else re.search(r"delta_median_ns=([-0-9.]+) median_ci95_ns=(\[[^]]*\])",
+                                                     t.text("advice_cost.txt") or "")
 if m:
-    row("API recording, JCuda launch path, paired in process", "%s ns/launch %s" % (m.group(1), m.group(2)),
-        "median <= 100 ns", "PASS" if float(m.group(1)) <= 100 else "FAIL")
+    t.row("API recording, JCuda launch path, paired in process", "%s ns/launch %s" % (m.group(1), m.group(2)),
+          "median <= 100 ns", "PASS" if float(m.group(1)) <= 100 else "FAIL")
 else:
-    row("API recording, JCuda launch path, paired in process", skipped("advice_cost") or "no advice_cost line",
-        "median <= 100 ns", "SKIP" if skipped("advice_cost") else "FAIL")
-ab("between_off", "outside windows, between-windows=off (A/B)", "CI contains 1, half-width < 1%",
-   lambda m: m["ci_low"] <= 1 <= m["ci_high"] and (m["ci_high"] - m["ci_low"]) / 2 < 0.01)
-ab("events_tiny", "events mode, tiny_kernel_stress 16 streams (A/B)", "95% CI high <= 1.10",
-   lambda m: m["ci_high"] <= 1.10)
-ab("train_events", "events mode, trainer step (A/B)", "95% CI high <= 1.03", lambda m: m["ci_high"] <= 1.03)
-v = None if skipped("validate") else re.search(r"validate: (\d+) of (\d+) sampled kernels matched.*?\|duration event pair - CUPTI\| median ([0-9.]+) us, "
-              r"p95 ([0-9.]+) us, max ([0-9.]+) us", text("validate.err") or "")
-if v:
-    row("sampled kernel durations vs CUPTI (same launches)",
-        "%s/%s matched, |d| median %s us, max %s us" % v.group(1, 2, 3, 5), "max |d| <= 1 us",
-        "PASS" if float(v.group(5)) <= 1.0 else "FAIL")
-else:
-    why = re.search(r"validate: .*", text("validate.err") or "")
-    row("sampled kernel durations vs CUPTI (same launches)",
-        skipped("validate") or (why.group(0)[:60] if why else "no validate line"), "max |d| <= 1 us",
-        "SKIP" if skipped("validate") else "FAIL")
+    t.row("API recording, JCuda launch path, paired in process", t.skipped("advice_cost") or "no advice_cost line",
+          "median <= 100 ns", "SKIP" if t.skipped("advice_cost") else "FAIL")
+t.ab("between_off", "outside windows, between-windows=off (A/B)", "CI contains 1, half-width < 1%",
+     lambda m: m["ci_low"] <= 1 <= m["ci_high"] and (m["ci_high"] - m["ci_low"]) / 2 < 0.01)
+t.ab("events_tiny", "events mode, tiny_kernel_stress 16 streams (A/B)", "95% CI high <= 1.10",
+     lambda m: m["ci_high"] <= 1.10)
+t.ab("train_events", "events mode, trainer step (A/B)", "95% CI high <= 1.03", lambda m: m["ci_high"] <= 1.03)
+t.validate("validate.err", "sampled kernel durations vs CUPTI (same launches)", step="validate")
 def kv(name):
-    t = text(name)
-    return dict(l.split("=", 1) for l in t.split() if "=" in l) if t else None
-r = None if skipped("rate") else kv("rate.txt")
+    x = t.text(name)
+    return dict(l.split("=", 1) for l in x.split() if "=" in l) if x else None
+r = None if t.skipped("rate") else kv("rate.txt")
 if r:
     rate, lost = float(r["launches_per_s"]), int(r["lost"])
-    row("CUPTI in a window: no record lost", "%.0f launches/s in window, %d of %s lost (%s dropped)" % (
+    t.row("CUPTI in a window: no record lost", "%.0f launches/s in window, %d of %s lost (%s dropped)" % (
         rate, lost, r["launches"], r.get("dropped", "?")), "0 lost", "PASS" if lost == 0 else "FAIL")
+    t.row("CUPTI in a window at 200 000 launches/s", "%.0f launches/s in window (%s threads)" % (
+        rate, r.get("threads", "?")), ">= 200000/s", "PASS" if rate >= 200000 else "FAIL")
 else:
-    row("CUPTI in a window: no record lost", skipped("rate") or "no rate.txt", "0 lost",
-        "SKIP" if skipped("rate") else "FAIL")
-if r:
-    row("CUPTI in a window at 200 000 launches/s", "%.0f launches/s in window (%s threads)" % (
-        float(r["launches_per_s"]), r.get("threads", "?")), ">= 200000/s",
-        "PASS" if float(r["launches_per_s"]) >= 200000 else "FAIL")
-else:
-    row("CUPTI in a window at 200 000 launches/s", skipped("rate") or "no rate.txt", ">= 200000/s",
-        "SKIP" if skipped("rate") else "FAIL")
-w = None if skipped("windows") else kv("windows.txt")
+    for bullet, bar in (("CUPTI in a window: no record lost", "0 lost"),
+                        ("CUPTI in a window at 200 000 launches/s", ">= 200000/s")):
+        t.row(bullet, t.skipped("rate") or "no rate.txt", bar, "SKIP" if t.skipped("rate") else "FAIL")
+w = None if t.skipped("windows") else kv("windows.txt")
 bar = "50, threads not up, RSS slope <= 0.2 MB/window"
 if w:
     # the trend over windows 10..50 decides: a leak grows every window, a level-off does not
     ok = (int(w["windows"]) >= 50 and int(w["threads_after"]) <= int(w["threads_before"])
           and float(w["rss_slope_mb_per_window"]) <= 0.2 and w["exit"] == "0")
-    row("50 windows opened/closed: no leak", "%s windows, threads %s->%s, RSS %s->%s MB, %s MB/window" % (
+    t.row("50 windows opened/closed: no leak", "%s windows, threads %s->%s, RSS %s->%s MB, %s MB/window" % (
         w["windows"], w["threads_before"], w["threads_after"], int(w["rss_before_kb"]) // 1024,
         int(w["rss_after_kb"]) // 1024, w["rss_slope_mb_per_window"]), bar, "PASS" if ok else "FAIL")
 else:
-    row("50 windows opened/closed: no leak", skipped("windows") or "no windows.txt", bar,
-        "SKIP" if skipped("windows") else "FAIL")
-n = None if skipped("nsys") else kv("nsys.txt")
-if skipped("nsys"):
-    row("agent + Nsight Systems merged: same launches' kernels", skipped("nsys"), "max |start d| <= 2 us", "SKIP")
+    t.row("50 windows opened/closed: no leak", t.skipped("windows") or "no windows.txt", bar,
+          "SKIP" if t.skipped("windows") else "FAIL")
+n = None if t.skipped("nsys") else kv("nsys.txt")
+nsys_bullet, nsys_bar = "agent + Nsight Systems merged: same launches' kernels", "max |start d| <= 2 us"
+if t.skipped("nsys"):
+    t.row(nsys_bullet, t.skipped("nsys"), nsys_bar, "SKIP")
 elif n is None:
-    row("agent + Nsight Systems merged: same launches' kernels", "no nsys.txt", "max |start d| <= 2 us", "FAIL")
+    t.row(nsys_bullet, "no nsys.txt", nsys_bar, "FAIL")
 elif n.get("status") == "skipped":
-    row("agent + Nsight Systems merged: same launches' kernels", "skipped: " + n.get("why", "?").replace("_", " "),
-        "max |start d| <= 2 us", "SKIP")
+    t.row(nsys_bullet, "skipped: " + n.get("why", "?").replace("_", " "), nsys_bar, "SKIP")
 else:
-    row("agent + Nsight Systems merged: same launches' kernels", "%s matched, |start d| median %s us, max %s us" % (
-        n["matched"], n["median_us"], n["max_us"]), "max |start d| <= 2 us",
-        "PASS" if int(n["matched"]) > 0 and float(n["max_us"]) <= 2 else "FAIL")
-wb = max(len(x[0]) for x in rows); wv = max(len(x[1]) for x in rows); wr = max(len(x[2]) for x in rows)
-print("%-*s  %-*s  %-*s  %s" % (wb, "BULLET", wv, "MEASURED", wr, "BAR", "STATUS"))
-for x in rows:
-    print("%-*s  %-*s  %-*s  %s" % (wb, x[0], wv, x[1], wr, x[2], x[3]))
-fails = sum(1 for x in rows if x[3] == "FAIL")
-print("%d FAIL, %d SKIP; logs in %s" % (fails, sum(1 for x in rows if x[3] == "SKIP"), out))
-sys.exit(1 if fails else 0)
+    t.row(nsys_bullet, "%s matched, |start d| median %s us, max %s us" % (n["matched"], n["median_us"], n["max_us"]),
+          nsys_bar, "PASS" if int(n["matched"]) > 0 and float(n["max_us"]) <= 2 else "FAIL")
+sys.exit(t.print())
 PY
 }
 
@@ -150,6 +110,8 @@ if [ -n "${AORTA_JAVA_HOME:-}" ]; then java="$AORTA_JAVA_HOME/bin/java"; else ja
 cp=$(ls dist/lib/*.jar dist/examples/aorta-examples.jar | grep -v '/aorta-agent.jar$' | paste -sd: -)
 agent=dist/lib/aorta-agent.jar
 export root out aorta runs runs_off runs_train train_steps secs every java cp agent
+. scripts/lib/agent_events_steps.sh
+export -f agent_events_ab agent_events_validate
 steps=${STEPS:-rate windows api_balanced between_off train_api train_events events_tiny validate advice_cost nsys}
 started=$(date +%s); budget=${BUDGET_S:-530}
 within() {  # within NAME SECONDS FUNCTION: one step under its own budget; NAME.skipped says why it did not finish
@@ -205,17 +167,11 @@ train_events() {
 export -f train_ab
 
 events_tiny() {
-  "$aorta" overhead --agent "device-activity=events,sample-every=$every,output=$out/agent-events" --runs "$runs" \
-    --threshold 0.10 --json "$out/events_tiny.json" --logs "$out/events_tiny" \
-    -- run tiny_kernel_stress -s 16 --kernel-timing event-pairs -i 300 -w 50 > "$out/events_tiny.log" 2>&1
-  rm -rf "$out/agent-events"
+  agent_events_ab "$out" "$runs" "$every"
 }
 
 validate() {
-  AORTA_JAVA_OPTS="-javaagent:$root/$agent=device-activity=validate,sample-every=$every,output=$out/validate" \
-    "$aorta" run tiny_kernel_stress -s 16 --kernel-timing event-pairs -i 300 -w 50 -o "$out/validate.json" \
-    > "$out/validate.log" 2> "$out/validate.err"
-  grep -h 'validate:' "$out/validate.err"
+  agent_events_validate "$out" "$every"
 }
 
 rate() {

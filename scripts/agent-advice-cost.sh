@@ -9,7 +9,8 @@
 #   agent-cupti     the agent with CUPTI (device-activity=cupti): CUPTI's hooks run on both paths, so the delta is
 #                   what the agent costs beyond CUPTI's own cost
 #   agent-events    the agent with sampled event pairs (device-activity=events, sample-every=100): the countdown every
-#                   launch passes, plus the two event records of each sampled launch spread over the round
+#                   launch passes, plus each sampled launch's driver calls (context, capture status, gate, two event
+#                   records) spread over the round
 #   agent-base      another build of the agent, the jar named by BASE_AGENT (e.g. the previous commit's), as shipped:
 #                   compare it with `agent` in the same run, as processes differ by tens of ns
 # Prints the AdviceCost lines, a table as it goes and, last, each arm's median delta over the REPEATS processes.

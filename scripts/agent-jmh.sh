@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # JMH benchmark of the agent's hot path (an intercepted JCuda-shaped cuLaunchKernel vs. the same call
 # uninstrumented, the host clock's two reads, the full record path into a ring that never fills, and the sampled
-# event pairs' per-stream countdown that every launch passes), then of
+# event pairs' per-stream countdown that every launch passes, and a sampled launch's own work while a drain thread
+# polls: EventPairSamplerBenchmark), then of
 # the drain thread's cost per record (ring -> decoder -> JSONL, DrainBenchmark: in its own JVM without
 # -javaagent, as it drives the agent's unshaded classes), with the GC profiler for bytes allocated per call and
 # per record. Not a test: it prints figures.
@@ -16,7 +17,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-bench='dev.aorta.agent.(bench.HotPathBenchmark|recorder.RecordPathBenchmark|device.StreamCountdownsBenchmark)'
+bench='dev.aorta.agent.(bench.HotPathBenchmark|recorder.RecordPathBenchmark|device.StreamCountdownsBenchmark|device.EventPairSamplerBenchmark)'
 if [ -n "${JMH_DIR:-}" ]; then
   java=${JAVA_HOME:+$JAVA_HOME/bin/}java
   jar=dist/lib/aorta-agent.jar

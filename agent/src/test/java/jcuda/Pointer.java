@@ -9,6 +9,11 @@ public class Pointer extends NativePointerObject {
         super(address);
     }
 
+    /** Host memory from the double's cuMemHostAlloc, as the real method gives it. */
+    public java.nio.ByteBuffer getByteBuffer(long byteOffset, long byteSize) {
+        return example.fakegpu.FakeGpu.hostBuffer(getNativePointer(), byteOffset, byteSize);
+    }
+
     public static Pointer to(float[] values) {
         return new Pointer(0x10000L + values.length);
     }

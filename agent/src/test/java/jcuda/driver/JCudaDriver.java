@@ -151,7 +151,51 @@ public final class JCudaDriver {
     }
 
     private static int cuStreamIsCapturingNative(CUstream hStream, int[] captureStatus) {
-        captureStatus[0] = 0;
+        captureStatus[0] = FakeGpu.simulating() && FakeGpu.capturing(handle(hStream)) ? 1 : 0;
+        return 0;
+    }
+
+    public static int cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, int value, int flags) {
+        return checkResult(cuStreamWaitValue32Native(stream, addr, value, flags));
+    }
+
+    /** CU_STREAM_WAIT_VALUE_GEQ (0) only; CUDA_ERROR_NOT_SUPPORTED (801) where the fake has no memory operations. */
+    private static int cuStreamWaitValue32Native(CUstream stream, CUdeviceptr addr, int value, int flags) {
+        if (flags != 0) {
+            throw new UnsupportedOperationException("the double waits with CU_STREAM_WAIT_VALUE_GEQ only, got " + flags);
+        }
+        if (!FakeGpu.simulating()) {
+            return 0;
+        }
+        return FakeGpu.waitAtLeast(handle(stream), handle(addr), value) ? 0 : 801;
+    }
+
+    public static int cuMemHostAlloc(Pointer pp, long bytes, int Flags) {
+        return checkResult(cuMemHostAllocNative(pp, bytes, Flags));
+    }
+
+    private static int cuMemHostAllocNative(Pointer pp, long bytes, int flags) {
+        Handles.assign(pp, FakeGpu.hostAlloc(bytes));
+        return 0;
+    }
+
+    public static int cuMemHostGetDevicePointer(CUdeviceptr ret, Pointer p, int Flags) {
+        return checkResult(cuMemHostGetDevicePointerNative(ret, p, Flags));
+    }
+
+    /** Unified addressing: the device sees mapped host memory at its host address. */
+    private static int cuMemHostGetDevicePointerNative(CUdeviceptr ret, Pointer p, int flags) {
+        Handles.assign(ret, handle(p));
+        return 0;
+    }
+
+    public static int cuDeviceGetAttribute(int[] pi, int attrib, CUdevice dev) {
+        return checkResult(cuDeviceGetAttributeNative(pi, attrib, dev));
+    }
+
+    /** CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 (92) as the fake is set; 0 for everything else. */
+    private static int cuDeviceGetAttributeNative(int[] pi, int attrib, CUdevice dev) {
+        pi[0] = attrib == 92 && FakeGpu.memoryOperations() ? 1 : 0;
         return 0;
     }
 
@@ -185,6 +229,9 @@ public final class JCudaDriver {
     }
 
     private static int cuEventRecordNative(CUevent hEvent, CUstream hStream) {
+        if (!FakeGpu.simulating()) {
+            return 0;
+        }
         FakeGpu.eventRecord(handle(hEvent), handle(hStream));
         return 0;
     }
@@ -204,6 +251,11 @@ public final class JCudaDriver {
 
     /** CUDA_ERROR_NOT_READY (600) until the device has reached the event. */
     private static int cuEventQueryNative(CUevent hEvent) {
+        try {
+            FakeGpu.queryEntered();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         return FakeGpu.eventDone(handle(hEvent)) ? 0 : 600;
     }
 

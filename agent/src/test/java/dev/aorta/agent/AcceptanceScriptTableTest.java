@@ -14,11 +14,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * scripts/agent-acceptance-16.sh's table (its {@code --summarize} mode) read from canned logs of the shapes its
- * steps leave: one row per acceptance bullet, PASS/FAIL from the bars, SKIP with the reason, exit 1 on a FAIL.
+ * steps leave: one row per acceptance bullet, PASS/FAIL from the bars, SKIP with the reason, exit 1 on a FAIL; and
+ * scripts/agent-events-gpu.sh's, which shares its rows (scripts/lib/agent_table.py).
  */
 class AcceptanceScriptTableTest {
     private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
     private static final Path CANNED = Path.of("src/test/resources/acceptance-16").toAbsolutePath();
+    private static final Path EVENTS_CANNED = Path.of("src/test/resources/agent-events-gpu").toAbsolutePath();
+    private static final String ACCEPTANCE = "scripts/agent-acceptance-16.sh";
+    private static final String EVENTS = "scripts/agent-events-gpu.sh";
 
     @Test
     void passingLogsGiveOnlyPassAndTheSkipsWithTheirReasons() throws Exception {
@@ -71,10 +75,35 @@ class AcceptanceScriptTableTest {
 
     @Test
     void summarizeWithoutADirectoryNamesWhatItNeeds() throws Exception {
-        Run run = run("--summarize", "/nonexistent/acceptance");
+        Run run = run(ACCEPTANCE, "--summarize", "/nonexistent/acceptance");
 
         assertThat(run.exit).isEqualTo(2);
         assertThat(String.join("\n", run.lines)).contains("--summarize needs a directory of logs, got '/nonexistent/acceptance'");
+    }
+
+    @Test
+    void theEventsScriptsTableShowsTheABTheComparisonTheGateAndTheCostPerArm() throws Exception {
+        Run run = run(EVENTS, "--summarize", EVENTS_CANNED.resolve("pass").toString());
+
+        assertThat(run.exit).isZero();
+        assertThat(row(run, "events mode, tiny_kernel_stress")).contains("1.0330 [1.0120, 1.0610]").endsWith("PASS");
+        assertThat(row(run, "vs CUPTI")).contains("18950/19010 matched", "p95 0.520 us", "max 0.890 us").endsWith("PASS");
+        assertThat(row(run, "gated")).contains("gated").endsWith("PASS");
+        assertThat(row(run, "cost, agent-events, 1 stream")).contains("204.5 ns/launch (209.0 200.0)").endsWith("INFO");
+        assertThat(row(run, "cost, off, 1 stream")).contains("-1.0 ns/launch");
+        assertThat(run.lines).last().asString().startsWith("0 FAIL, 0 SKIP");
+    }
+
+    @Test
+    void theEventsScriptFailsTheBarsMissedAnUngatedDeviceAndAMissingCostRun() throws Exception {
+        Run run = run(EVENTS, "--summarize", EVENTS_CANNED.resolve("fail").toString());
+
+        assertThat(run.exit).isEqualTo(1);
+        assertThat(row(run, "events mode, tiny_kernel_stress")).contains("1.2000").endsWith("FAIL");
+        assertThat(row(run, "vs CUPTI")).contains("max 4000.000 us").endsWith("FAIL");
+        assertThat(row(run, "gated")).contains("no gate (cuStreamWaitValue32 returned CUDA error 801)").endsWith("FAIL");
+        assertThat(row(run, "paired in-process cost")).contains("no advice_cost lines").endsWith("FAIL");
+        assertThat(run.lines).last().asString().startsWith("4 FAIL, 0 SKIP");
     }
 
     private record Run(int exit, List<String> lines) {
@@ -85,12 +114,12 @@ class AcceptanceScriptTableTest {
     }
 
     private static Run summarize(String canned) throws Exception {
-        return run("--summarize", CANNED.resolve(canned).toString());
+        return run(ACCEPTANCE, "--summarize", CANNED.resolve(canned).toString());
     }
 
-    private static Run run(String... args) throws IOException, InterruptedException {
+    private static Run run(String script, String... args) throws IOException, InterruptedException {
         assumeTrue(Files.isExecutable(Path.of("/bin/bash")) && onPath("python3"), "needs bash and python3");
-        List<String> command = new java.util.ArrayList<>(List.of("/bin/bash", ROOT.resolve("scripts/agent-acceptance-16.sh").toString()));
+        List<String> command = new java.util.ArrayList<>(List.of("/bin/bash", ROOT.resolve(script).toString()));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -31,7 +31,7 @@ public final class KernelLaunchAdvice {
                      @Advice.FieldValue("sharedBytes") int sharedMem, @Advice.FieldValue("stream") long stream,
                      @Advice.Local("sample") int sample) {
         if (sample >= 0) {
-            EventPairSampler.after(sample, stream, function, gridX, blockX);
+            EventPairSampler.after(sample, stream, function, gridX, blockX, thrown == null);
         }
         Recorder.record(id, start, stream, thrown == null ? 0 : Results.THREW, gridX, gridY, gridZ, blockX, blockY,
                 blockZ, sharedMem, function);

@@ -7,7 +7,8 @@ import net.bytebuddy.asm.Advice;
 
 /**
  * cuLaunchKernel / cuLaunchCooperativeKernel: function, grid, block, shared memory, stream. With sampled
- * event pairs on, every Nth launch of each stream is bracketed by two events (outside the timed span).
+ * event pairs on, every Nth launch of each stream is gated and bracketed by two events (outside the timed span;
+ * see {@link EventPairSampler}).
  */
 public final class LaunchAdvice {
     private LaunchAdvice() {
@@ -37,7 +38,8 @@ public final class LaunchAdvice {
         long s = NativeAddress.of(stream);
         long f = NativeAddress.of(function);
         if (sample >= 0) {
-            EventPairSampler.after(sample, s, f, gridX, blockX);
+            // also after an error or exception: it opens the stream's gate
+            EventPairSampler.after(sample, s, f, gridX, blockX, code == 0);
         }
         Recorder.record(id, start, s, code, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem, f);
     }

@@ -4,6 +4,7 @@ import dev.aorta.agent.bind.OwnStreams;
 import dev.aorta.agent.bind.StreamOps;
 
 import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
@@ -12,13 +13,15 @@ import java.lang.invoke.MethodType;
  * registration), through JCuda's private native methods ({@code cuStreamWaitEventNative} etc.): calling
  * them directly keeps the agent's own calls out of its interception and out of JCuda's exception mode.
  * Raw addresses are wrapped into fresh {@code CUstream}/{@code CUevent}/{@code CUcontext} objects whose
- * native pointer the agent sets itself. Not on any hot path: reflection and boxing are fine here.
+ * native pointer the agent sets itself. Not on any hot path: reflection and boxing are fine here (a sampled
+ * launch's own calls go through {@link LaunchPathNatives}, which allocates nothing).
  */
 public final class JCudaNatives implements StreamOps {
     /** CUDA_ERROR_NOT_READY: the event has not completed yet. */
     static final int NOT_READY = 600;
     private static final int CU_EVENT_DEFAULT = 0;
     private static final int CU_EVENT_DISABLE_TIMING = 2;
+    private static final int MEMHOSTALLOC_DEVICEMAP = 2;
 
     private final Class<?> streamType;
     private final Class<?> eventType;
@@ -37,6 +40,11 @@ public final class JCudaNatives implements StreamOps {
     private final MethodHandle streamWaitEvent;
     private final MethodHandle eventDestroy;
     private final MethodHandle streamIsCapturing;
+    private final MethodHandle deviceGetAttribute;
+    private final MethodHandle memHostAlloc;
+    private final MethodHandle memHostGetDevicePointer;
+    private final Class<?> hostPointerType;
+    private final Class<?> devicePointerType;
     private final java.util.Map<Class<?>, MethodHandle> constructors = new java.util.HashMap<>();
 
     /** Throws if JCuda's driver class or one of the natives is not there. */
@@ -47,8 +55,10 @@ public final class JCudaNatives implements StreamOps {
         deviceType = NativeAddress.jcudaClass("jcuda.driver.CUdevice");
         contextType = NativeAddress.jcudaClass("jcuda.driver.CUcontext");
         MethodHandles.Lookup l = MethodHandles.privateLookupIn(driver, MethodHandles.lookup());
+        hostPointerType = NativeAddress.jcudaClass("jcuda.Pointer");
+        devicePointerType = NativeAddress.jcudaClass("jcuda.driver.CUdeviceptr");
         MethodHandles.Lookup publicLookup = MethodHandles.publicLookup();
-        for (Class<?> t : new Class<?>[] {streamType, eventType, deviceType, contextType}) {
+        for (Class<?> t : new Class<?>[] {streamType, eventType, deviceType, contextType, devicePointerType}) {
             constructors.put(t, publicLookup.findConstructor(t, MethodType.methodType(void.class))
                     .asType(MethodType.methodType(Object.class)));
         }
@@ -69,6 +79,15 @@ public final class JCudaNatives implements StreamOps {
         eventDestroy = generic(l.findStatic(driver, "cuEventDestroyNative", MethodType.methodType(int.class, eventType)));
         streamIsCapturing = generic(l.findStatic(driver, "cuStreamIsCapturingNative",
                 MethodType.methodType(int.class, streamType, int[].class)));
+        deviceGetAttribute = l.findStatic(driver, "cuDeviceGetAttributeNative",
+                MethodType.methodType(int.class, int[].class, int.class, deviceType))
+                .asType(MethodType.methodType(int.class, int[].class, int.class, Object.class));
+        memHostAlloc = l.findStatic(driver, "cuMemHostAllocNative",
+                MethodType.methodType(int.class, hostPointerType, long.class, int.class))
+                .asType(MethodType.methodType(int.class, Object.class, long.class, int.class));
+        memHostGetDevicePointer = l.findStatic(driver, "cuMemHostGetDevicePointerNative",
+                MethodType.methodType(int.class, devicePointerType, hostPointerType, int.class))
+                .asType(MethodType.methodType(int.class, Object.class, Object.class, int.class));
     }
 
     @Override
@@ -160,6 +179,48 @@ public final class JCudaNatives implements StreamOps {
         int[] status = new int[1];
         check("cuStreamIsCapturing", invoke(streamIsCapturing, handle(streamType, stream), status));
         return status[0] != 0;
+    }
+
+    /** cuDeviceGetAttribute of the device with that ordinal. */
+    public int deviceAttribute(int attribute, int device) {
+        int[] value = new int[1];
+        try {
+            check("cuDeviceGetAttribute", (int) deviceGetAttribute.invokeExact(value, attribute, handle(deviceType, device)));
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        return value[0];
+    }
+
+    /**
+     * {@code count} zeroed 32-bit words of pinned host memory mapped into the current context's address space
+     * (cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP): the host writes them through the buffer, a stream reads
+     * them at the device address. Never freed: the agent keeps them for the process's life.
+     */
+    public MappedWords mappedWords(int count) {
+        long bytes = 4L * count;
+        try {
+            Object host = hostPointerType.getConstructor().newInstance();
+            check("cuMemHostAlloc", (int) memHostAlloc.invokeExact(host, bytes, MEMHOSTALLOC_DEVICEMAP));
+            Object device = handle(devicePointerType, 0);
+            check("cuMemHostGetDevicePointer", (int) memHostGetDevicePointer.invokeExact(device, host, 0));
+            ByteBuffer buffer = (ByteBuffer) hostPointerType.getMethod("getByteBuffer", long.class, long.class)
+                    .invoke(host, 0L, bytes);
+            for (int i = 0; i < count; i++) {
+                buffer.putInt(4 * i, 0);
+            }
+            return new MappedWords(buffer, NativeAddress.of(device));
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot map host words", t);
+        }
+    }
+
+    /** Host memory the device reads: {@code host} on this side, {@code deviceAddress} on the device's. */
+    public record MappedWords(ByteBuffer host, long deviceAddress) {
     }
 
     @Override

@@ -95,6 +95,23 @@ class RealJCudaSignaturesTest {
         }
     }
 
+    /** The agent calls the doubles' private natives directly (JCudaNatives, LaunchPathNatives): same descriptors. */
+    @Test
+    void theDoublesNativesHaveTheRealSignatures() {
+        TypeDescription driver = real.describe("jcuda.driver.JCudaDriver").resolve();
+        for (Method m : jcuda.driver.JCudaDriver.class.getDeclaredMethods()) {
+            if (!m.getName().endsWith("Native")) {
+                continue;
+            }
+            String descriptor = new MethodDescription.ForLoadedMethod(m).getDescriptor();
+            assertThat(driver.getDeclaredMethods().filter(named(m.getName())))
+                    .as("jcuda.driver.JCudaDriver#" + m.getName())
+                    .anySatisfy(r -> assertThat(r.getDescriptor()).isEqualTo(descriptor));
+        }
+        assertThat(real.describe("jcuda.Pointer").resolve().getDeclaredMethods().filter(named("getByteBuffer")
+                .and(takesArguments(long.class, long.class)))).as("jcuda.Pointer#getByteBuffer(long, long)").hasSize(1);
+    }
+
     @Test
     void theNativesTheBinderCallsAndTheHandleFieldExist() {
         TypeDescription driver = real.describe("jcuda.driver.JCudaDriver").resolve();
