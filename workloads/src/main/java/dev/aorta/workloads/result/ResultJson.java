@@ -162,7 +162,6 @@ public final class ResultJson {
         o.put("us_per_launch", h.usPerLaunch());
         o.put("iterations_per_second", h.iterationsPerSecond());
         o.put("launches_per_second", h.launchesPerSecond());
-        o.put("excluded_sampled_iterations", h.excludedIterations());
         return o;
     }
 
