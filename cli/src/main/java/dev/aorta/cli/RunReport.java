@@ -58,9 +58,11 @@ final class RunReport {
                         + " us/launch, " + fmt(h.launchesPerSecond()) + " launches/s",
                 "host time inside the workload's launch calls (" + launchCount(h)
                         + ", counted as they were made, untraced)");
+        long untimed = r.kernelTiming().untimedLaunches();
         line(out, "per-stream busy ms", r.streams().stream()
                         .map(s -> "s" + s.index() + "=" + fmt(s.busyMs()))
-                        .collect(Collectors.joining(" ")),
+                        .collect(Collectors.joining(" ")) + (untimed > 0 ? "  (incomplete: " + untimed
+                        + " launches untimed, see the timing source)" : ""),
                 "device time each stream had a kernel running, summed over the " + r.kernelTiming().capturedIterations()
                         + " traced iterations run after the measured ones (roles: " + r.streams().stream().map(RunResult.StreamStats::role)
                         .distinct().collect(Collectors.joining("/")) + ")");

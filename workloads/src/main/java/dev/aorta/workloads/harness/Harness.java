@@ -351,7 +351,7 @@ public final class Harness {
                     streamIdsWithRole(streams, roles, cr.blocking()), cr.waiting(), cr.blocking());
         }
         List<DeviceActivity> all = windows.stream().flatMap(List::stream).toList();
-        return new RunResult.KernelTiming(source, timeline.note(), timeline.captured(), all.size(),
+        return new RunResult.KernelTiming(source, timeline.note(), timeline.captured(), all.size(), timeline.untimed(),
                 timeline.perIteration(),
                 switchOverhead(windows), dispatchLatency(windows), convoy, KernelBreakdown.byName(all));
     }
@@ -436,9 +436,11 @@ public final class Harness {
      * @param windows      one list per traced iteration, or one for all of them (see {@code perIteration})
      * @param perIteration whether the windows are iterations
      * @param captured     traced iterations the windows cover
+     * @param untimed      launch calls of the traced iterations that went past the event pairs (0 under CUPTI)
      * @param note         where the timestamps came from, for the result
      */
-    private record Timeline(List<List<DeviceActivity>> windows, boolean perIteration, int captured, String note) {
+    private record Timeline(List<List<DeviceActivity>> windows, boolean perIteration, int captured, long untimed,
+                            String note) {
     }
 
     /**
@@ -460,7 +462,7 @@ public final class Harness {
         all = gpu.stopActivityCapture();
         List<List<DeviceActivity>> windows = splitIntoIterations(all, traced);
         boolean perIteration = windows.size() == traced;
-        return new Timeline(perIteration ? windows : List.of(all), perIteration, traced,
+        return new Timeline(perIteration ? windows : List.of(all), perIteration, traced, 0,
                 "CUPTI records of " + traced + " traced iterations run after the measured ones (after "
                         + TRACED_WARMUP + " traced warm-up iterations, discarded), " + (perIteration
                         ? "gaps per iteration" : "kernel count not a multiple of the traced iterations, so gaps over all"
@@ -473,6 +475,19 @@ public final class Harness {
      *
      * @param opsPerIteration launches of the last measured iteration: two events per op are made up front
      */
+    /**
+     * What the note says when launches of the sampled iterations bypassed the event pairs: the model module's layers
+     * launch through the gpu module directly, not through the harness's ops, so event pairs cannot see them.
+     */
+    private static String untimedWarning(long untimed, int iterations) {
+        if (untimed <= 0) {
+            return "";
+        }
+        return "; NOT TIMED: " + untimed + " launches of the " + iterations + " sampled iterations went past the "
+                + "harness's ops (the model module's layers launch on their own), so per-stream times, gaps and kernels "
+                + "miss them (all of them when every stream reads 0); --kernel-timing cupti times every kernel";
+    }
+
     private static Timeline sampleWithEventPairs(Workload workload, HarnessOptions options, GpuSession gpu,
                                                  HarnessContext context, List<GpuStream> streams, GpuStream timing,
                                                  List<GpuEvent> events, long opsPerIteration, String whyNotCupti) {
@@ -486,19 +501,21 @@ public final class Harness {
             origin.record(timing);
             sampler.setOrigin(origin);
             context.setSampler(sampler);
+            long launchesBefore = gpu.enqueuedWork();
             try {
                 runTraced(workload, options, gpu, traced, sampler);
             } finally {
                 context.setSampler(null);
             }
+            long untimed = gpu.enqueuedWork() - launchesBefore - sampler.launchesThroughOps();
             List<List<DeviceActivity>> windows = sampler.windows();
-            return new Timeline(windows, true, windows.size(), "CUPTI "
+            return new Timeline(windows, true, traced, untimed, "CUPTI "
                     + (options.kernelTiming() == KernelTimingMode.EVENT_PAIRS ? "" : "unavailable ")
-                    + "(" + whyNotCupti + "); event pairs around every op of " + windows.size()
+                    + "(" + whyNotCupti + "); event pairs around every op of " + traced
                     + " sampled iterations run after the measured ones"
                     + (sampler.exhausted() ? " (event pool ran out: partial)" : "")
                     + "; durations include the wait for the device to start the kernel; throughput and iteration "
-                    + "times are from the unsampled loop");
+                    + "times are from the unsampled loop" + untimedWarning(untimed, traced));
         }
     }
 

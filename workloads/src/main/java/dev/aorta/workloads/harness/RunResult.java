@@ -74,13 +74,16 @@ public record RunResult(String workloadName, Instant timestamp, HarnessOptions o
      * The per-kernel metrics and where their timestamps came from.
      *
      * @param capturedIterations traced iterations the kernel records cover: run after the measured (untraced) ones
+     * @param untimedLaunches    launch calls of the traced iterations that no activity times: with event pairs, those
+     *                           that bypass the harness's ops (the model workloads' layers); 0 under CUPTI. Per-stream
+     *                           times that read 0 with untimed launches were not measured, not idle
      * @param perIterationWindows whether gaps were computed per iteration (else over the whole run)
      * @param switchOverhead      of the kernels, in ns
      * @param dispatchLatency     of the kernels, in ns, from their CUPTI {@code queued} timestamps
      * @param kernelClasses       every activity grouped by name, in ns
      */
     public record KernelTiming(TimingSource source, String sourceNote, int capturedIterations, int activityCount,
-                               boolean perIterationWindows, QueueSwitchOverhead switchOverhead,
+                               long untimedLaunches, boolean perIterationWindows, QueueSwitchOverhead switchOverhead,
                                DispatchLatency dispatchLatency, ConvoyEffect convoy,
                                List<KernelBreakdown.Entry> kernelClasses) {
         /** Why dispatch latency is missing when {@link DispatchLatency#measured()} is false. */

@@ -201,6 +201,7 @@ public final class ResultJson {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("captured_iterations", k.capturedIterations());
         o.put("activity_count", k.activityCount());
+        o.put("untimed_launches", k.untimedLaunches());
         o.put("gap_windows", k.perIterationWindows() ? "per_iteration" : "whole_run");
         ArrayNode classes = o.putArray("classes");
         for (KernelBreakdown.Entry c : k.kernelClasses()) {

@@ -165,6 +165,21 @@ class HarnessTest {
     }
 
     @Test
+    void launchesThatBypassTheOpsAreCountedAsUntimedUnderEventPairsAndTimedUnderCupti() {
+        RunResult cupti = run(new BypassingWorkload(), tiny(2, SyncMode.END_ONLY));
+        assertThat(cupti.kernelTiming().untimedLaunches()).isZero();
+        assertThat(cupti.kernelTiming().activityCount()).isEqualTo(10 * (2 * 5 * 4 + 1));
+
+        gpu.captureUnavailable = "libcupti.so not found";
+        RunResult pairs = run(new BypassingWorkload(), tiny(2, SyncMode.END_ONLY));
+        assertThat(pairs.kernelTiming().activityCount()).isEqualTo(10 * 2 * 5 * 4);
+        assertThat(pairs.kernelTiming().untimedLaunches()).isEqualTo(10);
+        assertThat(pairs.kernelTiming().sourceNote())
+                .contains("NOT TIMED: 10 launches of the 10 sampled iterations went past the harness's ops")
+                .contains("--kernel-timing cupti");
+    }
+
+    @Test
     void cuptiCanBeRequiredAndThenItsAbsenceIsAnError() {
         gpu.captureUnavailable = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
         assertThatThrownBy(() -> run(new TinyKernelStress(),
