@@ -2,8 +2,9 @@
 # Times `aorta run-priority all` (every workload of tiers P0..P3 at its recommended stream count, the harness's
 # defaults: 10 warmup + 100 measured iterations) on one GPU. The bar: it completes within 10 minutes.
 #   scripts/run-priority-all-gpu.sh [OUT_DIR]     (from the repository root, after ./build package -DskipTests)
-# Prints run-priority's table (with each run's wall time: setup, warmup, measured iterations, check), the wall
-# time per tier as run-priority sums it, the command's total wall time and PASS/FAIL against the bar.
+# Prints run-priority's table (with each run's wall time: setup, warmup, measured iterations, check, traced
+# iterations), the wall time per tier as run-priority sums it, the command's total wall time and PASS/FAIL against
+# the bar.
 # Environment: AORTA (dist/bin/aorta), LIMIT_S (600).
 set -u
 OUT=${1:-run-priority-all-out}

@@ -43,13 +43,13 @@ final class HarnessOptionsMixin {
     Map<String, String> params = new LinkedHashMap<>();
 
     @Option(names = "--kernel-timing", defaultValue = "auto", paramLabel = "SOURCE",
-            description = "Per-kernel device timestamps: auto (CUPTI, else sampled event pairs), cupti (or fail), "
-                    + "event-pairs (sampled; unsampled iterations run untraced, so their host launch cost is bare) "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "Per-kernel device timestamps of the traced iterations, run after the measured (untraced) "
+                    + "ones: auto (CUPTI, else event pairs), cupti (or fail), event-pairs (default: ${DEFAULT-VALUE}).")
     String kernelTiming;
 
-    @Option(names = "--timing-samples", defaultValue = "5",
-            description = "Iterations timed per kernel when event pairs are used (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timing-samples", defaultValue = "10", paramLabel = "N",
+            description = "Iterations traced for per-kernel device times after the measured ones, which run untraced "
+                    + "(default: ${DEFAULT-VALUE}).")
     int timingSamples;
 
     @Option(names = "--max-connections", paramLabel = "N",

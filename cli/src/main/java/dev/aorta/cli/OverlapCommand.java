@@ -109,11 +109,11 @@ final class OverlapCommand implements Callable<Integer> {
     Integer device;
 
     @Option(names = "--kernel-timing", defaultValue = "auto", paramLabel = "SOURCE",
-            description = "auto, cupti or event-pairs, as in aorta run; auto is event-pairs in comms_only, whose "
-                    + "bandwidth CUPTI tracing would lower (default: ${DEFAULT-VALUE}).")
+            description = "auto, cupti or event-pairs, as in aorta run (default: ${DEFAULT-VALUE}).")
     String kernelTiming;
 
-    @Option(names = "--timing-samples", defaultValue = "5", paramLabel = "N", description = "Iterations timed by event pairs without CUPTI (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timing-samples", defaultValue = "10", paramLabel = "N",
+            description = "Iterations traced after the measured ones, as in aorta run (default: ${DEFAULT-VALUE}).")
     int timingSamples;
 
     @Option(names = "--no-references",
@@ -180,13 +180,6 @@ final class OverlapCommand implements Callable<Integer> {
                     + visible.getAsInt() + " GPUs are visible");
         }
         KernelTimingMode timing = KernelTimingMode.parse(kernelTiming);
-        if (timing == KernelTimingMode.AUTO && overlapMode == OverlapMode.COMMS_ONLY) {
-            // comms_only has nothing to overlap: its figure is bandwidth, and CUPTI tracing costs an NCCL loop
-            // some of it (4x H200, 128 MiB bf16 all-reduce: 300-306 GB/s traced, 322 untraced, torch 324)
-            timing = KernelTimingMode.EVENT_PAIRS;
-            System.out.println("kernel timing: event pairs (comms_only measures bandwidth, which CUPTI tracing "
-                    + "lowers; --kernel-timing cupti to trace every kernel anyway)");
-        }
         HarnessOptions options = new HarnessOptions(1, iterations, warmup, SyncMode.parse(syncMode), dev,
                 PriorityMode.NONE, computeType, timing, timingSamples, Map.of(), null);
         Path out = output == null ? null : rankFile(output, env);

@@ -57,13 +57,14 @@ final class RunReport {
         line(out, "host enqueue", fmt(h.perIterationMs().mean()) + " ms/iteration, " + fmt(h.usPerLaunch())
                         + " us/launch, " + fmt(h.launchesPerSecond()) + " launches/s",
                 "host time inside the workload's launch calls (" + launchCount(h)
-                        + ", counted as they were made" + (h.excludedIterations() > 0 ? ", " + h.excludedIterations()
-                        + " event-pair-sampled iterations left out" : "") + ")");
+                        + ", counted as they were made, untraced)");
+        long untimed = r.kernelTiming().untimedLaunches();
         line(out, "per-stream busy ms", r.streams().stream()
                         .map(s -> "s" + s.index() + "=" + fmt(s.busyMs()))
-                        .collect(Collectors.joining(" ")),
-                "device time each stream had a kernel running, over the " + r.kernelTiming().capturedIterations()
-                        + " captured iterations (roles: " + r.streams().stream().map(RunResult.StreamStats::role)
+                        .collect(Collectors.joining(" ")) + (untimed > 0 ? "  (incomplete: " + untimed
+                        + " launches untimed, see the timing source)" : ""),
+                "device time each stream had a kernel running, summed over the " + r.kernelTiming().capturedIterations()
+                        + " traced iterations run after the measured ones (roles: " + r.streams().stream().map(RunResult.StreamStats::role)
                         .distinct().collect(Collectors.joining("/")) + ")");
         QueueSwitchOverhead sw = r.kernelTiming().switchOverhead();
         line(out, "queue switch", "inter-stream gaps n=" + sw.interGaps() + " mean " + fmt(sw.interGapsNs().mean() / 1e3)

@@ -189,7 +189,7 @@ class MetricsAgreementTest {
 
     /** {@code aorta overlap}'s analysis of a run whose one captured iteration is {@code activities}. */
     private static OverlapAnalysis harness(List<DeviceActivity> activities) {
-        RunResult.KernelTiming timing = new RunResult.KernelTiming(TimingSource.CUPTI, null, 1, activities.size(), true,
+        RunResult.KernelTiming timing = new RunResult.KernelTiming(TimingSource.CUPTI, null, 1, activities.size(), 0, true,
                 Harness.switchOverhead(List.of(activities)), Harness.dispatchLatency(List.of(activities)), null,
                 List.of());
         RunResult run = new RunResult("comms_compute_overlap", null, null, null, null, null, null, null, null,

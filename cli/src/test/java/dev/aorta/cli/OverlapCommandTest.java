@@ -124,8 +124,8 @@ class OverlapCommandTest {
         assertThat(mr.path("communication").path("busbw_factor").asDouble()).isZero();
         assertThat(mr.path("communication").path("loop_algbw_gbps").asDouble()).isPositive()
                 .isLessThanOrEqualTo(mr.path("communication").path("algbw_gbps").asDouble());
-        // + the barrier before the measured loop + the correctness check
-        assertThat(opened.getLast().collectivesIssued).hasSize(3 * (20 + 2) + 1 + 1);
+        // + the barrier before the measured loop + the correctness check + the traced warm-up and traced iterations
+        assertThat(opened.getLast().collectivesIssued).hasSize(3 * (20 + 2) + 1 + 1 + 3 * (2 + 10));
     }
 
     @Test
@@ -139,23 +139,30 @@ class OverlapCommandTest {
             assertThat(r.path("runs").path("comms_compute").path("timing_source").asText()).isEqualTo("event_pairs_sampled");
             assertThat(r.path("overlap").path("comm_ns").asLong()).as(real).isPositive();
             assertThat(r.path("overlap").path("compute_ns").asLong()).as(real).isPositive();
-            assertThat(r.path("overlap").path("iterations").asInt()).isEqualTo(5);
+            assertThat(r.path("overlap").path("iterations").asInt()).isEqualTo(10);
         }
     }
 
     @Test
-    void commsOnlyMeasuresBandwidthUntracedUnlessCuptiIsAskedFor() throws Exception {
-        Path auto = dir.resolve("auto.json");
+    void commsOnlyMeasuresItsLoopBandwidthUntracedWhicheverSourceTracesTheKernels() throws Exception {
         Path cupti = dir.resolve("cupti.json");
-        CliRunner.Outcome o = aorta(s -> { }, args("--mode", "comms_only", "--real-collectives", "-o", auto.toString()));
+        Path pairs = dir.resolve("pairs.json");
+        Consumer<SimulatedGpuSession> costlyTracer = s -> {
+            s.tracingHostNsPerLaunch = 4_000;
+            s.tracingDeviceGapNs = 5_000;
+        };
+        CliRunner.Outcome o = aorta(costlyTracer, args("--mode", "comms_only", "--real-collectives", "-o",
+                cupti.toString()));
         assertThat(o.exitCode()).as(o.err()).isZero();
-        assertThat(o.out()).contains("kernel timing: event pairs (comms_only measures bandwidth");
-        assertThat(aorta(s -> { }, args("--mode", "comms_only", "--real-collectives", "--kernel-timing", "cupti",
-                "-o", cupti.toString())).exitCode()).isZero();
-        assertThat(ResultJson.read(auto).path("runs").path("comms_only").path("timing_source").asText())
+        assertThat(aorta(costlyTracer, args("--mode", "comms_only", "--real-collectives", "--kernel-timing",
+                "event-pairs", "-o", pairs.toString())).exitCode()).isZero();
+        JsonNode traced = ResultJson.read(cupti);
+        JsonNode sampled = ResultJson.read(pairs);
+        assertThat(traced.path("runs").path("comms_only").path("timing_source").asText()).isEqualTo("cupti");
+        assertThat(sampled.path("runs").path("comms_only").path("timing_source").asText())
                 .isEqualTo("event_pairs_sampled");
-        assertThat(ResultJson.read(cupti).path("runs").path("comms_only").path("timing_source").asText())
-                .isEqualTo("cupti");
+        assertThat(traced.path("communication").path("loop_algbw_gbps").asDouble()).isPositive()
+                .isEqualTo(sampled.path("communication").path("loop_algbw_gbps").asDouble());
     }
 
     @Test

@@ -73,7 +73,7 @@ class RunCommandTest {
         CliRunner.Outcome o = aorta("run", "hetero_kernels", "-s", "4", "-i", "5", "-w", "1",
                 "-p", "gemm_size=256", "--profile", "--profile-dir", dir.toString());
         assertThat(o.exitCode()).as(o.err()).isZero();
-        assertThat(opened).hasSize(1);  // one session, one setup: the trace comes from the measured run itself
+        assertThat(opened).hasSize(1);  // one session, one setup: the trace comes from the run's traced iterations
         JsonNode trace = ResultJson.read(dir.resolve("hetero_kernels_s4_trace.json"));
         List<String> tracks = new ArrayList<>();
         int kernels = 0;
@@ -88,7 +88,8 @@ class RunCommandTest {
         }
         assertThat(tracks).containsExactly("stream 0 (large, priority 0)", "stream 1 (large, priority 0)",
                 "stream 2 (small, priority 0)", "stream 3 (small, priority 0)");
-        assertThat(kernels).isEqualTo(5 * (2 + 2 * 10));
+        // the 10 traced iterations (--timing-samples), not the 5 measured ones
+        assertThat(kernels).isEqualTo(10 * (2 + 2 * 10));
     }
 
     @Test

@@ -18,6 +18,7 @@ import dev.aorta.workloads.spi.WorkloadContext;
 public final class FailingWorkload implements Workload {
     public static final int FAIL_AT = 3;
     private Op relu;
+    private boolean measuring;
 
     @Override
     public String name() {
@@ -63,8 +64,18 @@ public final class FailingWorkload implements Workload {
     }
 
     @Override
+    public void beforeMeasuredIterations() {
+        measuring = true;
+    }
+
+    @Override
+    public void afterMeasuredIterations() {
+        measuring = false;
+    }
+
+    @Override
     public void runIteration(int iteration) {
-        if (iteration == FAIL_AT) {
+        if (measuring && iteration == FAIL_AT) {
             throw new IllegalStateException("boom at " + FAIL_AT);
         }
         relu.run();

@@ -24,6 +24,9 @@ final class EventPairSampler implements AutoCloseable {
     private final List<GpuEvent[]> pairs = new ArrayList<>();
     private final List<Sample> samples = new ArrayList<>();
     private final Map<GpuStream, Long> streamIds;
+    private final GpuSession gpu;
+    /** Launch calls made inside the harness's ops of sampled iterations (an op may make several). */
+    private long launchesThroughOps;
     private GpuEvent origin;
     private int currentIteration = -1;
     private boolean active;
@@ -34,6 +37,7 @@ final class EventPairSampler implements AutoCloseable {
 
     EventPairSampler(GpuSession gpu, int pairCount, Map<GpuStream, Long> streamIds) {
         this.streamIds = streamIds;
+        this.gpu = gpu;
         for (int i = 0; i < pairCount; i++) {
             pairs.add(new GpuEvent[] {gpu.createTimingEvent(), gpu.createTimingEvent()});
         }
@@ -54,16 +58,28 @@ final class EventPairSampler implements AutoCloseable {
     }
 
     void around(String label, GpuStream stream, Runnable launch) {
+        long before = gpu.enqueuedWork();
         if (samples.size() == pairs.size()) {
             exhausted = true;
             launch.run();
+            launchesThroughOps += gpu.enqueuedWork() - before;
             return;
         }
         GpuEvent[] pair = pairs.get(samples.size());
         pair[0].record(stream);
         launch.run();
+        launchesThroughOps += gpu.enqueuedWork() - before;
         pair[1].record(stream);
         samples.add(new Sample(currentIteration, label, stream, pair[0], pair[1]));
+    }
+
+    /**
+     * Launch calls made inside the harness's ops of sampled iterations: compared with all the calls of those
+     * iterations, it shows work that bypassed the ops (the model module's layers launch on their own) and that no
+     * event pair could time.
+     */
+    long launchesThroughOps() {
+        return launchesThroughOps;
     }
 
     /** Whether some ops of sampled iterations went unsampled because the events ran out. */

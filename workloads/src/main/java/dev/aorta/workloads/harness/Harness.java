@@ -28,12 +28,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
- * Runs one workload: creates its streams, sets it up, warms up, measures the iterations in the chosen
- * {@link SyncMode}, captures per-kernel device timestamps, computes the metrics, and tears down.
+ * Runs one workload: creates its streams, sets it up, warms up, measures the iterations untraced in the chosen
+ * {@link SyncMode} (throughput, iteration times, host enqueue), checks the output, then runs a few more iterations
+ * under CUPTI or event-pair sampling for the per-kernel device timeline (per-stream busy time, gaps, convoys, the
+ * workloads' own results), computes the metrics, and tears down.
  */
 public final class Harness {
     /** Environment variables that change how the device schedules streams, recorded with every result. */
@@ -81,8 +82,6 @@ public final class Harness {
         List<GpuEvent> events = new ArrayList<>();
         GpuStream timing = null;
         HarnessContext context = null;
-        EventPairSampler sampler = null;
-        boolean capturing = false;
         Throwable failure = null;
         GpuTelemetry before = gpu.telemetry();
         try {
@@ -105,109 +104,70 @@ public final class Harness {
                 captureUnavailable = "not used: --kernel-timing event-pairs";
             }
             TimingSource source = captureUnavailable == null ? TimingSource.CUPTI : TimingSource.EVENT_PAIRS_SAMPLED;
-            if (source == TimingSource.CUPTI) {
-                // before the warmup: once CUPTI records, the first launch of each kernel is slow by milliseconds
-                // (seen on H100/H200: 6-12 ms first iterations of GEMM and NCCL loops); the warmup absorbs it
-                // and its records are discarded when the measured loop starts
-                gpu.startActivityCapture();
-                capturing = true;
-            }
-            long lastWarmupLaunches = -1;
+
+            // the measured loop runs untraced: a profiler must not change the throughput it reports (CUPTI's kernel
+            // records cost the host per launch and widen the device's gaps between kernels by microseconds)
             for (int i = 0; i < options.warmup(); i++) {
-                long enqueuedBefore = gpu.enqueuedWork();
                 workload.runIteration(i);
-                lastWarmupLaunches = gpu.enqueuedWork() - enqueuedBefore;
                 if (options.syncMode() == SyncMode.PER_ITERATION) {
                     gpu.synchronize();
                 }
             }
             gpu.synchronize();
-            Set<Integer> sampled = Set.of();
-            if (source == TimingSource.EVENT_PAIRS_SAMPLED) {
-                sampled = sampledIterations(options.iterations(), options.timingSamples());
-                Map<GpuStream, Long> ids = new HashMap<>();
-                streams.forEach(s -> ids.put(s, s.activityStreamId()));
-                // two events per op of a sampled iteration, as many ops as the last warmup iteration enqueued; with
-                // no warmup nothing has been counted before the measured loop, so the pool gets the cap
-                long perIteration = lastWarmupLaunches >= 0 ? lastWarmupLaunches : MAX_EVENT_PAIRS;
-                long pairs = Math.min(MAX_EVENT_PAIRS, perIteration * sampled.size());
-                sampler = new EventPairSampler(gpu, (int) pairs, ids);
-                context.setSampler(sampler);
-            }
-
             Measurement m = new Measurement(options.iterations());
-            GpuEvent origin = gpu.createTimingEvent();
-            events.add(origin);
-            if (sampler != null) {
-                sampler.setOrigin(origin);
-            }
             long wallStart = System.nanoTime();
-            measure(workload, options, gpu, streams, timing, origin, sampler, sampled, m, events);
+            measure(workload, options, gpu, streams, timing, m, events);
             m.wallNs = System.nanoTime() - wallStart;
-
-            List<List<DeviceActivity>> windows;
-            boolean perIteration;
-            String sourceNote;
-            int captured;
-            if (sampler == null) {
-                capturing = false;
-                List<DeviceActivity> all = gpu.stopActivityCapture();
-                windows = splitIntoIterations(all, options.iterations());
-                perIteration = windows.size() == options.iterations();
-                if (!perIteration) {
-                    windows = List.of(all);
-                }
-                captured = options.iterations();
-                sourceNote = perIteration ? "CUPTI records of all measured iterations, gaps per iteration"
-                        : "CUPTI records of all measured iterations; kernel count not a multiple of iterations, "
-                                + "so gaps over the whole run";
-            } else {
-                windows = sampler.windows();
-                perIteration = true;
-                captured = windows.size();
-                sourceNote = "CUPTI " + (options.kernelTiming() == KernelTimingMode.EVENT_PAIRS ? "" : "unavailable ")
-                        + "(" + captureUnavailable + "); event pairs around every op of "
-                        + captured + " sampled iterations" + (sampler.exhausted() ? " (event pool ran out: partial)" : "")
-                        + "; durations include the wait for the device to start the kernel";
-            }
+            RunResult.Telemetry telemetry = new RunResult.Telemetry(before, gpu.telemetry());
+            workload.afterMeasuredIterations();
+            Throughput throughput = workload.throughput(options.iterations(), m.totalMs);
 
             RunResult.Correctness correctness = workload.hasCorrectnessCheck()
                     ? new RunResult.Correctness(true, workload.correctnessProblem().orElse(null))
                     : new RunResult.Correctness(false, null);
+
+            // the device timeline comes from iterations of its own, after the check
+            Timeline timeline = source == TimingSource.CUPTI
+                    ? traceWithCupti(workload, options, gpu)
+                    : sampleWithEventPairs(workload, options, gpu, context, streams, timing, events,
+                    m.launches[options.iterations() - 1], captureUnavailable);
+            List<List<DeviceActivity>> windows = timeline.windows();
+
             RunResult.BaselineLoop baseline = baselineLoop && workload.hasBaselineLoop()
                     ? measureBaselineLoop(workload, options, gpu, streams.getFirst(), events) : null;
             if (baseline != null) {
-                Throughput harnessTp = workload.throughput(options.iterations(), m.totalMs);
                 baseline = new RunResult.BaselineLoop(baseline.iterations(), baseline.totalTimeMs(),
-                        baseline.throughput(), harnessTp.value() / baseline.throughput().value());
+                        baseline.throughput(), throughput.value() / baseline.throughput().value());
             }
 
-            RunResult.Telemetry telemetry = new RunResult.Telemetry(before, gpu.telemetry());
             Map<String, Object> ownResults = workload.results(windows,
                     streams.stream().map(GpuStream::activityStreamId).toList());
             return new RunResult(workload.name(), Instant.now(), options, workload.description(), device, envVars,
                     workloadConfig(workload, context, options, roles),
-                    workload.throughput(options.iterations(), m.totalMs),
+                    throughput,
                     options.syncMode() == SyncMode.NONE ? null : SampleStats.of(m.iterationMs),
                     options.syncMode() == SyncMode.NONE ? new double[0] : m.iterationMs,
                     m.totalMs, m.wallNs / 1e6,
-                    hostEnqueue(m, sampled),
+                    hostEnqueue(m),
                     streamStats(streams, roles, windows),
-                    kernelTiming(workload, source, sourceNote, captured, perIteration, windows, streams, roles),
+                    kernelTiming(workload, source, timeline, streams, roles),
                     new RunResult.MemoryReport(gpu.memoryStats()), correctness, windows, baseline, telemetry, ownResults);
         } catch (RuntimeException | Error e) {
             failure = e;
             throw e;
         } finally {
-            if (capturing) {
-                stopQuietly(gpu, failure);
-            }
-            cleanup(workload, context, sampler, events, streams, timing, failure);
+            cleanup(workload, context, events, streams, timing, failure);
         }
     }
 
     /** Caps the events the fallback creates up front (two per sampled op). */
     static final long MAX_EVENT_PAIRS = 50_000;
+
+    /**
+     * Iterations run under CUPTI before the traced ones and discarded: once CUPTI records, the first launch of each
+     * kernel is slow by milliseconds (seen on H100/H200: 6-12 ms first iterations of GEMM and NCCL loops).
+     */
+    static final int TRACED_WARMUP = 2;
 
     /** Per-iteration raw numbers of the measured loop. */
     private static final class Measurement {
@@ -226,9 +186,9 @@ public final class Harness {
     }
 
     private static void measure(Workload workload, HarnessOptions options, GpuSession gpu, List<GpuStream> streams,
-                                GpuStream timing, GpuEvent origin, EventPairSampler sampler, Set<Integer> sampled,
-                                Measurement m, List<GpuEvent> events) {
+                                GpuStream timing, Measurement m, List<GpuEvent> events) {
         int n = options.iterations();
+        GpuEvent origin = track(gpu.createTimingEvent(), events);
         List<GpuEvent> joins = new ArrayList<>();
         for (int s = 0; s < streams.size(); s++) {
             joins.add(track(gpu.createEvent(), events));
@@ -245,15 +205,8 @@ public final class Harness {
             }
         }
         workload.beforeMeasuredIterations();
-        if (sampler == null) {  // timed by CUPTI, capturing since before the warmup
-            gpu.synchronize();
-            gpu.discardCapturedActivity();  // the warmup's and the hook's records: only measured work is kept
-        }
         origin.record(timing);
         for (int i = 0; i < n; i++) {
-            if (sampler != null) {
-                sampler.beginIteration(i, sampled.contains(i));
-            }
             if (start[i] != null) {
                 start[i].record(timing);
             }
@@ -269,9 +222,6 @@ public final class Harness {
             if (options.syncMode() == SyncMode.PER_ITERATION) {
                 end[i].synchronize();
             }
-        }
-        if (sampler != null) {
-            sampler.beginIteration(n, false);
         }
         gpu.synchronize();
         for (int i = 0; i < n && perIterationEvents; i++) {
@@ -303,14 +253,25 @@ public final class Harness {
         return e;
     }
 
-    /** {@code count} iterations spread evenly over {@code iterations}, the first and the middle ones included. */
-    static Set<Integer> sampledIterations(int iterations, int count) {
-        Set<Integer> result = new TreeSet<>();
-        int k = Math.min(count, iterations);
-        for (int j = 0; j < k; j++) {
-            result.add((int) ((long) j * iterations / k));
+    /**
+     * Runs {@code count} iterations for the device timeline, numbered from 0, in the run's sync mode, each one sampled
+     * by {@code sampler} when there is one, and waits for the device.
+     */
+    private static void runTraced(Workload workload, HarnessOptions options, GpuSession gpu, int count,
+                                  EventPairSampler sampler) {
+        for (int i = 0; i < count; i++) {
+            if (sampler != null) {
+                sampler.beginIteration(i, true);
+            }
+            workload.runIteration(i);
+            if (options.syncMode() == SyncMode.PER_ITERATION) {
+                gpu.synchronize();
+            }
         }
-        return result;
+        if (sampler != null) {
+            sampler.beginIteration(count, false);
+        }
+        gpu.synchronize();
     }
 
     /**
@@ -332,35 +293,24 @@ public final class Harness {
         return windows;
     }
 
-    /**
-     * Host time per iteration and per launch over the measured iterations that event-pair sampling left alone (all of
-     * them when every one was sampled); launches are those the session counted during the same iterations.
-     */
-    private static RunResult.HostEnqueue hostEnqueue(Measurement m, Set<Integer> sampled) {
-        int n = m.hostNs.length;
-        boolean keepAll = n == sampledCount(n, sampled);
-        List<Double> ms = new ArrayList<>();
+    /** Host time per iteration and per launch over the measured iterations, with the launches counted in them. */
+    private static RunResult.HostEnqueue hostEnqueue(Measurement m) {
+        double[] ms = new double[m.hostNs.length];
         long launchSum = 0;
         long minLaunches = Long.MAX_VALUE;
         long maxLaunches = Long.MIN_VALUE;
-        for (int i = 0; i < n; i++) {
-            if (keepAll || !sampled.contains(i)) {
-                ms.add(m.hostNs[i] / 1e6);
-                launchSum += m.launches[i];
-                minLaunches = Math.min(minLaunches, m.launches[i]);
-                maxLaunches = Math.max(maxLaunches, m.launches[i]);
-            }
+        for (int i = 0; i < ms.length; i++) {
+            ms[i] = m.hostNs[i] / 1e6;
+            launchSum += m.launches[i];
+            minLaunches = Math.min(minLaunches, m.launches[i]);
+            maxLaunches = Math.max(maxLaunches, m.launches[i]);
         }
-        SampleStats stats = SampleStats.of(ms.stream().mapToDouble(Double::doubleValue).toArray());
-        double launches = (double) launchSum / ms.size();
+        SampleStats stats = SampleStats.of(ms);
+        double launches = (double) launchSum / ms.length;
         double usPerLaunch = launches > 0 ? stats.mean() * 1e3 / launches : 0;
         double iterationsPerSecond = 1e3 / stats.mean();
         return new RunResult.HostEnqueue(stats, launches, minLaunches, maxLaunches, usPerLaunch, iterationsPerSecond,
-                iterationsPerSecond * launches, n - ms.size());
-    }
-
-    private static int sampledCount(int iterations, Set<Integer> sampled) {
-        return (int) sampled.stream().filter(i -> i < iterations).count();
+                iterationsPerSecond * launches);
     }
 
     private static List<RunResult.StreamStats> streamStats(List<GpuStream> streams, List<String> roles,
@@ -388,10 +338,9 @@ public final class Harness {
         return result;
     }
 
-    private static RunResult.KernelTiming kernelTiming(Workload workload, TimingSource source, String note,
-                                                       int captured, boolean perIteration,
-                                                       List<List<DeviceActivity>> windows, List<GpuStream> streams,
-                                                       List<String> roles) {
+    private static RunResult.KernelTiming kernelTiming(Workload workload, TimingSource source, Timeline timeline,
+                                                       List<GpuStream> streams, List<String> roles) {
+        List<List<DeviceActivity>> windows = timeline.windows();
         // convoys are about kernels; copies and memsets only count as busy time
         List<List<DeviceActivity>> kernelsOnly = windows.stream()
                 .map(w -> w.stream().filter(a -> a.kind() == ActivityKind.KERNEL).toList()).toList();
@@ -402,7 +351,8 @@ public final class Harness {
                     streamIdsWithRole(streams, roles, cr.blocking()), cr.waiting(), cr.blocking());
         }
         List<DeviceActivity> all = windows.stream().flatMap(List::stream).toList();
-        return new RunResult.KernelTiming(source, note, captured, all.size(), perIteration,
+        return new RunResult.KernelTiming(source, timeline.note(), timeline.captured(), all.size(), timeline.untimed(),
+                timeline.perIteration(),
                 switchOverhead(windows), dispatchLatency(windows), convoy, KernelBreakdown.byName(all));
     }
 
@@ -480,16 +430,102 @@ public final class Harness {
         }
     }
 
+    /**
+     * The device activity of the traced iterations.
+     *
+     * @param windows      one list per traced iteration, or one for all of them (see {@code perIteration})
+     * @param perIteration whether the windows are iterations
+     * @param captured     traced iterations the windows cover
+     * @param untimed      launch calls of the traced iterations that went past the event pairs (0 under CUPTI)
+     * @param note         where the timestamps came from, for the result
+     */
+    private record Timeline(List<List<DeviceActivity>> windows, boolean perIteration, int captured, long untimed,
+                            String note) {
+    }
+
+    /**
+     * {@code --timing-samples} iterations under CUPTI, after {@link #TRACED_WARMUP} traced ones whose records are
+     * discarded, split into iterations by issue order.
+     */
+    private static Timeline traceWithCupti(Workload workload, HarnessOptions options, GpuSession gpu) {
+        int traced = options.timingSamples();
+        List<DeviceActivity> all;
+        gpu.startActivityCapture();
+        try {
+            runTraced(workload, options, gpu, TRACED_WARMUP, null);
+            gpu.discardCapturedActivity();
+            runTraced(workload, options, gpu, traced, null);
+        } catch (RuntimeException | Error e) {
+            stopQuietly(gpu, e);
+            throw e;
+        }
+        all = gpu.stopActivityCapture();
+        List<List<DeviceActivity>> windows = splitIntoIterations(all, traced);
+        boolean perIteration = windows.size() == traced;
+        return new Timeline(perIteration ? windows : List.of(all), perIteration, traced, 0,
+                "CUPTI records of " + traced + " traced iterations run after the measured ones (after "
+                        + TRACED_WARMUP + " traced warm-up iterations, discarded), " + (perIteration
+                        ? "gaps per iteration" : "kernel count not a multiple of the traced iterations, so gaps over all"
+                        + " of them") + "; throughput and iteration times are from the untraced loop");
+    }
+
+    /**
+     * {@code --timing-samples} iterations with event pairs around every op, after {@link #TRACED_WARMUP} unsampled
+     * ones: as many iterations as under CUPTI, because the ranks of one job must issue the same collectives.
+     *
+     * @param opsPerIteration launches of the last measured iteration: two events per op are made up front
+     */
+    /**
+     * What the note says when launches of the sampled iterations bypassed the event pairs: the model module's layers
+     * launch through the gpu module directly, not through the harness's ops, so event pairs cannot see them.
+     */
+    private static String untimedWarning(long untimed, int iterations) {
+        if (untimed <= 0) {
+            return "";
+        }
+        return "; NOT TIMED: " + untimed + " launches of the " + iterations + " sampled iterations went past the "
+                + "harness's ops (the model module's layers launch on their own), so per-stream times, gaps and kernels "
+                + "miss them (all of them when every stream reads 0); --kernel-timing cupti times every kernel";
+    }
+
+    private static Timeline sampleWithEventPairs(Workload workload, HarnessOptions options, GpuSession gpu,
+                                                 HarnessContext context, List<GpuStream> streams, GpuStream timing,
+                                                 List<GpuEvent> events, long opsPerIteration, String whyNotCupti) {
+        int traced = options.timingSamples();
+        Map<GpuStream, Long> ids = new HashMap<>();
+        streams.forEach(s -> ids.put(s, s.activityStreamId()));
+        runTraced(workload, options, gpu, TRACED_WARMUP, null);
+        try (EventPairSampler sampler = new EventPairSampler(gpu,
+                (int) Math.min(MAX_EVENT_PAIRS, opsPerIteration * traced), ids)) {
+            GpuEvent origin = track(gpu.createTimingEvent(), events);
+            origin.record(timing);
+            sampler.setOrigin(origin);
+            context.setSampler(sampler);
+            long launchesBefore = gpu.enqueuedWork();
+            try {
+                runTraced(workload, options, gpu, traced, sampler);
+            } finally {
+                context.setSampler(null);
+            }
+            long untimed = gpu.enqueuedWork() - launchesBefore - sampler.launchesThroughOps();
+            List<List<DeviceActivity>> windows = sampler.windows();
+            return new Timeline(windows, true, traced, untimed, "CUPTI "
+                    + (options.kernelTiming() == KernelTimingMode.EVENT_PAIRS ? "" : "unavailable ")
+                    + "(" + whyNotCupti + "); event pairs around every op of " + traced
+                    + " sampled iterations run after the measured ones"
+                    + (sampler.exhausted() ? " (event pool ran out: partial)" : "")
+                    + "; durations include the wait for the device to start the kernel; throughput and iteration "
+                    + "times are from the unsampled loop" + untimedWarning(untimed, traced));
+        }
+    }
+
     /** Releases everything; a cleanup error is thrown unless the run already failed (then it is attached). */
-    private static void cleanup(Workload workload, HarnessContext context, EventPairSampler sampler,
-                                List<GpuEvent> events, List<GpuStream> streams, GpuStream timing, Throwable failure) {
+    private static void cleanup(Workload workload, HarnessContext context, List<GpuEvent> events,
+                                List<GpuStream> streams, GpuStream timing, Throwable failure) {
         List<Runnable> steps = new ArrayList<>();
         steps.add(workload::cleanup);
         if (context != null) {
             steps.add(context::close);
-        }
-        if (sampler != null) {
-            steps.add(sampler::close);
         }
         events.forEach(e -> steps.add(e::close));
         streams.forEach(s -> steps.add(s::close));

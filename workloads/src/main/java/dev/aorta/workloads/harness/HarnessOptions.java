@@ -11,7 +11,7 @@ import java.util.Map;
  * @param iterations    measured iterations
  * @param warmup        iterations run (and waited for) before measuring
  * @param kernelTiming  where per-kernel device timestamps come from
- * @param timingSamples iterations timed with event pairs per kernel when CUPTI is unavailable
+ * @param timingSamples iterations traced (CUPTI or event pairs) after the measured ones, which run untraced
  * @param params        the workload's own options as given ({@code --param name=value})
  * @param maxConnections CUDA_DEVICE_MAX_CONNECTIONS set for this process before the GPU opened, or null
  */
@@ -20,7 +20,7 @@ public record HarnessOptions(int streams, int iterations, int warmup, SyncMode s
                              int timingSamples, Map<String, String> params, Integer maxConnections) {
     public static final int DEFAULT_ITERATIONS = 100;
     public static final int DEFAULT_WARMUP = 10;
-    public static final int DEFAULT_TIMING_SAMPLES = 5;
+    public static final int DEFAULT_TIMING_SAMPLES = 10;
 
     public HarnessOptions {
         params = Map.copyOf(params);

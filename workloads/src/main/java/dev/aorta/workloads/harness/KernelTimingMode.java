@@ -2,16 +2,13 @@ package dev.aorta.workloads.harness;
 
 import java.util.Arrays;
 
-/** Which source of per-kernel device timestamps a run asks for. */
+/** Which source of per-kernel device timestamps a run asks for, in the traced iterations after the measured ones. */
 public enum KernelTimingMode {
     /** CUPTI when the session has it, sampled event pairs otherwise. */
     AUTO("auto"),
     /** CUPTI or an error: for runs whose results must cover every kernel. */
     CUPTI("cupti"),
-    /**
-     * Sampled event pairs even when CUPTI works: the unsampled iterations then run with no tracing at
-     * all, so their host enqueue time is the bare launch cost.
-     */
+    /** Event pairs around every op even when CUPTI works (what an external profiler such as nsys runs beside). */
     EVENT_PAIRS("event-pairs");
 
     private final String label;

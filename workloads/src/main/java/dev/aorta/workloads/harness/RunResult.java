@@ -47,11 +47,10 @@ public record RunResult(String workloadName, Instant timestamp, HarnessOptions o
      *                             ({@link dev.aorta.workloads.session.GpuSession#enqueuedWork()})
      * @param minLaunches          fewest of one iteration (equal to the most unless iterations enqueue different work)
      * @param usPerLaunch          mean host µs per launch
-     * @param excludedIterations   iterations left out because event-pair sampling slowed their enqueue
      */
     public record HostEnqueue(SampleStats perIterationMs, double launchesPerIteration, long minLaunches,
                               long maxLaunches, double usPerLaunch, double iterationsPerSecond,
-                              double launchesPerSecond, int excludedIterations) {
+                              double launchesPerSecond) {
 
         /** Whether the iterations enqueued different numbers of calls (then the count is their mean). */
         public boolean launchCountVaried() {
@@ -63,7 +62,8 @@ public record RunResult(String workloadName, Instant timestamp, HarnessOptions o
      * One workload stream.
      *
      * @param kernelCount  device activities (kernels, copies, memsets) captured on it
-     * @param busyMs       |union of its activities' device intervals| over the captured iterations
+     * @param busyMs       |union of its activities' device intervals| summed over the traced iterations (not the
+     *                     measured ones: see {@link KernelTiming#capturedIterations()})
      * @param kernelTimeMs sum of its activities' durations (equals busyMs unless work of one stream overlapped)
      */
     public record StreamStats(int index, int priority, String role, long activityStreamId, int kernelCount,
@@ -73,14 +73,17 @@ public record RunResult(String workloadName, Instant timestamp, HarnessOptions o
     /**
      * The per-kernel metrics and where their timestamps came from.
      *
-     * @param capturedIterations measured iterations the kernel records cover
+     * @param capturedIterations traced iterations the kernel records cover: run after the measured (untraced) ones
+     * @param untimedLaunches    launch calls of the traced iterations that no activity times: with event pairs, those
+     *                           that bypass the harness's ops (the model workloads' layers); 0 under CUPTI. Per-stream
+     *                           times that read 0 with untimed launches were not measured, not idle
      * @param perIterationWindows whether gaps were computed per iteration (else over the whole run)
      * @param switchOverhead      of the kernels, in ns
      * @param dispatchLatency     of the kernels, in ns, from their CUPTI {@code queued} timestamps
      * @param kernelClasses       every activity grouped by name, in ns
      */
     public record KernelTiming(TimingSource source, String sourceNote, int capturedIterations, int activityCount,
-                               boolean perIterationWindows, QueueSwitchOverhead switchOverhead,
+                               long untimedLaunches, boolean perIterationWindows, QueueSwitchOverhead switchOverhead,
                                DispatchLatency dispatchLatency, ConvoyEffect convoy,
                                List<KernelBreakdown.Entry> kernelClasses) {
         /** Why dispatch latency is missing when {@link DispatchLatency#measured()} is false. */

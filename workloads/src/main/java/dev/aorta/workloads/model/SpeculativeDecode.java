@@ -72,7 +72,12 @@ public final class SpeculativeDecode extends ModelWorkload {
     private int k;
     private int draftDim;
     private int mainDim;
-    private int measured;
+    /** Rounds (iterations × requests) issued since the measured loop began. */
+    private long rounds;
+    /** Of the measured loop alone: its rounds, and the tokens produced and draft tokens accepted in them. */
+    private long measuredRounds;
+    private long producedTokens;
+    private long acceptedTokens;
     private boolean graphs;
 
     @Override
@@ -284,7 +289,7 @@ public final class SpeculativeDecode extends ModelWorkload {
 
     @Override
     public void runIteration(int i) {
-        measured++;
+        rounds += requests.size();
         super.runIteration(i);
     }
 
@@ -294,13 +299,21 @@ public final class SpeculativeDecode extends ModelWorkload {
         for (Request r : requests) {
             r.totals().copyFrom(new int[3]);
         }
-        measured = 0;
+        rounds = 0;
+    }
+
+    /** The measured rounds' totals, before the check and the traced iterations add rounds of their own. */
+    @Override
+    public void afterMeasuredIterations() {
+        measuredRounds = rounds;
+        producedTokens = sum(0);
+        acceptedTokens = sum(1);
     }
 
     /** Tokens produced: the accepted draft tokens plus one main-model token per round, counted on the device. */
     @Override
     public Throughput throughput(int iterations, double totalTimeMs) {
-        return new Throughput(sum(0) / (totalTimeMs / 1e3), "tokens/s");
+        return new Throughput(producedTokens / (totalTimeMs / 1e3), "tokens/s");
     }
 
     private long sum(int index) {
@@ -314,10 +327,9 @@ public final class SpeculativeDecode extends ModelWorkload {
     @Override
     public Map<String, Object> results(List<List<dev.aorta.core.event.DeviceActivity>> iterations, List<Long> ids) {
         Map<String, Object> r = new LinkedHashMap<>();
-        long rounds = (long) measured * requests.size();
-        r.put("rounds", rounds);
-        r.put("tokens_per_round", rounds == 0 ? null : (double) sum(0) / rounds);
-        r.put("acceptance_rate", rounds == 0 ? null : (double) sum(1) / (rounds * k));
+        r.put("rounds", measuredRounds);
+        r.put("tokens_per_round", measuredRounds == 0 ? null : (double) producedTokens / measuredRounds);
+        r.put("acceptance_rate", measuredRounds == 0 ? null : (double) acceptedTokens / (measuredRounds * k));
         r.put("acceptance_note", "measured: accepted draft tokens / (rounds x K), greedy on both models; AORTA "
                 + "assumed 0.7");
         return r;

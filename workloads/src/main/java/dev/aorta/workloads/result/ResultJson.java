@@ -162,7 +162,6 @@ public final class ResultJson {
         o.put("us_per_launch", h.usPerLaunch());
         o.put("iterations_per_second", h.iterationsPerSecond());
         o.put("launches_per_second", h.launchesPerSecond());
-        o.put("excluded_sampled_iterations", h.excludedIterations());
         return o;
     }
 
@@ -202,6 +201,7 @@ public final class ResultJson {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("captured_iterations", k.capturedIterations());
         o.put("activity_count", k.activityCount());
+        o.put("untimed_launches", k.untimedLaunches());
         o.put("gap_windows", k.perIterationWindows() ? "per_iteration" : "whole_run");
         ArrayNode classes = o.putArray("classes");
         for (KernelBreakdown.Entry c : k.kernelClasses()) {

@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * A GPU workload the harness can run, found with {@link java.util.ServiceLoader} (list the class in
  * {@code META-INF/services/dev.aorta.workloads.spi.Workload}). A fresh instance serves one run:
- * {@link #setup} once, {@link #runIteration} for every warmup and measured iteration, {@link #cleanup} once.
+ * {@link #setup} once, {@link #runIteration} for every warmup, measured and traced iteration (each phase numbers its
+ * iterations from 0), {@link #cleanup} once.
  *
  * <p>{@link #runIteration} only enqueues work, through the context's {@link Op}s, on the context's
  * streams; it never waits for the device: the harness owns synchronization and timing.
@@ -63,11 +64,20 @@ public interface Workload {
     void setup(WorkloadContext context);
 
     /**
-     * Called once right before the measured iterations (after warm-up and after device-activity capture has
-     * started); may wait for the device. Workloads that run across processes align their ranks here, so that
-     * the start-up skew between processes is not timed as part of the first iteration.
+     * Called once right before the measured iterations (after warm-up; they run untraced); may wait for the device.
+     * Workloads that run across processes align their ranks here, so that the start-up skew between processes is
+     * not timed as part of the first iteration.
      */
     default void beforeMeasuredIterations() {
+    }
+
+    /**
+     * Called once the device has finished the measured iterations, before {@link #throughput}, the correctness
+     * check and the traced iterations that the harness runs after them for the device timeline (which call
+     * {@link #runIteration} again, numbered from 0): a workload that counts on the device what its iterations
+     * produced reads the measured iterations' share here.
+     */
+    default void afterMeasuredIterations() {
     }
 
     /** Enqueues one iteration's work. Must not wait for the device. */
@@ -85,7 +95,7 @@ public interface Workload {
     }
 
     /**
-     * The workload's own figures, computed from the device activity of the measured iterations (one list per
+     * The workload's own figures, computed from the device activity of the traced iterations (one list per
      * iteration when the records split evenly into iterations, else one list), with the streams' activity ids in
      * index order; written under {@code workload_results} and printed by {@code run}. Empty when it has none.
      */
@@ -99,7 +109,10 @@ public interface Workload {
         return false;
     }
 
-    /** Checks the output once the device is idle after the measured iterations; empty when correct. */
+    /**
+     * Checks the output once the device is idle after the measured iterations (before the traced ones); empty when
+     * correct.
+     */
     default Optional<String> correctnessProblem() {
         return Optional.empty();
     }

@@ -40,8 +40,10 @@ class HarnessTest {
         gpu.hostWaits = 0;
         run(new TinyKernelStress(), tiny(4, SyncMode.END_ONLY));
         int endOnlyWaits = gpu.hostWaits;
-        // setup, end of warmup and end of run are common; per_iteration adds one wait per warmup and measured iteration
-        assertThat(perIterationWaits - endOnlyWaits).isEqualTo(2 + 20);
+        // setup, end of warmup, end of run and ends of the traced phases are common; per_iteration adds one wait per
+        // warmup, measured and traced iteration
+        assertThat(perIterationWaits - endOnlyWaits)
+                .isEqualTo(2 + 20 + Harness.TRACED_WARMUP + HarnessOptions.DEFAULT_TIMING_SAMPLES);
     }
 
     @Test
@@ -77,20 +79,57 @@ class HarnessTest {
     }
 
     @Test
-    void theWarmupAndTheAlignmentHookRunUnderCaptureButOnlyTheMeasuredIterationsAreKept() {
+    void theMeasuredLoopRunsUntracedThenTheCheckThenTracedWarmupAndTracedIterationsEachNumberedFromZero() {
+        PhaseRecordingWorkload w = new PhaseRecordingWorkload();
+        run(w, tiny(2, SyncMode.END_ONLY).withIterations(3, 2));
+        java.util.List<String> expected = new java.util.ArrayList<>(java.util.List.of("iteration 0", "iteration 1",
+                "before measured", "iteration 0", "iteration 1", "iteration 2", "after measured", "check"));
+        for (int i = 0; i < Harness.TRACED_WARMUP; i++) {
+            expected.add("iteration " + i);
+        }
+        for (int i = 0; i < HarnessOptions.DEFAULT_TIMING_SAMPLES; i++) {
+            expected.add("iteration " + i);
+        }
+        assertThat(w.calls).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void theWarmupAndTheAlignmentHookRunUntracedAndOnlyTheTracedIterationsAreKept() {
         RunResult r = run(new AligningWorkload(), tiny(4, SyncMode.END_ONLY));
-        assertThat(r.kernelTiming().activityCount()).isEqualTo(20 * 4 * 5 * 4);
-        assertThat(gpu.discardedActivities).isEqualTo((2 + 1) * 4 * 5 * 4);
+        assertThat(r.kernelTiming().capturedIterations()).isEqualTo(HarnessOptions.DEFAULT_TIMING_SAMPLES);
+        assertThat(r.kernelTiming().activityCount()).isEqualTo(HarnessOptions.DEFAULT_TIMING_SAMPLES * 4 * 5 * 4);
+        // CUPTI's slow first launches fall in the traced warm-up, whose records are thrown away
+        assertThat(gpu.discardedActivities).isEqualTo(Harness.TRACED_WARMUP * 4 * 5 * 4);
+        assertThat(r.kernelTiming().sourceNote()).contains("10 traced iterations run after the measured ones")
+                .contains("throughput and iteration times are from the untraced loop");
+    }
+
+    @Test
+    void tracingCostsNeitherTheThroughputNorTheIterationTimes() {
+        RunResult untraced = run(new TinyKernelStress(), tiny(4, SyncMode.PER_ITERATION));
+        gpu.tracingHostNsPerLaunch = 4_000;  // more than the launch itself: CUPTI on the launch path
+        gpu.tracingDeviceGapNs = 5_000;      // 3-7 us between consecutive kernels of a stream in fsdp_tp's trace
+        RunResult traced = run(new TinyKernelStress(), tiny(4, SyncMode.PER_ITERATION));
+        assertThat(traced.kernelTiming().source()).isEqualTo(TimingSource.CUPTI);
+        assertThat(traced.throughput().value()).isEqualTo(untraced.throughput().value());
+        assertThat(traced.totalTimeMs()).isEqualTo(untraced.totalTimeMs());
+        assertThat(traced.iterationTimesMs()).containsExactly(untraced.iterationTimesMs());
+        assertThat(traced.hostEnqueue().launchesPerIteration()).isEqualTo(untraced.hostEnqueue().launchesPerIteration());
+        // the traced iterations do show the tracer: every kernel now waits 5 us behind the previous one
+        assertThat(traced.kernelTiming().switchOverhead().intraGapsNs().mean())
+                .isGreaterThanOrEqualTo(5_000)
+                .isGreaterThan(untraced.kernelTiming().switchOverhead().intraGapsNs().mean());
+        assertThat(traced.streams()).allSatisfy(s -> assertThat(s.busyMs()).isPositive());
     }
 
     @Test
     void cuptiTimingCoversEveryKernelOfEveryStreamAndBusyTimesMatchTheKernels() {
         RunResult r = run(new TinyKernelStress(), tiny(4, SyncMode.END_ONLY));
         assertThat(r.kernelTiming().source()).isEqualTo(TimingSource.CUPTI);
-        assertThat(r.kernelTiming().activityCount()).isEqualTo(20 * 4 * 5 * 4);
+        assertThat(r.kernelTiming().activityCount()).isEqualTo(HarnessOptions.DEFAULT_TIMING_SAMPLES * 4 * 5 * 4);
         assertThat(r.kernelTiming().perIterationWindows()).isTrue();
         assertThat(r.streams()).hasSize(4).allSatisfy(s -> {
-            assertThat(s.kernelCount()).isEqualTo(20 * 5 * 4);
+            assertThat(s.kernelCount()).isEqualTo(HarnessOptions.DEFAULT_TIMING_SAMPLES * 5 * 4);
             assertThat(s.busyMs()).isPositive().isCloseTo(s.kernelTimeMs(), within(1e-9));
         });
         assertThat(r.kernelTiming().kernelClasses()).extracting(k -> k.name())
@@ -104,20 +143,40 @@ class HarnessTest {
         gpu.captureUnavailable = "libcupti.so not found";
         RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.PER_ITERATION));
         assertThat(r.kernelTiming().source()).isEqualTo(TimingSource.EVENT_PAIRS_SAMPLED);
-        assertThat(r.kernelTiming().sourceNote()).contains("libcupti.so not found").contains("5 sampled iterations");
+        assertThat(r.kernelTiming().sourceNote()).contains("libcupti.so not found")
+                .contains("10 sampled iterations run after the measured ones");
         assertThat(r.kernelTiming().capturedIterations()).isEqualTo(HarnessOptions.DEFAULT_TIMING_SAMPLES);
-        assertThat(r.kernelTiming().activityCount()).isEqualTo(5 * 2 * 5 * 4);
-        assertThat(r.hostEnqueue().excludedIterations()).isEqualTo(5);
+        assertThat(r.kernelTiming().activityCount()).isEqualTo(10 * 2 * 5 * 4);
+        assertThat(r.activities()).hasSize(10).allSatisfy(w -> assertThat(w).hasSize(2 * 5 * 4));
         assertThat(r.streams()).allSatisfy(s -> assertThat(s.busyMs()).isPositive());
         assertThat(r.kernelTiming().dispatchLatency().measured()).isFalse();
     }
 
     @Test
-    void eventPairsCanBeForcedSoThatUnsampledIterationsRunUntraced() {
+    void eventPairsCanBeForcedAndLeaveTheMeasuredIterationsAlone() {
+        gpu.eventCostNs = 20_000;  // sampling records two events per op: no measured iteration may pay for them
+        RunResult reference = run(new TinyKernelStress(), tiny(2, SyncMode.END_ONLY));  // CUPTI, costing nothing here
         RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.END_ONLY).withKernelTiming(KernelTimingMode.EVENT_PAIRS));
         assertThat(r.kernelTiming().source()).isEqualTo(TimingSource.EVENT_PAIRS_SAMPLED);
         assertThat(r.kernelTiming().sourceNote()).contains("--kernel-timing event-pairs");
-        assertThat(r.hostEnqueue().excludedIterations()).isEqualTo(5);
+        assertThat(r.streams()).allSatisfy(s -> assertThat(s.busyMs()).isPositive());
+        assertThat(r.throughput().value()).isEqualTo(reference.throughput().value());
+        assertThat(r.hostEnqueue().perIterationMs().count()).isEqualTo(20);
+    }
+
+    @Test
+    void launchesThatBypassTheOpsAreCountedAsUntimedUnderEventPairsAndTimedUnderCupti() {
+        RunResult cupti = run(new BypassingWorkload(), tiny(2, SyncMode.END_ONLY));
+        assertThat(cupti.kernelTiming().untimedLaunches()).isZero();
+        assertThat(cupti.kernelTiming().activityCount()).isEqualTo(10 * (2 * 5 * 4 + 1));
+
+        gpu.captureUnavailable = "libcupti.so not found";
+        RunResult pairs = run(new BypassingWorkload(), tiny(2, SyncMode.END_ONLY));
+        assertThat(pairs.kernelTiming().activityCount()).isEqualTo(10 * 2 * 5 * 4);
+        assertThat(pairs.kernelTiming().untimedLaunches()).isEqualTo(10);
+        assertThat(pairs.kernelTiming().sourceNote())
+                .contains("NOT TIMED: 10 launches of the 10 sampled iterations went past the harness's ops")
+                .contains("--kernel-timing cupti");
     }
 
     @Test
@@ -146,19 +205,13 @@ class HarnessTest {
     }
 
     @Test
-    void sampledIterationsAreSpreadOverTheRun() {
-        assertThat(Harness.sampledIterations(100, 5)).containsExactly(0, 20, 40, 60, 80);
-        assertThat(Harness.sampledIterations(3, 5)).containsExactly(0, 1, 2);
-    }
-
-    @Test
     void heteroKernelsUsesEveryStreamOfBothRolesAndShowsTheConvoy() {
         HarnessOptions o = options(8, SyncMode.PER_ITERATION).withParams(Map.of("gemm_size", "1024"));
         RunResult r = run(new HeteroKernels(), o);
         assertThat(r.streams()).extracting(RunResult.StreamStats::role)
                 .containsExactly("large", "large", "large", "large", "small", "small", "small", "small");
         assertThat(r.streams()).allSatisfy(s -> assertThat(s.kernelCount()).isPositive());
-        assertThat(r.streams().get(4).kernelCount()).isEqualTo(20 * 10);
+        assertThat(r.streams().get(4).kernelCount()).isEqualTo(HarnessOptions.DEFAULT_TIMING_SAMPLES * 10);
         var convoy = r.kernelTiming().convoy();
         assertThat(convoy.available()).isTrue();
         // the serial simulated device runs the four GEMMs (43 us each) before any small kernel queued behind them
@@ -227,6 +280,6 @@ class HarnessTest {
     @Test
     void cuptiKernelsAreSplitIntoIterationsByIssueOrder() {
         RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.END_ONLY));
-        assertThat(r.activities()).hasSize(20).allSatisfy(w -> assertThat(w).hasSize(2 * 5 * 4));
+        assertThat(r.activities()).hasSize(10).allSatisfy(w -> assertThat(w).hasSize(2 * 5 * 4));
     }
 }

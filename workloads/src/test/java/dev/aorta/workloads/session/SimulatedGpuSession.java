@@ -37,6 +37,9 @@ public final class SimulatedGpuSession implements GpuSession {
     public double gemmFlopsPerNs = 50_000;  // 50 TFLOP/s
     public boolean serialEngine = true;
     public boolean emitQueued = true;
+    /** What CUPTI's records cost while a capture runs: host time per launch, and device time before each kernel. */
+    public long tracingHostNsPerLaunch = 0;
+    public long tracingDeviceGapNs = 0;
     public String captureUnavailable;
     /** A kernel name the simulated device computes wrongly (x + 1), to see correctness checks fail. */
     public String miscomputed;
@@ -409,13 +412,13 @@ public final class SimulatedGpuSession implements GpuSession {
         if (stream.closed) {
             throw new IllegalStateException("launch on a closed stream");
         }
-        hostNs += launchCostNs;
+        hostNs += launchCostNs + (capturing ? tracingHostNsPerLaunch : 0);
         launches++;
         enqueued++;
         long queued = hostNs;
-        long start = Math.max(queued + dispatchNs, stream.tailNs);
+        long start = Math.max(queued + dispatchNs, stream.tailNs + (capturing ? tracingDeviceGapNs : 0));
         if (serialEngine) {
-            start = Math.max(start, engineFreeNs);
+            start = Math.max(start, engineFreeNs + (capturing ? tracingDeviceGapNs : 0));
         }
         long end = start + durationNs;
         stream.tailNs = end;
@@ -497,7 +500,7 @@ public final class SimulatedGpuSession implements GpuSession {
     }
 
     private void enqueueCopy(String name, SimStream stream, long bytes, double bytesPerNs) {
-        hostNs += launchCostNs;
+        hostNs += launchCostNs + (capturing ? tracingHostNsPerLaunch : 0);
         enqueued++;
         long queued = hostNs;
         long start = Math.max(Math.max(queued + dispatchNs, stream.tailNs), copyEngineFreeNs.getOrDefault(name, 0L));
