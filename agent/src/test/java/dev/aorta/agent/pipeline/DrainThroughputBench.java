@@ -29,7 +29,8 @@ import java.util.Map;
  * driver-API record and its kernel record. Each simulated 20 ms drain cycle: the rows are put in the rings, CUPTI's
  * records of the previous cycle are made (as CUPTI's buffer-completion thread makes them: not timed), then the
  * drain is timed: rings decoded into the join, CUPTI's records into the join and the sinks, release, flush. Only
- * that drain is timed and its allocation counted, on this one thread, so records/s is what one core sustains.
+ * that drain is timed and its allocation and CPU time counted on this thread (records/s a core); the JSONL
+ * writer's thread, which formats the lines beside it, is reported by its CPU time per record.
  *
  * <p>Usage: {@code DrainThroughputBench OUTPUT_DIR [SECONDS] [SINKS]}, SINKS a comma list of jsonl, metrics, jfr
  * (default all three, the agent's default) or {@code none}. The first simulated seconds warm the JIT and are not
@@ -85,6 +86,8 @@ public final class DrainThroughputBench {
         long timedBytes = 0;
         long timedRecords = 0;
         long worstCycleNs = 0;
+        long timedCpuNs = 0;
+        long writerCpuAtWarm = 0;
         long cycles = (WARMUP_SECONDS + seconds) * 1_000_000_000L / CYCLE_NS;
         for (long c = 0; c < cycles; c++) {
             long cycleStart = host0 + c * CYCLE_NS;
@@ -104,6 +107,7 @@ public final class DrainThroughputBench {
                 }
             }
             long bytes0 = mx.getCurrentThreadAllocatedBytes();
+            long cpu0 = mx.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             for (CallBuffer ring : rings) {
                 ring.drain(decoder);
@@ -118,18 +122,24 @@ public final class DrainThroughputBench {
             join.release(false);
             sinks.flush();
             long ns = System.nanoTime() - t0;
+            long cpu = mx.getCurrentThreadCpuTime() - cpu0;
             long allocated = mx.getCurrentThreadAllocatedBytes() - bytes0;
             List<Object> swap = cuptiNow;
             cuptiNow = cuptiNext;
             cuptiNext = swap;
             cuptiNext.clear();
+            if (c == WARMUP_SECONDS * 1_000_000_000L / CYCLE_NS - 1) {
+                writerCpuAtWarm = writerCpuNs(mx);
+            }
             if (c >= WARMUP_SECONDS * 1_000_000_000L / CYCLE_NS) {
+                timedCpuNs += cpu;
                 timedNs += ns;
                 timedBytes += allocated;
                 timedRecords += records;
                 worstCycleNs = Math.max(worstCycleNs, ns);
             }
         }
+        long writerCpu = writerCpuNs(mx) - writerCpuAtWarm;   // before close: its thread ends there
         sinks.close();
         System.out.printf("sinks=%s: %d records (%d launches/s from %d threads, %d s) drained in %.3f s: "
                         + "%.0f records/s, %.0f ns/record, %.1f bytes allocated/record, worst 20 ms cycle %.1f ms"
@@ -137,5 +147,17 @@ public final class DrainThroughputBench {
                 wanted, timedRecords, LAUNCHES_PER_S, THREADS, seconds, timedNs / 1e9, timedRecords / (timedNs / 1e9),
                 (double) timedNs / timedRecords, (double) timedBytes / timedRecords, worstCycleNs / 1e6, join.joined(),
                 join.unjoined());
+        System.out.printf("  drain thread CPU %.0f ns/record (%.0f records/s a core); JSONL writer thread CPU %.0f ns/record%n",
+                (double) timedCpuNs / timedRecords, timedRecords / (timedCpuNs / 1e9), (double) writerCpu / timedRecords);
+    }
+
+    /** CPU time of the JSONL writer's thread so far (0 without one). */
+    private static long writerCpuNs(com.sun.management.ThreadMXBean mx) {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("aorta-jsonl")) {
+                return mx.getThreadCpuTime(t.getId());
+            }
+        }
+        return 0;
     }
 }
