@@ -32,6 +32,10 @@ import java.util.Map;
  * that drain is timed and its allocation and CPU time counted on this thread (records/s a core); the JSONL
  * writer's thread, which formats the lines beside it, is reported by its CPU time per record.
  *
+ * <p>Run: {@code ./build -q -o -pl agent -am test-compile dependency:build-classpath -Dmdep.outputFile=target/test.classpath
+ * -Dmdep.includeScope=test -Dmaven.test.skip.exec}, then {@code java -cp agent/target/test-classes:agent/target/classes:$(cat
+ * agent/target/test.classpath) dev.aorta.agent.pipeline.DrainThroughputBench /tmp/drainbench 4} (JDK 25).
+ *
  * <p>Usage: {@code DrainThroughputBench OUTPUT_DIR [SECONDS] [SINKS]}, SINKS a comma list of jsonl, metrics, jfr
  * (default all three, the agent's default) or {@code none}. The first simulated seconds warm the JIT and are not
  * counted; the JSONL goes to OUTPUT_DIR (a real file: the page cache's cost is part of the drain's).
