@@ -32,8 +32,12 @@ final class JsonlWriterThread implements Runnable {
     private static final int OTHER = 3;
     private static final int FLUSH = 4;
     private static final int CLOSE = 5;
-    /** How long this thread sleeps when the ring is empty and nobody woke it (a flush at each cycle's end does). */
-    private static final long IDLE_NS = 1_000_000;
+    /**
+     * The longest this thread sleeps with the ring empty. A hand-over wakes it (it sees {@link #idle}, both volatile:
+     * either it sees the new head or the hand-over sees idle), so this only bounds a wake-up that would be missed
+     * anyway; long, so that an idle application's agent does not wake a core 1000 times a second.
+     */
+    private static final long IDLE_NS = 100_000_000;
 
     private final EventJsonlWriter out;
     private final int[] types;
