@@ -1,6 +1,7 @@
 package dev.aorta.agent.jfr;
 
 import dev.aorta.agent.AgentLog;
+import dev.aorta.agent.pipeline.CallRecord;
 import dev.aorta.agent.pipeline.EventSink;
 import dev.aorta.agent.spi.CallKind;
 import dev.aorta.core.event.ApiCall;
@@ -49,6 +50,28 @@ public final class JfrSink implements EventSink {
         r.start();
         own = r;
         AgentLog.info("JFR recording 'aorta' started; written to " + file + " at exit");
+    }
+
+    /**
+     * Per decoded call: made into an {@link ApiCall} (a map and boxed arguments, ~360 bytes) only when a recording
+     * takes its event; with none running, as by default, this costs a flag read per record.
+     */
+    @Override
+    public void call(CallRecord call) {
+        if (enabled(call.kind())) {
+            api(call.toApiCall(), call.kind());
+        }
+    }
+
+    /** Whether a recording takes the event {@link #api} would commit for {@code kind} (an event per case, unescaped). */
+    private static boolean enabled(CallKind kind) {
+        return switch (kind) {
+            case LAUNCH -> new KernelLaunchEvent().isEnabled();
+            case COPY, MEMSET -> new MemoryOperationEvent().isEnabled();
+            case COLLECTIVE -> new CollectiveEvent().isEnabled();
+            case SYNC, EVENT_SYNC -> new StreamSyncEvent().isEnabled();
+            default -> new GpuCallEvent().isEnabled();
+        };
     }
 
     @Override

@@ -14,9 +14,12 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 
-/** {@code rank_<r>_activity.jsonl}: every record, one line each (schema: {@code dev.aorta.core.jsonl.EventJsonl}). */
+/**
+ * {@code rank_<r>_activity.jsonl}: every record, one line each (schema: {@code dev.aorta.core.jsonl.EventJsonl}),
+ * formatted on a {@link JsonlWriterThread} in the order the drain thread hands them over.
+ */
 public final class JsonlSink implements EventSink {
-    private final EventJsonlWriter out;
+    private final JsonlWriterThread out;
 
     /**
      * Opens (truncates) the file; the writer buffers, so the file stream needs no buffer of its own. A
@@ -24,20 +27,22 @@ public final class JsonlSink implements EventSink {
      * ByteBuffer per write).
      */
     public JsonlSink(Path path) throws IOException {
-        this.out = new EventJsonlWriter(new FileOutputStream(path.toFile()));
+        this.out = new JsonlWriterThread(new EventJsonlWriter(new FileOutputStream(path.toFile())),
+                "aorta-jsonl-" + path.getFileName());
     }
 
     @Override
     public void api(ApiCall call, CallKind kind) throws IOException {
-        out.write(call, window(call.startNs()));
+        out.api(call, window(call.startNs()));
     }
 
-    /** Written straight from the reused record: no object per line. */
+    /** Copied into the writer's ring from the reused record: no object per line. */
     @Override
     public void call(CallRecord call) throws IOException {
-        call.writeTo(out, window(call.startNs()));
+        out.call(call, window(call.startNs()));
     }
 
+    /** Read here, on the drain thread, where the windows' edges were settled before the record was taken. */
     private static long window(long startNs) {
         CaptureWindows windows = CaptureWindows.current;
         return windows == null ? -1 : windows.windowAt(startNs);
@@ -45,27 +50,27 @@ public final class JsonlSink implements EventSink {
 
     @Override
     public void stream(StreamInfo stream) throws IOException {
-        out.write(stream);
+        out.record(stream);
     }
 
     @Override
     public void dependency(Dependency dependency) throws IOException {
-        out.write(dependency);
+        out.record(dependency);
     }
 
     @Override
     public void marker(Marker marker) throws IOException {
-        out.write(marker);
+        out.record(marker);
     }
 
     @Override
     public void activity(DeviceActivity activity) throws IOException {
-        out.write(activity);
+        out.record(activity);
     }
 
     @Override
     public void anchor(ClockAnchor anchor) throws IOException {
-        out.write(anchor);
+        out.record(anchor);
     }
 
     @Override
@@ -73,6 +78,7 @@ public final class JsonlSink implements EventSink {
         out.flush();
     }
 
+    /** Waits for every line handed over to be written, then closes the file. */
     @Override
     public void close() throws IOException {
         out.close();

@@ -139,6 +139,53 @@ class CorrelationJoinTest {
         assertThat(join.writtenBeforeCuptiCaughtUp()).isZero();
     }
 
+    /**
+     * The drain thread takes the threads' rings one after the other, so the join holds one thread's records, then the
+     * next thread's older ones: the oldest held record is not the first. Issue 16's H100 run (4 launching threads)
+     * left 669 204 of a window's 846 852 launches unjoined because the driver calls older than the first held record
+     * were let go while the other threads' held records still needed them.
+     */
+    @Test
+    void launchesOfSeveralThreadsDrainedThreadByThreadAreAllJoined() {
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = anchoredJoin(written);
+        int threads = 4;
+        int perCycle = 100;
+        long every = 4 * LAUNCH_EVERY_NS;
+        long cycleNs = perCycle * every;
+        List<ApiCall> cuptiBatch = new ArrayList<>();
+        long launches = 0;
+        for (int cycle = 0; cycle < 5; cycle++) {
+            long cycleStart = HOST0 + cycle * cycleNs;
+            for (int thread = 0; thread < threads; thread++) {   // ring by ring, as the drain thread takes them
+                for (int k = 0; k < perCycle; k++) {
+                    long t = cycleStart + thread * 1_500 + k * every;
+                    long seq = 1 + cycle * threads * perCycle + thread * perCycle + k;
+                    join.api(CallRecords.of(new ApiCall("cuLaunchKernel", 1 + thread, 0, t, t + 6_000, seq, 0,
+                            Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
+                    launches++;
+                }
+            }
+            cuptiBatch.forEach(join::driverCall);   // CUPTI's records of the cycle before
+            cuptiBatch.clear();
+            for (int thread = 0; thread < threads; thread++) {
+                for (int k = 0; k < perCycle; k++) {
+                    long t = cycleStart + thread * 1_500 + k * every;
+                    long seq = 1 + cycle * threads * perCycle + thread * perCycle + k;
+                    cuptiBatch.add(new ApiCall("cuLaunchKernel", 100_001 + thread, 0, t + 1_000 + OFFSET,
+                            t + 4_000 + OFFSET, seq, 0, Map.of(), ClockDomain.CUPTI));
+                }
+            }
+            join.release(false);
+        }
+        cuptiBatch.forEach(join::driverCall);
+        join.release(true);
+
+        assertThat(written).hasSize((int) launches);
+        assertThat(written).allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+        assertThat(join.unjoined()).isZero();
+    }
+
     @Test
     void aLaunchMadeWhileCuptiRanThatNoDriverCallMatchesIsCountedOnceCuptiStopped() {
         List<ApiCall> written = new ArrayList<>();

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The drain thread's cost per call record: {@value #BATCH} launch rows published into a ring, then drained,
  * decoded and written as JSONL lines (to /dev/null, so that the disk is not measured). {@code fillOnly} is the
- * publishing alone, to subtract. Run by scripts/agent-jmh.sh; {@code gc.alloc.rate.norm} of {@code drainToJsonl}
+ * publishing alone, to subtract. The lines are formatted on the JSONL sink's writer thread: a benchmark thread that
+ * outruns it waits for room in the writer's ring, and that wait counts here. Run by scripts/agent-jmh.sh; {@code gc.alloc.rate.norm} of {@code drainToJsonl}
  * is the bytes allocated per drained record (the JSONL sink alone: metrics and JFR sinks need objects).
  */
 @State(Scope.Thread)

@@ -255,4 +255,60 @@ class DrainerTest {
             Recorder.configure(16384);
         }
     }
+    /**
+     * Issue 16: a 2 s window closed after 3.655 s on an H100, as the cycle that should have closed it was taking CUPTI's
+     * records, which kept coming as fast as it took them. Here each record taken hands over another until the window's
+     * device source was paused (or 3 s passed): the window's end is checked between CUPTI's records.
+     */
+    @Test
+    void aTimedWindowClosesWhileCuptiKeepsHandingOverRecords() {
+        java.util.concurrent.atomic.AtomicBoolean paused = new java.util.concurrent.atomic.AtomicBoolean();
+        long[] floodUntil = {Long.MAX_VALUE};
+        Drainer[] drainer = new Drainer[1];
+        Fanout fanout = new Fanout(List.of(new GuardedSink("test", new EventSink() {
+            @Override
+            public void activity(DeviceActivity a) {
+                if (!paused.get() && System.nanoTime() < floodUntil[0]) {
+                    drainer[0].submitDeviceRecord(kernel(a.correlationId() + 1));
+                }
+            }
+        })));
+        drainer[0] = new Drainer(fanout, EnumSet.allOf(Category.class), 0, 1000);
+        drainer[0].deviceSource(new DeviceActivitySource() {
+            @Override
+            public String name() {
+                return "cupti";
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void stop() {
+            }
+
+            @Override
+            public void pause() {
+                if (floodUntil[0] != Long.MAX_VALUE) {   // not the switch-off before the window
+                    paused.set(true);
+                }
+            }
+        });
+        drainer[0].cycle();   // classes loaded and clocks read once, so that the window's first cycle is short
+        CaptureWindows.current = new CaptureWindows(CaptureSchedule.time(0, 200_000_000L), BetweenWindows.API,
+                new WindowRecords(drainer[0], ClockAnchors.of(null), 0), System.nanoTime(), System::nanoTime, true);
+        try {
+            drainer[0].cycle();   // opens the window
+            floodUntil[0] = System.nanoTime() + 3_000_000_000L;
+            drainer[0].submitDeviceRecord(kernel(0));
+            drainer[0].cycle();
+
+            assertThat(paused).as("window closed while CUPTI's records still came").isTrue();
+            assertThat(System.nanoTime()).as("closed before CUPTI stopped handing over").isLessThan(floodUntil[0]);
+        } finally {
+            CaptureWindows.current = null;
+            drainer[0].shutdown();
+        }
+    }
 }
