@@ -256,8 +256,16 @@ nsys_merge() {
     "$java" --enable-native-access=ALL-UNNAMED \
     "-javaagent:$agent=device-activity=events,sample-every=1,output=$out/nsys-agent" \
     -cp "$cp" dev.aorta.examples.LaunchOverhead 1 200 3 prebuilt > "$out/nsys.log" 2>&1
+  if [ ! -f "$out/nsys.sqlite" ] && [ -f "$out/nsys.qdstrm" ]; then
+    # the nsys inside Nsight Compute's host tools records (.qdstrm) but does not find the importer beside it, which
+    # lives in another of that install's host folders: import and export here
+    local importer
+    importer=$(ls -d "$(dirname "$nsys")"/../*/QdstrmImporter 2>/dev/null | head -n 1)
+    if [ -n "$importer" ] && "$importer" -i "$out/nsys.qdstrm" >> "$out/nsys.log" 2>&1 && [ -f "$out/nsys.nsys-rep" ]; then
+      "$nsys" export --type sqlite --force-overwrite true -o "$out/nsys.sqlite" "$out/nsys.nsys-rep" >> "$out/nsys.log" 2>&1
+    fi
+  fi
   if [ ! -f "$out/nsys.sqlite" ]; then
-    # e.g. the nsys inside Nsight Compute's host tools records (.qdstrm) but has no importer to make a report of it
     echo "status=skipped why=nsys_made_no_report_($(grep -m1 -i 'unable\|error' "$out/nsys.log" | tr -c 'A-Za-z0-9.:\n' _ | cut -c1-80))" \
       > "$out/nsys.txt"
     cat "$out/nsys.txt"; return
