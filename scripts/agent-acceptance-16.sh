@@ -299,7 +299,7 @@ within api_balanced 110 api_balanced
 within between_off 230 between_off
 within train_api 110 train_api
 within train_events 110 train_events
-within events_tiny 60 events_tiny
+within events_tiny 130 events_tiny
 within validate 40 validate
 within advice_cost 60 advice_cost
 within nsys 40 nsys_merge

@@ -210,6 +210,12 @@ public final class CuptiActivitySource implements DeviceActivitySource, CuptiRec
         } catch (RuntimeException | LinkageError e) {
             AgentLog.once("cupti-stop", "CUPTI stop failed (" + e + ")");
         }
+        long lostByCupti = tracer.droppedRecords();
+        if (lostByCupti > 0) {
+            // CUPTI's own loss, which no count of ours sees: the launches of those records stay unjoined
+            AgentLog.info("CUPTI dropped " + lostByCupti + " activity records (no buffer was free when it needed"
+                    + " one); their launches carry no cupti_correlation");
+        }
         tracer = null;
         // queued behind every record the stop's flush handed over: CUPTI has caught up through `until`
         sink.stopped(until);
