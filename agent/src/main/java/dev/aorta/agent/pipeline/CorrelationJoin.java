@@ -1,5 +1,6 @@
 package dev.aorta.agent.pipeline;
 
+import dev.aorta.agent.recorder.OsThreadIds;
 import dev.aorta.agent.spi.CallKind;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
@@ -20,8 +21,10 @@ import java.util.Map;
  * call in time. Records of device work are held until CUPTI's records for their time have arrived, then
  * written with {@code cupti_correlation} (the first driver call inside them) and {@code cupti_calls} (how
  * many). Matching: same kind of driver call, time containment on the host clock (through the anchor, with
- * a small tolerance), the largest overlap, each CUPTI record used once, and threads paired once a match was
- * unambiguous (CUPTI reports OS thread ids).
+ * a small tolerance), the largest overlap, each CUPTI record used once, and only driver calls of the record's own
+ * thread: CUPTI reports OS thread ids, which {@link OsThreadIds} knows for each recording thread (Java 22+ on Linux), and a
+ * thread whose id CUPTI has reported is paired with it; elsewhere a thread is paired with the CUPTI thread of its first
+ * unambiguous match (timing alone, which several threads launching at once can mislead).
  *
  * <p>CUPTI runs only inside capture windows. Only records made while it ran ({@link CuptiCoverage}) are held; once
  * its source says it stopped, after the flush that handed over every record it had, CUPTI has caught up through
@@ -54,8 +57,10 @@ final class CorrelationJoin {
     /** The few distinct driver call names; a kept driver call refers to its name by index. */
     private final List<String> driverNames = new ArrayList<>();
     private final Map<String, Integer> driverNameIds = new HashMap<>();
-    /** Host thread -> the CUPTI (OS) thread its records matched unambiguously. */
+    /** Host thread -> the CUPTI (OS) thread of its driver calls: known ({@link OsThreadIds}) or guessed. */
     private final LongLongMap threadPairs = new LongLongMap();
+    /** The thread ids CUPTI's driver calls have carried: a known OS id is used only once CUPTI has shown it. */
+    private final LongLongMap cuptiThreads = new LongLongMap();
     private Long cuptiToHost;
     private final CuptiCoverage coverage;
     private long watermark = Long.MIN_VALUE;
@@ -141,6 +146,7 @@ final class CorrelationJoin {
         d[3] = c.thread();
         d[4] = nameId;
         driverCalls.add(d);
+        cuptiThreads.put(c.thread(), 1);
     }
 
     /** Writes what can be written: everything when {@code all}, else records CUPTI has caught up with. */
@@ -224,6 +230,10 @@ final class CorrelationJoin {
         String prefix = prefix(kind);
         long lo = c.startNs() - TOLERANCE_NS;
         long hi = c.endNs() + TOLERANCE_NS;
+        long os = OsThreadIds.of(c.thread());
+        if (os >= 0 && !threadPairs.containsKey(c.thread()) && cuptiThreads.containsKey(os)) {
+            threadPairs.put(c.thread(), os);   // known, not guessed (once CUPTI has shown that it reports that id)
+        }
         boolean paired = threadPairs.containsKey(c.thread());
         long pairedThread = threadPairs.get(c.thread(), 0);
         long[] best = null;

@@ -33,6 +33,7 @@ public final class Recorder {
     }
 
     private static CallBuffer register() {
+        OsThreadIds.noteCurrentThread();
         CallBuffer b = new CallBuffer(capacity, Thread.currentThread(), THREADS.getAndIncrement());
         BUFFERS.add(b);
         return b;

@@ -1,5 +1,6 @@
 package dev.aorta.agent.pipeline;
 
+import dev.aorta.agent.recorder.OsThreadIds;
 import dev.aorta.agent.spi.CallKind;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.ClockAnchor;
@@ -184,6 +185,43 @@ class CorrelationJoinTest {
         assertThat(written).hasSize((int) launches);
         assertThat(written).allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
         assertThat(join.unjoined()).isZero();
+    }
+
+    /**
+     * A thread's first launch whose own driver call CUPTI did not report, with another thread's driver call inside its
+     * span: paired by timing, the thread would be taken for the other one and none of its later launches would join.
+     * With the threads' OS ids known, only the first launch goes unjoined.
+     */
+    @Test
+    void aThreadWhoseOsIdIsKnownIsNeverTakenForAnotherThread() {
+        long first = 9_101;
+        long second = 9_102;
+        OsThreadIds.note(first, 300_001);
+        OsThreadIds.note(second, 300_002);
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = anchoredJoin(written);
+        List<ApiCall> driverCalls = new ArrayList<>();
+        for (int k = 0; k < 50; k++) {
+            long t = HOST0 + k * 20_000;
+            join.api(CallRecords.of(new ApiCall("cuLaunchKernel", first, 0, t, t + 6_000, 1 + 2L * k, 0,
+                    Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
+            join.api(CallRecords.of(new ApiCall("cuLaunchKernel", second, 0, t + 3_000, t + 9_000, 2 + 2L * k, 0,
+                    Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
+            if (k > 0) {   // the first thread's first driver call is missing from CUPTI's records
+                driverCalls.add(new ApiCall("cuLaunchKernel", 300_001, 0, t + 1_000 + OFFSET, t + 4_000 + OFFSET,
+                        1 + 2L * k, 0, Map.of(), ClockDomain.CUPTI));
+            }
+            driverCalls.add(new ApiCall("cuLaunchKernel", 300_002, 0, t + 4_000 + OFFSET, t + 7_000 + OFFSET,
+                    2 + 2L * k, 0, Map.of(), ClockDomain.CUPTI));
+        }
+        driverCalls.forEach(join::driverCall);
+        join.release(true);
+
+        assertThat(written).hasSize(100);
+        assertThat(written).filteredOn(c -> c.correlationId() != 1)
+                .allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+        assertThat(written).filteredOn(c -> c.correlationId() == 1).singleElement()
+                .satisfies(c -> assertThat(c.args()).doesNotContainKey("cupti_correlation"));
     }
 
     @Test
