@@ -231,8 +231,9 @@ final class CorrelationJoin {
         long lo = c.startNs() - TOLERANCE_NS;
         long hi = c.endNs() + TOLERANCE_NS;
         long os = OsThreadIds.of(c.thread());
-        if (os >= 0 && !threadPairs.containsKey(c.thread()) && cuptiThreads.containsKey(os)) {
-            threadPairs.put(c.thread(), os);   // known, not guessed (once CUPTI has shown that it reports that id)
+        if (os >= 0 && threadPairs.get(c.thread(), -1) != os && cuptiThreads.containsKey(os)) {
+            // known, not guessed, once CUPTI has shown that it reports that id; it replaces a guess made before
+            threadPairs.put(c.thread(), os);
         }
         boolean paired = threadPairs.containsKey(c.thread());
         long pairedThread = threadPairs.get(c.thread(), 0);
