@@ -82,7 +82,17 @@ class RemainingWorkloadsTest {
                 .contains("--param model_size=small").contains("--param num_experts=8").contains("--param top_k=2")
                 .contains("--param num_speculative=4").contains("--param decode_batch=16")
                 .contains("--param checkpoint_every=2").contains("--param num_microbatches=4")
-                .contains("--param num_docs=100").contains("--param num_prefetch=2");
+                .contains("--param num_docs=100").contains("--param num_prefetch=0");
+    }
+
+    /** A sweep reaches every count of the range: async_dataload's default batches grow to use every stream. */
+    @Test
+    void asyncDataloadsDefaultUsesEveryStreamAtEightStreamsWhereAortasTwoBatchesWouldNot() {
+        CliRunner.Outcome o = aorta("run", "async_dataload", "--streams", "8", "-i", "1", "-w", "0");
+        assertThat(o.err()).doesNotContain("leaves streams idle");
+        CliRunner.Outcome two = aorta("run", "async_dataload", "--streams", "8", "-p", "num_prefetch=2", "-i", "1",
+                "-w", "0");
+        assertThat(two.err()).contains("--param num_prefetch=2 leaves streams idle with 8 streams");
     }
 
     @ParameterizedTest

@@ -102,7 +102,9 @@ public final class AsyncDataload extends ModelWorkload {
     public List<WorkloadParameter> parameters() {
         return List.of(WorkloadParameter.positive("batch_size", "32", "images per batch"),
                 WorkloadParameter.positive("image_size", "224", "height and width"),
-                WorkloadParameter.positive("num_prefetch", "2", "batches per iteration (pinned host buffers)"),
+                new WorkloadParameter("num_prefetch", "0", "batches per iteration (pinned host buffers); 0: AORTA's 2, "
+                        + "or as many as the transfer or compute role has streams where that is more, so that every "
+                        + "stream works at every count a sweep reaches", 0, Integer.MAX_VALUE),
                 WorkloadParameter.choice("precision", "tf32", "the convolutions' GEMMs: tf32 (PyTorch's default for "
                         + "fp32 convolutions), fp32 (no tensor cores), bf16 or fp16 (autocast, with the classifier)",
                         "tf32", "fp32", "bf16", "fp16"));
@@ -114,10 +116,17 @@ public final class AsyncDataload extends ModelWorkload {
         return streamIndex < t ? "transfer" : streamIndex < 2 * t ? "preprocess" : "compute";
     }
 
+    /** Batches per iteration: as given, or for 0 AORTA's 2 or the largest of the transfer and compute roles. */
+    private int prefetch() {
+        int given = ctx.intParameter("num_prefetch");
+        int most = Math.max(ctx.streamsWithRole("transfer").size(), ctx.streamsWithRole("compute").size());
+        return given > 0 ? given : Math.max(2, most);
+    }
+
     @Override
     protected void validate() {
         int size = ctx.intParameter("image_size");
-        int prefetch = ctx.intParameter("num_prefetch");
+        int prefetch = prefetch();
         if (size % 8 != 0) {
             throw new IllegalArgumentException(NAME + ": --param image_size=" + size + " is not a multiple of 8 (three "
                     + "2x2 max-pools)");
@@ -133,7 +142,7 @@ public final class AsyncDataload extends ModelWorkload {
     protected void build() {
         batch = ctx.intParameter("batch_size");
         size = ctx.intParameter("image_size");
-        prefetch = ctx.intParameter("num_prefetch");
+        prefetch = prefetch();
         precision = ctx.choiceParameter("precision");
         List<Integer> transfer = ctx.streamsWithRole("transfer");
         List<Integer> preprocess = ctx.streamsWithRole("preprocess");
