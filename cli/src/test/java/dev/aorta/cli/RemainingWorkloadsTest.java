@@ -81,18 +81,24 @@ class RemainingWorkloadsTest {
                 .containsPattern("async_dataload\\s+P3\\s+hw_queue\\s+4\\.\\.12\\s+6")
                 .contains("--param model_size=small").contains("--param num_experts=8").contains("--param top_k=2")
                 .contains("--param num_speculative=4").contains("--param decode_batch=16")
-                .contains("--param checkpoint_every=2").contains("--param num_microbatches=4")
+                .contains("--param checkpoint_every=2").contains("--param num_microbatches=0")
                 .contains("--param num_docs=100").contains("--param num_prefetch=0");
     }
 
-    /** A sweep reaches every count of the range: async_dataload's default batches grow to use every stream. */
-    @Test
-    void asyncDataloadsDefaultUsesEveryStreamAtEightStreamsWhereAortasTwoBatchesWouldNot() {
-        CliRunner.Outcome o = aorta("run", "async_dataload", "--streams", "8", "-i", "1", "-w", "0");
-        assertThat(o.err()).doesNotContain("leaves streams idle");
-        CliRunner.Outcome two = aorta("run", "async_dataload", "--streams", "8", "-p", "num_prefetch=2", "-i", "1",
-                "-w", "0");
-        assertThat(two.err()).contains("--param num_prefetch=2 leaves streams idle with 8 streams");
+    /**
+     * A sweep reaches every count of the range: where AORTA's default would leave streams idle (async_dataload's 2
+     * batches at 8 streams, grad_accum's 4 microbatches at 16), the default grows to use every stream; the same value
+     * given explicitly is still refused.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "async_dataload|8|num_prefetch=2|--param num_prefetch=2 leaves streams idle with 8 streams",
+            "grad_accum|16|num_microbatches=4|--param num_microbatches=4 leaves compute streams idle with 8"})
+    void defaultsUseEveryStreamWhereAortasWouldNot(String name, String streams, String aortasDefault, String refusal) {
+        CliRunner.Outcome o = aorta("run", name, "--streams", streams, "-i", "1", "-w", "0");
+        assertThat(o.err()).doesNotContain("idle");
+        CliRunner.Outcome given = aorta("run", name, "--streams", streams, "-p", aortasDefault, "-i", "1", "-w", "0");
+        assertThat(given.err()).contains(refusal);
     }
 
     @ParameterizedTest

@@ -72,7 +72,9 @@ public final class GradAccum extends ModelWorkload {
 
     @Override
     public List<WorkloadParameter> parameters() {
-        return List.of(WorkloadParameter.positive("num_microbatches", "4", "microbatches per iteration (per step)"),
+        return List.of(new WorkloadParameter("num_microbatches", "0", "microbatches per iteration (per step); 0: "
+                        + "AORTA's 4, or as many as there are compute streams where that is more, so that every stream "
+                        + "works at every count a sweep reaches", 0, Integer.MAX_VALUE),
                 WorkloadParameter.positive("microbatch_size", "32", "rows per microbatch"));
     }
 
@@ -81,9 +83,15 @@ public final class GradAccum extends ModelWorkload {
         return streamIndex < streamCount / 2 ? "compute" : "reduce";
     }
 
+    /** Microbatches per iteration: as given, or for 0 AORTA's 4 or the compute role's stream count. */
+    private int microbatches() {
+        int given = ctx.intParameter("num_microbatches");
+        return given > 0 ? given : Math.max(4, ctx.streamsWithRole("compute").size());
+    }
+
     @Override
     protected void validate() {
-        int microbatches = ctx.intParameter("num_microbatches");
+        int microbatches = microbatches();
         int computeStreams = ctx.streamsWithRole("compute").size();
         if (microbatches < computeStreams) {
             throw new IllegalArgumentException(NAME + ": --param num_microbatches=" + microbatches + " leaves compute "
@@ -93,7 +101,7 @@ public final class GradAccum extends ModelWorkload {
 
     @Override
     protected void build() {
-        microbatches = ctx.intParameter("num_microbatches");
+        microbatches = microbatches();
         batch = ctx.intParameter("microbatch_size");
         List<Integer> compute = ctx.streamsWithRole("compute");
         List<Integer> reduce = ctx.streamsWithRole("reduce");
