@@ -86,6 +86,29 @@ class RemainingWorkloadsTest {
     }
 
     /**
+     * Every workload, at every stream count of its range, with its defaults: nothing is refused before the GPU, but
+     * activation_ckpt at 11 streams, whose default depth (8 blocks, 4 checkpointed segments) cannot give each of a
+     * role's 5 streams a segment: growing the model there would change what a sample costs, so it says what to give.
+     */
+    @Test
+    void everyCountOfEveryRangeRunsWithTheDefaults() {
+        List<String> refused = new ArrayList<>();
+        for (Workload w : WorkloadRegistry.onClassPath().all()) {
+            if (w.name().equals("failing_for_tests")) {
+                continue;
+            }
+            for (int n = w.streamRange().min(); n <= w.streamRange().max(); n++) {
+                CliRunner.Outcome o = aorta("run", w.name(), "--streams", String.valueOf(n), "-i", "1", "-w", "0");
+                if (o.err().contains("idle") || o.err().contains("--param")) {
+                    refused.add(w.name() + " at " + n + ": " + o.err().strip());
+                }
+            }
+        }
+        assertThat(refused).singleElement().asString().startsWith("activation_ckpt at 11: ")
+                .contains("use more segments or fewer streams");
+    }
+
+    /**
      * A sweep reaches every count of the range: where AORTA's default would leave streams idle (async_dataload's 2
      * batches at 8 streams, grad_accum's 4 microbatches at 16), the default grows to use every stream; the same value
      * given explicitly is still refused.

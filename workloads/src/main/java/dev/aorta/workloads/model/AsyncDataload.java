@@ -102,9 +102,8 @@ public final class AsyncDataload extends ModelWorkload {
     public List<WorkloadParameter> parameters() {
         return List.of(WorkloadParameter.positive("batch_size", "32", "images per batch"),
                 WorkloadParameter.positive("image_size", "224", "height and width"),
-                new WorkloadParameter("num_prefetch", "0", "batches per iteration (pinned host buffers); 0: AORTA's 2, "
-                        + "or as many as the transfer or compute role has streams where that is more, so that every "
-                        + "stream works at every count a sweep reaches", 0, Integer.MAX_VALUE),
+                WorkloadParameter.growing("num_prefetch", 2, "batches per iteration (pinned host buffers)",
+                        "transfer or compute"),
                 WorkloadParameter.choice("precision", "tf32", "the convolutions' GEMMs: tf32 (PyTorch's default for "
                         + "fp32 convolutions), fp32 (no tensor cores), bf16 or fp16 (autocast, with the classifier)",
                         "tf32", "fp32", "bf16", "fp16"));
@@ -116,11 +115,9 @@ public final class AsyncDataload extends ModelWorkload {
         return streamIndex < t ? "transfer" : streamIndex < 2 * t ? "preprocess" : "compute";
     }
 
-    /** Batches per iteration: as given, or for 0 AORTA's 2 or the largest of the transfer and compute roles. */
     private int prefetch() {
-        int given = ctx.intParameter("num_prefetch");
-        int most = Math.max(ctx.streamsWithRole("transfer").size(), ctx.streamsWithRole("compute").size());
-        return given > 0 ? given : Math.max(2, most);
+        return growing("num_prefetch", 2,
+                Math.max(ctx.streamsWithRole("transfer").size(), ctx.streamsWithRole("compute").size()));
     }
 
     @Override

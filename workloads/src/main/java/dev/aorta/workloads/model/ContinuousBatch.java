@@ -84,7 +84,7 @@ public final class ContinuousBatch extends ModelWorkload {
         return List.of(WorkloadParameter.positive("num_layers", "8", "decoder layers"),
                 WorkloadParameter.positive("hidden_size", "1024", "features"),
                 WorkloadParameter.positive("num_heads", "8", "attention heads"),
-                WorkloadParameter.positive("prefill_batch", "2", "new requests prefilled per iteration"),
+                WorkloadParameter.growing("prefill_batch", 2, "new requests prefilled per iteration", "prefill"),
                 WorkloadParameter.positive("prefill_len", "512", "prompt tokens per new request"),
                 WorkloadParameter.positive("decode_batch", "16", "running sequences, one token each per iteration"),
                 WorkloadParameter.positive("context_len", "512", "prompt positions in a running sequence's cache"),
@@ -109,7 +109,7 @@ public final class ContinuousBatch extends ModelWorkload {
             throw new IllegalArgumentException(NAME + ": --param hidden_size=" + hidden + " does not split into num_heads="
                     + heads + " heads");
         }
-        require(ctx.intParameter("prefill_batch"), "prefill_batch", ctx.streamsWithRole("prefill").size(), "prefill");
+        require(prefillBatch(), "prefill_batch", ctx.streamsWithRole("prefill").size(), "prefill");
         require(ctx.intParameter("decode_batch"), "decode_batch", Math.max(ctx.streamsWithRole("decode").size(),
                 ctx.streamsWithRole("sample").size()), "decode and sample");
     }
@@ -119,7 +119,7 @@ public final class ContinuousBatch extends ModelWorkload {
         int layers = ctx.intParameter("num_layers");
         hidden = ctx.intParameter("hidden_size");
         int heads = ctx.intParameter("num_heads");
-        int prefillBatch = ctx.intParameter("prefill_batch");
+        int prefillBatch = prefillBatch();
         int prefillLen = ctx.intParameter("prefill_len");
         int decodeBatch = ctx.intParameter("decode_batch");
         int contextLen = ctx.intParameter("context_len");
@@ -223,6 +223,10 @@ public final class ContinuousBatch extends ModelWorkload {
             recordOn(s, sampledEvents.get(i));
         }
         ctx.gpu().synchronize();
+    }
+
+    private int prefillBatch() {
+        return growing("prefill_batch", 2, ctx.streamsWithRole("prefill").size());
     }
 
     private void require(int count, String param, int streams, String role) {

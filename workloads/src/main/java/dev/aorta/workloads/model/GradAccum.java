@@ -72,9 +72,8 @@ public final class GradAccum extends ModelWorkload {
 
     @Override
     public List<WorkloadParameter> parameters() {
-        return List.of(new WorkloadParameter("num_microbatches", "0", "microbatches per iteration (per step); 0: "
-                        + "AORTA's 4, or as many as there are compute streams where that is more, so that every stream "
-                        + "works at every count a sweep reaches", 0, Integer.MAX_VALUE),
+        return List.of(WorkloadParameter.growing("num_microbatches", 4, "microbatches per iteration (per step)",
+                        "compute"),
                 WorkloadParameter.positive("microbatch_size", "32", "rows per microbatch"));
     }
 
@@ -83,10 +82,8 @@ public final class GradAccum extends ModelWorkload {
         return streamIndex < streamCount / 2 ? "compute" : "reduce";
     }
 
-    /** Microbatches per iteration: as given, or for 0 AORTA's 4 or the compute role's stream count. */
     private int microbatches() {
-        int given = ctx.intParameter("num_microbatches");
-        return given > 0 ? given : Math.max(4, ctx.streamsWithRole("compute").size());
+        return growing("num_microbatches", 4, ctx.streamsWithRole("compute").size());
     }
 
     @Override

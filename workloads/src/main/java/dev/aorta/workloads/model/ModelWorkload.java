@@ -74,6 +74,12 @@ abstract class ModelWorkload implements Workload {
         return closeable;
     }
 
+    /** A {@link WorkloadParameter#growing} count: as given, or for 0 AORTA's value or {@code streams}, the larger. */
+    protected int growing(String name, int aortas, int streams) {
+        int given = ctx.intParameter(name);
+        return given > 0 ? given : Math.max(aortas, streams);
+    }
+
     /** An fp32 tensor on the device, owned by the workload. */
     protected Tensor tensor(String what, int... shape) {
         return keep(rt.ops(0).empty(name(), what, DType.FP32, shape));

@@ -99,7 +99,7 @@ public final class RagPipeline extends ModelWorkload {
 
     @Override
     public List<WorkloadParameter> parameters() {
-        return List.of(WorkloadParameter.positive("batch_size", "4", "queries per iteration"),
+        return List.of(WorkloadParameter.growing("batch_size", 4, "queries per iteration", "stage's"),
                 WorkloadParameter.positive("query_len", "64", "tokens per query"),
                 WorkloadParameter.positive("embed_dim", "768", "token embedding and generator width"),
                 WorkloadParameter.positive("retrieval_dim", "256", "query and document embedding width"),
@@ -122,9 +122,22 @@ public final class RagPipeline extends ModelWorkload {
                 : "generate";
     }
 
+    /** Queries per iteration: by default one per stream of the largest stage at least. */
+    private int batch() {
+        return growing("batch_size", 4, mostPerStage());
+    }
+
+    private int mostPerStage() {
+        int most = 0;
+        for (String role : List.of("embed", "retrieve", "rerank", "generate")) {
+            most = Math.max(most, ctx.streamsWithRole(role).size());
+        }
+        return most;
+    }
+
     @Override
     protected void validate() {
-        int batch = ctx.intParameter("batch_size");
+        int batch = batch();
         int numDocs = ctx.intParameter("num_docs");
         int topK = ctx.intParameter("top_k");
         int rerankK = ctx.intParameter("rerank_k");
@@ -136,10 +149,7 @@ public final class RagPipeline extends ModelWorkload {
             throw new IllegalArgumentException(NAME + ": --param embed_dim=" + ctx.intParameter("embed_dim")
                     + " does not split into num_heads=" + ctx.intParameter("num_heads") + " heads");
         }
-        int most = 0;
-        for (String role : List.of("embed", "retrieve", "rerank", "generate")) {
-            most = Math.max(most, ctx.streamsWithRole(role).size());
-        }
+        int most = mostPerStage();
         if (batch < most) {
             throw new IllegalArgumentException(NAME + ": --param batch_size=" + batch + " leaves streams idle with "
                     + ctx.streams().size() + " streams (up to " + most + " per stage); use at least " + most + " queries");
@@ -148,7 +158,7 @@ public final class RagPipeline extends ModelWorkload {
 
     @Override
     protected void build() {
-        batch = ctx.intParameter("batch_size");
+        batch = batch();
         queryLen = ctx.intParameter("query_len");
         embedDim = ctx.intParameter("embed_dim");
         retrievalDim = ctx.intParameter("retrieval_dim");

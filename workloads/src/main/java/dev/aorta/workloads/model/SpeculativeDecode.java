@@ -123,8 +123,8 @@ public final class SpeculativeDecode extends ModelWorkload {
                 WorkloadParameter.positive("main_heads", "8", "main model heads"),
                 WorkloadParameter.positive("num_speculative", "4", "draft tokens K per round"),
                 WorkloadParameter.positive("context_len", "128", "prompt tokens"),
-                WorkloadParameter.positive("batch_size", "2", "requests in flight (AORTA: 1; 2 so that the "
-                        + "recommended 6 streams all work)"),
+                WorkloadParameter.growing("batch_size", 2, "requests in flight (AORTA's own: 1; 2 so that the "
+                        + "recommended 6 streams all work)", "role's"),
                 WorkloadParameter.choice("graphs", "true", "true: each request's prefills, draft steps and verify "
                         + "replayed as CUDA graphs (one launch per stream and request); false: every kernel launched",
                         "true", "false"));
@@ -135,9 +135,14 @@ public final class SpeculativeDecode extends ModelWorkload {
         return ROLES[streamIndex % 4];
     }
 
+    /** Requests in flight: one per stream of a role at least (roles take every fourth stream). */
+    private int batch() {
+        return growing("batch_size", 2, (ctx.streams().size() + 3) / 4);
+    }
+
     @Override
     protected void validate() {
-        int batch = ctx.intParameter("batch_size");
+        int batch = batch();
         int lanes = (ctx.streams().size() + 3) / 4;
         if (batch < lanes) {
             throw new IllegalArgumentException(NAME + ": --param batch_size=" + batch + " leaves streams idle with "
@@ -156,7 +161,7 @@ public final class SpeculativeDecode extends ModelWorkload {
         mainDim = ctx.intParameter("main_hidden");
         k = ctx.intParameter("num_speculative");
         int context = ctx.intParameter("context_len");
-        int batch = ctx.intParameter("batch_size");
+        int batch = batch();
         graphs = Boolean.parseBoolean(ctx.choiceParameter("graphs"));
         CudaModule spec = keepOther(rt.device().loadModule(Nvrtc.get().compile(WorkloadKernels.source("spec.cu"),
                 "spec.cu", rt.device().info().arch())));

@@ -36,6 +36,16 @@ public record WorkloadParameter(String name, String defaultValue, String descrip
         return new WorkloadParameter(name, defaultValue, description, 1, Integer.MAX_VALUE);
     }
 
+    /**
+     * A count of things in flight (batches, requests, microbatches) whose default grows with the streams: 0, the
+     * default, is AORTA's value, or one per stream of the role that needs them where that is more, so that every stream
+     * works at every count of the range a sweep reaches; a value given explicitly is taken as it is.
+     */
+    public static WorkloadParameter growing(String name, int aortas, String description, String role) {
+        return new WorkloadParameter(name, "0", description + "; 0: AORTA's " + aortas + ", or one per " + role
+                + " stream where that is more", 0, Integer.MAX_VALUE);
+    }
+
     /** One word of {@code choices}, e.g. {@code pattern=argmin|balanced}. */
     public static WorkloadParameter choice(String name, String defaultValue, String description, String... choices) {
         return new WorkloadParameter(name, defaultValue, description, Integer.MIN_VALUE, Integer.MAX_VALUE,
