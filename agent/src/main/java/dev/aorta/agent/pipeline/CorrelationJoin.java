@@ -61,6 +61,8 @@ final class CorrelationJoin {
     private final LongLongMap threadPairs = new LongLongMap();
     /** The thread ids CUPTI's driver calls have carried: a known OS id is used only once CUPTI has shown it. */
     private final LongLongMap cuptiThreads = new LongLongMap();
+    /** Host thread -> its OS id from {@link OsThreadIds} (-1: unknown), looked up once: no boxing per record. */
+    private final LongLongMap osThreads = new LongLongMap();
     private Long cuptiToHost;
     private final CuptiCoverage coverage;
     private long watermark = Long.MIN_VALUE;
@@ -220,6 +222,16 @@ final class CorrelationJoin {
         return lo;
     }
 
+    /** The OS thread id of a host thread, or -1; its ring noted it before any of its records reached the join. */
+    private long osThread(long hostThread) {
+        long os = osThreads.get(hostThread, Long.MIN_VALUE);
+        if (os == Long.MIN_VALUE) {
+            os = OsThreadIds.of(hostThread);
+            osThreads.put(hostThread, os);
+        }
+        return os;
+    }
+
     /** Writes a held record, joined when a driver call matches, and makes it spare. */
     private void write(CallRecord c) {
         if (unsorted) {   // here, not in release(): a record beyond MAX_HELD is written between releases
@@ -230,7 +242,7 @@ final class CorrelationJoin {
         String prefix = prefix(kind);
         long lo = c.startNs() - TOLERANCE_NS;
         long hi = c.endNs() + TOLERANCE_NS;
-        long os = OsThreadIds.of(c.thread());
+        long os = osThread(c.thread());
         if (os >= 0 && threadPairs.get(c.thread(), -1) != os && cuptiThreads.containsKey(os)) {
             // known, not guessed, once CUPTI has shown that it reports that id; it replaces a guess made before
             threadPairs.put(c.thread(), os);

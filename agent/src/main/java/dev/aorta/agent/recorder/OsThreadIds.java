@@ -45,7 +45,7 @@ public final class OsThreadIds {
         }
     }
 
-    /** Records a thread's OS id as seen (for threads recorded elsewhere, and for tests). */
+    /** Sets a thread's OS id: for tests, which make records for threads that never made a ring. */
     public static void note(long javaThreadId, long osThreadId) {
         BY_JAVA_ID.put(javaThreadId, osThreadId);
     }
