@@ -38,6 +38,10 @@ public final class FakeGpu {
                        String api, long thread, long apiStart, long apiEnd, long correlation) {
     }
 
+    /** A driver API call that enqueued work, as CUPTI reports it: at the call's return, before the work runs. */
+    public record DriverCall(String api, long thread, long apiStart, long apiEnd, long correlation) {
+    }
+
     /** Off for benchmarks: the doubles then do nothing, like an empty native call. */
     private static volatile boolean simulating = true;
     private static long nextHandle = 0x7f0000001000L;
@@ -45,6 +49,7 @@ public final class FakeGpu {
     private static final Map<Long, Long> eventTime = new HashMap<>();
     private static final List<String> log = new ArrayList<>();
     private static final List<Work> finished = new ArrayList<>();
+    private static final List<DriverCall> issued = new ArrayList<>();
     private static final List<Long> registered = new ArrayList<>();
     private static long correlation;
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
@@ -96,6 +101,7 @@ public final class FakeGpu {
         long thread = Thread.currentThread().getId();
         long apiEnd = System.nanoTime();
         long id = ++correlation;
+        issued.add(new DriverCall(api, thread, apiStart, apiEnd, id));
         log.add(name + "@" + stream);
         whenStreamGetsThere(stream, at -> {
             long start = Math.max(at, streamReady.getOrDefault(stream, 0L));
@@ -282,6 +288,13 @@ public final class FakeGpu {
     }
 
     /** Work that has finished by now, removed from the fake device (what CUPTI would deliver). */
+    /** The driver calls made since the last take, whether or not their work has run. */
+    public static synchronized List<DriverCall> takeIssued() {
+        List<DriverCall> calls = new ArrayList<>(issued);
+        issued.clear();
+        return calls;
+    }
+
     public static synchronized List<Work> takeFinished() {
         openGates();
         long now = System.nanoTime();

@@ -23,6 +23,7 @@ import dev.aorta.agent.plugins.IterationMarkerPlugin;
 import dev.aorta.agent.recorder.CallTable;
 import dev.aorta.agent.jcuda.NativeAddress;
 import dev.aorta.agent.recorder.HostClock;
+import dev.aorta.agent.recorder.OsThreadIds;
 import dev.aorta.agent.recorder.Recorder;
 import dev.aorta.agent.spi.Interception;
 import dev.aorta.agent.spi.InterceptionPlugin;
@@ -197,6 +198,9 @@ public final class AgentInstaller {
                     drainer.deviceActivityStopped(hostNs);
                 }
             });
+            if (cupti.source() != null) {
+                OsThreadIds.enable();   // the join pairs each thread with CUPTI's by its ids
+            }
             if (cupti.source() != null && mode == AgentOptions.DeviceSource.VALIDATE) {
                 return validating(cupti.source(), options, rank, pipeline.comparison());
             }

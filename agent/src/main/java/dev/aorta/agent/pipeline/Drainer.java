@@ -71,8 +71,8 @@ public final class Drainer implements Runnable {
     public record DriverCall(ApiCall call) {
     }
 
-    /** CUPTI stopped at host {@code hostNs} after handing over all it had (queued behind those records). */
-    public record DeviceActivityStopped(long hostNs) {
+    /** CUPTI handed over every record made before host {@code hostNs}, stopped or flushed (queued behind them). */
+    public record CuptiHandedOver(long hostNs) {
     }
 
     public Drainer(Fanout sinks, Set<Category> categories, int rank, long intervalMs) {
@@ -193,8 +193,12 @@ public final class Drainer implements Runnable {
      * CUPTI's records of the window are all in and that later calls have none.
      */
     public void deviceActivityStopped(long hostNs) {
+        handedOver(hostNs);
+    }
+
+    private void handedOver(long hostNs) {
         queuedDeviceRecords.incrementAndGet();
-        deviceRecords.add(new DeviceActivityStopped(hostNs));
+        deviceRecords.add(new CuptiHandedOver(hostNs));
     }
 
     /** CUPTI records dropped because the drain thread was {@link #MAX_QUEUED_DEVICE_RECORDS} behind. */
@@ -231,8 +235,10 @@ public final class Drainer implements Runnable {
         }
         long iterationsBefore = iterations.completed();
         int n = drainBuffers(last);
-        if (iterations.completed() != iterationsBefore) {
+        if (iterations.completed() != iterationsBefore || join.waitingOnCupti(System.nanoTime())) {
+            long through = System.nanoTime();
             device.flush();
+            handedOver(through);   // a forced flush hands over every record made before it, each thread's buffer
         } else {
             device.poll();
         }
@@ -320,8 +326,8 @@ public final class Drainer implements Runnable {
             join.anchor(a);
         } else if (o instanceof DriverCall c) {
             join.driverCall(c.call());
-        } else if (o instanceof DeviceActivityStopped s) {
-            join.cuptiStopped(s.hostNs());
+        } else if (o instanceof CuptiHandedOver s) {
+            join.handedOverThrough(s.hostNs());
         } else if (o instanceof Marker m) {
             sinks.marker(m);
         }
@@ -383,13 +389,15 @@ public final class Drainer implements Runnable {
         }
         if (join.unjoined() > 0) {
             AgentLog.info(join.unjoined() + " API records made while CUPTI ran matched none of CUPTI's driver calls and"
-                    + " were written without cupti_correlation");
+                    + " were written without cupti_correlation" + (join.pairedByTiming() > 0
+                    ? " (" + join.pairedByTiming() + " threads were paired with CUPTI's by timing, their ids unknown)" : ""));
         }
         if (HostClock.conversionError() != null) {
             AgentLog.debug(HostClock.conversionError());
         }
         AgentLog.debug(decoder.decodedCalls() + " calls recorded, " + join.joined() + " joined to CUPTI, "
-                + iterations.completed() + " iterations");
+                + iterations.completed() + " iterations; threads paired with CUPTI's by id " + join.pairedById()
+                + ", by timing " + join.pairedByTiming());
         sinks.close();
     }
 }

@@ -102,7 +102,7 @@ class CorrelationJoinTest {
         List<ApiCall> written = new ArrayList<>();
         CorrelationJoin join = anchoredJoin(written);
         coverage.unsubscribing(HOST0 + 1_000_000);     // paused until the first window
-        join.cuptiStopped(HOST0 + 1_000_000);
+        join.handedOverThrough(HOST0 + 1_000_000);
         long t = HOST0 + 2_000_000;
         long seq = 1;
         for (int i = 0; i < CorrelationJoin.MAX_HELD + 50_000; i++, t += 4_000) {
@@ -128,7 +128,7 @@ class CorrelationJoinTest {
             join.api(launch(t, seq++));
         }
         cuptiBatch.forEach(join::driverCall);
-        join.cuptiStopped(windowEnd + 500_000);
+        join.handedOverThrough(windowEnd + 500_000);
         join.release(false);
 
         assertThat(written).hasSize((int) seq - 1);
@@ -190,14 +190,132 @@ class CorrelationJoinTest {
     /**
      * A thread's first launch whose own driver call CUPTI did not report, with another thread's driver call inside its
      * span: paired by timing, the thread would be taken for the other one and none of its later launches would join.
-     * With the threads' OS ids known, only the first launch goes unjoined.
+     * CUPTI names threads by the low 32 bits of their pthread handles: with those known, only the first launch goes
+     * unjoined.
      */
     @Test
-    void aThreadWhoseOsIdIsKnownIsNeverTakenForAnotherThread() {
-        long first = 9_101;
-        long second = 9_102;
-        OsThreadIds.note(first, 300_001);
-        OsThreadIds.note(second, 300_002);
+    void aThreadWhosePthreadIdIsKnownIsNeverTakenForAnotherThread() {
+        OsThreadIds.note(9_101, 300_001, 71);
+        OsThreadIds.note(9_102, 300_002, 72);
+        List<ApiCall> written = twoThreadsTheFirstsFirstDriverCallMissing(9_101, 9_102, 300_001, 300_002);
+
+        assertThat(written).hasSize(100);
+        assertThat(written).filteredOn(c -> c.correlationId() != 1)
+                .allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+        assertThat(written).filteredOn(c -> c.correlationId() == 1).singleElement()
+                .satisfies(c -> assertThat(c.args()).doesNotContainKey("cupti_correlation"));
+    }
+
+    /**
+     * CUPTI keeps a buffer per launching thread: one thread's driver calls of the whole span can arrive before any of
+     * another's. The other thread's records wait for their own thread's driver calls, not for any thread's, and all
+     * join; one that waits too long asks for a forced flush, and a flush releases it.
+     */
+    @Test
+    void aThreadsRecordsWaitForItsOwnCuptiBufferNotAnotherThreads() {
+        OsThreadIds.note(9_501, 600_001, 81);
+        OsThreadIds.note(9_502, 600_002, 82);
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = anchoredJoin(written);
+        List<ApiCall> firstsBuffer = new ArrayList<>();
+        List<ApiCall> secondsBuffer = new ArrayList<>();
+        for (int k = 0; k < 100; k++) {
+            long t = HOST0 + k * 20_000L;
+            join.api(CallRecords.of(new ApiCall("cuLaunchKernel", 9_501, 0, t, t + 6_000, 1 + 2L * k, 0,
+                    Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
+            join.api(CallRecords.of(new ApiCall("cuLaunchKernel", 9_502, 0, t + 3_000, t + 9_000, 2 + 2L * k, 0,
+                    Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
+            firstsBuffer.add(new ApiCall("cuLaunchKernel", 600_001, 0, t + 1_000 + OFFSET, t + 4_000 + OFFSET,
+                    1 + 2L * k, 0, Map.of(), ClockDomain.CUPTI));
+            secondsBuffer.add(new ApiCall("cuLaunchKernel", 600_002, 0, t + 4_000 + OFFSET, t + 7_000 + OFFSET,
+                    2 + 2L * k, 0, Map.of(), ClockDomain.CUPTI));
+        }
+        join.driverCall(secondsBuffer.get(0));   // CUPTI has shown the second thread's id
+        firstsBuffer.forEach(join::driverCall);
+        join.release(false);
+        // the first thread's records, joined, but its last: CUPTI has shown none of its driver calls after its end yet
+        assertThat(written).hasSize(99).allSatisfy(c -> {
+            assertThat(c.thread()).isEqualTo(9_501);
+            assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId());
+        });
+        assertThat(join.waitingOnCupti(HOST0 + 2_000_000)).isFalse();
+        assertThat(join.waitingOnCupti(HOST0 + 2_000_000 + CorrelationJoin.FLUSH_WAITING_AFTER_NS)).isTrue();
+
+        secondsBuffer.subList(1, 100).forEach(join::driverCall);
+        join.release(false);
+        assertThat(written).hasSize(198);   // each thread's last waits for a driver call after its end
+        join.handedOverThrough(HOST0 + 2_100_000);
+        join.release(false);
+        assertThat(written).hasSize(200)
+                .allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+        assertThat(join.unjoined()).isZero();
+    }
+
+    /** Should a CUPTI version report kernel thread ids instead, the threads are paired by those. */
+    @Test
+    void aThreadIsPairedByItsLinuxThreadIdWhereCuptiReportsThat() {
+        OsThreadIds.note(9_201, 0xdead_0000L, 400_001);
+        OsThreadIds.note(9_202, 0xbeef_0000L, 400_002);
+        List<ApiCall> written = twoThreadsTheFirstsFirstDriverCallMissing(9_201, 9_202, 400_001, 400_002);
+
+        assertThat(written).filteredOn(c -> c.correlationId() != 1)
+                .allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+    }
+
+    /**
+     * Without the threads' ids, one match alone does not pair a thread: the first launch takes the other thread's
+     * driver call (the only one inside its span), and that costs two launches, not all of the first thread's.
+     */
+    @Test
+    void withoutIdsOneLoneMatchDoesNotPairAThread() {
+        List<ApiCall> written = twoThreadsTheFirstsFirstDriverCallMissing(9_301, 9_302, 300_001, 300_002);
+
+        assertThat(written).filteredOn(c -> c.correlationId() > 2)
+                .allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+    }
+
+    /**
+     * Paired by timing with a thread whose driver calls it stops overlapping (its first four launches each held only
+     * that thread's call, its own unreported), a thread gives the pairing up after {@link CorrelationJoin#GUESS_MISSES}
+     * misses in a row and is paired again with its own calls.
+     */
+    @Test
+    void aPairingByTimingThatStopsMatchingIsGivenUp() {
+        long thread = 9_401;
+        List<ApiCall> written = new ArrayList<>();
+        CorrelationJoin join = anchoredJoin(written);
+        List<ApiCall> driverCalls = new ArrayList<>();
+        int launches = 60;
+        for (int k = 0; k < launches; k++) {
+            long t = HOST0 + k * 20_000L;
+            join.api(CallRecords.of(new ApiCall("cuLaunchKernel", thread, 0, t, t + 6_000, 1_000 + k, 0,
+                    Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
+            if (k < CorrelationJoin.GUESS_AGREEMENT) {   // an unrecorded thread's call, alone in the launch's span
+                driverCalls.add(new ApiCall("cuLaunchKernel", 500_002, 0, t + 1_000 + OFFSET, t + 4_000 + OFFSET,
+                        5_000 + k, 0, Map.of(), ClockDomain.CUPTI));
+            } else {
+                driverCalls.add(new ApiCall("cuLaunchKernel", 500_001, 0, t + 1_000 + OFFSET, t + 4_000 + OFFSET,
+                        1_000 + k, 0, Map.of(), ClockDomain.CUPTI));
+                driverCalls.add(new ApiCall("cuLaunchKernel", 500_002, 0, t + 12_000 + OFFSET, t + 15_000 + OFFSET,
+                        5_000 + k, 0, Map.of(), ClockDomain.CUPTI));
+            }
+        }
+        driverCalls.forEach(join::driverCall);
+        join.release(true);
+
+        int regained = CorrelationJoin.GUESS_AGREEMENT + CorrelationJoin.GUESS_MISSES;
+        assertThat(join.unjoined()).isEqualTo(CorrelationJoin.GUESS_MISSES);
+        assertThat(written).filteredOn(c -> c.correlationId() >= 1_000 + regained).hasSize(launches - regained)
+                .allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
+    }
+
+    /**
+     * Two threads launching 7 us apart, 50 launches each; CUPTI reports the first by {@code firstCuptiId} and the second
+     * by {@code secondCuptiId}, and misses the first thread's first driver call. A launch's correlation equals its
+     * driver call's.
+     */
+    private List<ApiCall> twoThreadsTheFirstsFirstDriverCallMissing(long first, long second, long firstCuptiId,
+            long secondCuptiId) {
         List<ApiCall> written = new ArrayList<>();
         CorrelationJoin join = anchoredJoin(written);
         List<ApiCall> driverCalls = new ArrayList<>();
@@ -207,21 +325,16 @@ class CorrelationJoinTest {
                     Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
             join.api(CallRecords.of(new ApiCall("cuLaunchKernel", second, 0, t + 3_000, t + 9_000, 2 + 2L * k, 0,
                     Map.of("kind", "launch"), ClockDomain.HOST_MONOTONIC), CallKind.LAUNCH));
-            if (k > 0) {   // the first thread's first driver call is missing from CUPTI's records
-                driverCalls.add(new ApiCall("cuLaunchKernel", 300_001, 0, t + 1_000 + OFFSET, t + 4_000 + OFFSET,
+            if (k > 0) {
+                driverCalls.add(new ApiCall("cuLaunchKernel", firstCuptiId, 0, t + 1_000 + OFFSET, t + 4_000 + OFFSET,
                         1 + 2L * k, 0, Map.of(), ClockDomain.CUPTI));
             }
-            driverCalls.add(new ApiCall("cuLaunchKernel", 300_002, 0, t + 4_000 + OFFSET, t + 7_000 + OFFSET,
+            driverCalls.add(new ApiCall("cuLaunchKernel", secondCuptiId, 0, t + 4_000 + OFFSET, t + 7_000 + OFFSET,
                     2 + 2L * k, 0, Map.of(), ClockDomain.CUPTI));
         }
         driverCalls.forEach(join::driverCall);
         join.release(true);
-
-        assertThat(written).hasSize(100);
-        assertThat(written).filteredOn(c -> c.correlationId() != 1)
-                .allSatisfy(c -> assertThat(c.args()).containsEntry("cupti_correlation", c.correlationId()));
-        assertThat(written).filteredOn(c -> c.correlationId() == 1).singleElement()
-                .satisfies(c -> assertThat(c.args()).doesNotContainKey("cupti_correlation"));
+        return written;
     }
 
     @Test
@@ -236,7 +349,7 @@ class CorrelationJoinTest {
         join.release(false);
         assertThat(written).as("CUPTI's records may still be on their way").isEmpty();
 
-        join.cuptiStopped(HOST0 + 50_000);
+        join.handedOverThrough(HOST0 + 50_000);
         join.release(false);
 
         assertThat(written).singleElement().satisfies(c -> assertThat(c.args()).doesNotContainKey("cupti_correlation"));

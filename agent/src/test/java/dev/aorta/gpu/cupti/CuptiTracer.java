@@ -7,7 +7,7 @@ import example.fakegpu.FakeGpu;
  * Test double of the aorta-gpu CUPTI tracer (the static factory and methods the agent uses, with the real
  * signatures): hands the fake device's finished work to the {@link CuptiRecords} (the real interface, from the
  * aorta-gpu jar behind the test classes), and the driver API calls behind it with the same correlation ids (when
- * asked), in a CUPTI clock running {@link FakeGpu#CUPTI_OFFSET} ahead of the host clock. Its "OS thread ids"
+ * asked; each as soon as it returned, its work run or not), in a CUPTI clock running {@link FakeGpu#CUPTI_OFFSET} ahead of the host clock. Its "OS thread ids"
  * are Java thread ids + 100000, as real ones differ too.
  */
 public final class CuptiTracer {
@@ -42,10 +42,12 @@ public final class CuptiTracer {
 
     public void flush() {
         long o = FakeGpu.CUPTI_OFFSET;
-        for (FakeGpu.Work w : FakeGpu.takeFinished()) {
-            if (driverCalls) {
-                records.driverCall(w.api(), w.thread() + 100_000, w.apiStart() + o, w.apiEnd() + o, w.correlation(), 0);
+        for (FakeGpu.DriverCall c : FakeGpu.takeIssued()) {
+            if (driverCalls) {   // as CUPTI: a driver call's record is complete when the call returns
+                records.driverCall(c.api(), c.thread() + 100_000, c.apiStart() + o, c.apiEnd() + o, c.correlation(), 0);
             }
+        }
+        for (FakeGpu.Work w : FakeGpu.takeFinished()) {
             long start = w.start() + o;
             long end = w.end() + o;
             switch (w.kind()) {
