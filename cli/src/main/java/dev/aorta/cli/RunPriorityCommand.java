@@ -126,6 +126,9 @@ final class RunPriorityCommand implements Callable<Integer> {
                 System.err.println("aorta run-priority: " + w.name() + " at " + n + " streams computed a wrong result: "
                         + wrong);
             }
+            if (!r.idleStreams().isEmpty()) {
+                System.err.println("aorta run-priority: " + w.name() + ": " + RunReport.idle(r));
+            }
             return new Outcome(w, n, r, wrong == null ? null : "wrong result: " + wrong, seconds(start));
         } catch (RuntimeException e) {
             String message = e.getMessage() == null ? e.toString() : e.getMessage();
@@ -167,6 +170,11 @@ final class RunPriorityCommand implements Callable<Integer> {
                 perTier.values().stream().mapToDouble(Double::doubleValue).sum());
         System.out.println("  THROUGHPUT in each workload's unit; P50/P99 = per-iteration device latency ("
                 + harness.syncMode + ")." + (outputDir == null ? "" : " Results in " + outputDir + "."));
+        long idle = outcomes.stream().filter(o -> o.result() != null && !o.result().idleStreams().isEmpty()).count();
+        if (idle > 0) {
+            System.out.println("  " + idle + " of " + outcomes.size() + " runs left streams without device work (said"
+                    + " above).");
+        }
         if (failed > 0) {
             System.out.println("  " + failed + " of " + outcomes.size() + " runs failed.");
             return 1;

@@ -127,6 +127,9 @@ final class RunReport {
     /** Plain-language reading of the numbers, each line from a rule stated in it. */
     static List<String> interpretation(RunResult r) {
         List<String> notes = new ArrayList<>();
+        if (!r.idleStreams().isEmpty()) {
+            notes.add(idle(r));
+        }
         String set = r.envVars().get("CUDA_DEVICE_MAX_CONNECTIONS");
         int connections = set == null ? DEFAULT_MAX_CONNECTIONS : parseOr(set, DEFAULT_MAX_CONNECTIONS);
         if (r.options().streams() > connections) {
@@ -155,6 +158,13 @@ final class RunReport {
             notes.add("the harness reaches " + fmt(100 * r.baselineLoop().ratio()) + "% of a plain loop's throughput");
         }
         return notes;
+    }
+
+    /** The line that says which of a run's streams did no device work. */
+    static String idle(RunResult r) {
+        return RunResult.describe(r.idleStreams()) + " did no device work in the traced iterations: the workload"
+                + " leaves " + (r.idleStreams().size() == 1 ? "it" : "them") + " idle at " + r.options().streams()
+                + " streams (see its parameters)";
     }
 
     private static int parseOr(String text, int fallback) {

@@ -92,6 +92,9 @@ final class SweepCommand implements Callable<Integer> {
                         + " streams computed a wrong result: " + r.correctness().problem());
                 correct = false;
             }
+            if (!r.idleStreams().isEmpty()) {
+                System.err.println("aorta sweep: " + r.workloadName() + ": " + RunReport.idle(r));
+            }
         }
         return correct ? 0 : 1;
     }

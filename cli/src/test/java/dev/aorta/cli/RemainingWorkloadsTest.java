@@ -86,9 +86,9 @@ class RemainingWorkloadsTest {
     }
 
     /**
-     * Every workload, at every stream count of its range, with its defaults: nothing is refused before the GPU, but
-     * activation_ckpt at 11 streams, whose default depth (8 blocks, 4 checkpointed segments) cannot give each of a
-     * role's 5 streams a segment: growing the model there would change what a sample costs, so it says what to give.
+     * Every workload, at every stream count of its range, with its defaults: nothing is refused before the GPU.
+     * activation_ckpt at 11 streams was, until its roles were split in even thirds (AORTA's thirds gave the gradient
+     * role 5 streams for the default 4 checkpointed segments).
      */
     @Test
     void everyCountOfEveryRangeRunsWithTheDefaults() {
@@ -104,19 +104,19 @@ class RemainingWorkloadsTest {
                 }
             }
         }
-        assertThat(refused).singleElement().asString().startsWith("activation_ckpt at 11: ")
-                .contains("use more segments or fewer streams");
+        assertThat(refused).isEmpty();
     }
 
     /**
      * A sweep reaches every count of the range: where AORTA's default would leave streams idle (async_dataload's 2
-     * batches at 8 streams, grad_accum's 4 microbatches at 16), the default grows to use every stream; the same value
-     * given explicitly is still refused.
+     * batches at 8 streams, grad_accum's 4 microbatches at 16, graph_subgraphs' 8 subgraphs at 12), the default grows
+     * to use every stream; the same value given explicitly is still refused.
      */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "async_dataload|8|num_prefetch=2|--param num_prefetch=2 leaves streams idle with 8 streams",
-            "grad_accum|16|num_microbatches=4|--param num_microbatches=4 leaves compute streams idle with 8"})
+            "grad_accum|16|num_microbatches=4|--param num_microbatches=4 leaves compute streams idle with 8",
+            "graph_subgraphs|12|num_subgraphs=8|--param num_subgraphs=8 leaves subgraph streams idle with 10 of them"})
     void defaultsUseEveryStreamWhereAortasWouldNot(String name, String streams, String aortasDefault, String refusal) {
         CliRunner.Outcome o = aorta("run", name, "--streams", streams, "-i", "1", "-w", "0");
         assertThat(o.err()).doesNotContain("idle");
@@ -129,8 +129,10 @@ class RemainingWorkloadsTest {
             "fsdp_tp|16|num_layers=3|fsdp_tp: --param num_layers=3 leaves streams of a role idle with 16 streams (4 per role)",
             "activation_ckpt|6|num_blocks=7|activation_ckpt: --param num_blocks=7 is not a multiple of checkpoint_every=2",
             "activation_ckpt|12|checkpoint_every=4|activation_ckpt: 2 segments (num_blocks / checkpoint_every) leave streams",
+            "zero_offload|12|num_layers=3|zero_offload: --param num_layers=3 leaves streams of a role idle with 12 streams (up to 4 per role)",
             "grad_accum|16|num_microbatches=4|grad_accum: --param num_microbatches=4 leaves compute streams idle with 8",
             "moe|16|top_k=9|moe: --param top_k=9 is more than num_experts=8",
+            "graph_subgraphs|16|num_subgraphs=8|graph_subgraphs: --param num_subgraphs=8 leaves subgraph streams idle with 14",
             "continuous_batch|12|prefill_batch=2|continuous_batch: --param prefill_batch=2 leaves prefill streams idle",
             "speculative_decode|12|batch_size=2|speculative_decode: --param batch_size=2 leaves streams idle with 12",
             "rag_pipeline|12|top_k=2|rag_pipeline: need rerank_k <= top_k <= num_docs; got 3, 2, 100",

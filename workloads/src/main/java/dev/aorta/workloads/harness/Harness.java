@@ -470,12 +470,6 @@ public final class Harness {
     }
 
     /**
-     * {@code --timing-samples} iterations with event pairs around every op, after {@link #TRACED_WARMUP} unsampled
-     * ones: as many iterations as under CUPTI, because the ranks of one job must issue the same collectives.
-     *
-     * @param opsPerIteration launches of the last measured iteration: two events per op are made up front
-     */
-    /**
      * What the note says when launches of the sampled iterations bypassed the event pairs: the model module's layers
      * launch through the gpu module directly, not through the harness's ops, so event pairs cannot see them.
      */
@@ -488,6 +482,12 @@ public final class Harness {
                 + "miss them (all of them when every stream reads 0); --kernel-timing cupti times every kernel";
     }
 
+    /**
+     * {@code --timing-samples} iterations with event pairs around every op, after {@link #TRACED_WARMUP} unsampled
+     * ones: as many iterations as under CUPTI, because the ranks of one job must issue the same collectives.
+     *
+     * @param opsPerIteration launches of the last measured iteration: two events per op are made up front
+     */
     private static Timeline sampleWithEventPairs(Workload workload, HarnessOptions options, GpuSession gpu,
                                                  HarnessContext context, List<GpuStream> streams, GpuStream timing,
                                                  List<GpuEvent> events, long opsPerIteration, String whyNotCupti) {

@@ -12,8 +12,11 @@ import dev.aorta.workloads.session.GpuTelemetry;
 import dev.aorta.workloads.spi.Throughput;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Everything one run measured. Times from device events or device timestamps unless named host.
@@ -35,6 +38,27 @@ public record RunResult(String workloadName, Instant timestamp, HarnessOptions o
                         KernelTiming kernelTiming, MemoryReport memory, Correctness correctness,
                         List<List<DeviceActivity>> activities, BaselineLoop baselineLoop, Telemetry telemetry,
                         Map<String, Object> workloadResults) {
+
+    /**
+     * The streams that did no device work in the traced iterations, where every launch of them was timed (so that
+     * none means idle, not unseen): a workload that leaves a stream it claims idle at this count is worth saying.
+     */
+    public List<StreamStats> idleStreams() {
+        if (kernelTiming == null || kernelTiming.untimedLaunches() > 0 || kernelTiming.activityCount() == 0) {
+            return List.of();
+        }
+        return streams.stream().filter(s -> s.kernelCount() == 0).toList();
+    }
+
+    /** "streams 14, 15 (reduce)": the idle streams by index and role, for one line of text. */
+    public static String describe(List<StreamStats> streams) {
+        Map<String, List<Integer>> byRole = new LinkedHashMap<>();
+        streams.forEach(s -> byRole.computeIfAbsent(s.role(), r -> new ArrayList<>()).add(s.index()));
+        List<String> parts = new ArrayList<>();
+        byRole.forEach((role, indices) -> parts.add(indices.stream().map(String::valueOf)
+                .collect(Collectors.joining(", ")) + " (" + role + ")"));
+        return (streams.size() == 1 ? "stream " : "streams ") + String.join(", ", parts);
+    }
 
     /** NVML readings around the run: a throttled, hot or power-capped GPU shows here next to its numbers. */
     public record Telemetry(GpuTelemetry before, GpuTelemetry after) {

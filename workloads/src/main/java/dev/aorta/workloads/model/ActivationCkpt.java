@@ -21,7 +21,7 @@ import java.util.Optional;
  * {@code checkpoint_every}; the forward keeps only each segment's input (the checkpoint); the backward goes over the
  * segments in reverse, recomputing a segment's activations from its checkpoint on a recompute stream while the
  * gradient streams run the previous segment's backward, then all-reduces the segment's weight gradients (NCCL with
- * several ranks, simulated copies on one). Streams by thirds: forward, recompute, gradient; segment s uses stream
+ * several ranks, simulated copies on one). Streams by even thirds: forward, recompute, gradient; segment s uses stream
  * s mod k of each role, and recomputed activations live in two alternating buffers (the checkpointing memory bound).
  */
 public final class ActivationCkpt extends ModelWorkload {
@@ -81,10 +81,10 @@ public final class ActivationCkpt extends ModelWorkload {
                 WorkloadParameter.positive("seq_len", "512", "rows per sequence"));
     }
 
+    /** Forward, recompute, gradient in even thirds (AORTA's left gradient streams idle at 11 streams). */
     @Override
     public String streamRole(int streamIndex, int streamCount) {
-        int t = Math.max(1, streamCount / 3);
-        return streamIndex < t ? "forward" : streamIndex < 2 * t ? "recompute" : "gradient";
+        return evenThirds(streamIndex, streamCount, "forward", "recompute", "gradient");
     }
 
     @Override

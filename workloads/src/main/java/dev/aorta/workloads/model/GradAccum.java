@@ -26,7 +26,8 @@ import java.util.Optional;
  * shared the buffers across streams without ordering); a layer's gradients are reduced as soon as the last
  * microbatch of every compute stream has passed that layer's backward (the last layer first, overlapping the
  * remaining backward): the streams' gradients are summed and all-reduced (NCCL with several ranks, simulated copies
- * on one), parameter p on reduce stream p mod |reduce|, so every stream of a role works.
+ * on one), bucket b on reduce stream b mod |reduce| (a parameter, or with more than six reduce streams a
+ * weight's rows in buckets), so every stream of a role works.
  */
 public final class GradAccum extends ModelWorkload {
     public static final String NAME = "grad_accum";
@@ -186,27 +187,36 @@ public final class GradAccum extends ModelWorkload {
                 recordOn(c, layerFinal[i][0]);
             }
         }
-        // reduce, last layer first: parameter p (weight, bias of each layer) on reduce stream p mod |reduce|
-        int p = 0;
+        // reduce, last layer first, bucket b on reduce stream b mod |reduce|: a parameter is one bucket, and where there
+        // are more reduce streams than the six parameters each weight is reduced in row buckets, so every stream works
+        int weightBuckets = Math.max(1, (reduce.size() - 3 + 2) / 3);
+        int b = 0;
         for (int l = 2; l >= 0; l--) {
-            for (int part = 0; part < 2; part++, p++) {
-                int ri = p % reduce.size();
-                int r = reduce.get(ri);
-                for (GpuEvent[] stream : layerFinal) {
-                    waitOn(r, stream[l]);
-                }
-                int layer = l;
-                int which = part;
-                Elementwise ew = new Elementwise(rt.ops(r));
-                Tensor target = reduced.get(2 * l + part);
-                iteration.add(() -> {
-                    Tensor sum = grad(replicas.getFirst()[layer], which);
-                    for (int i = 1; i < replicas.size(); i++) {
-                        ew.accumulate(sum, grad(replicas.get(i)[layer], which), cs(r));
+            for (int part = 0; part < 2; part++) {
+                int buckets = part == 0 ? weightBuckets : 1;
+                int outputs = DIMS[l + 1];
+                for (int k = 0; k < buckets; k++, b++) {
+                    int ri = b % reduce.size();
+                    int r = reduce.get(ri);
+                    for (GpuEvent[] stream : layerFinal) {
+                        waitOn(r, stream[l]);
                     }
-                    comm.allReduce(sum, target, gs(r));
-                });
-                recordOn(r, reduceDone[ri]);
+                    int from = outputs * k / buckets;
+                    int length = outputs * (k + 1) / buckets - from;
+                    Tensor target = reduced.get(2 * l + part).slice(0, from, length);
+                    Tensor[] grads = new Tensor[replicas.size()];
+                    for (int i = 0; i < grads.length; i++) {
+                        grads[i] = grad(replicas.get(i)[l], part).slice(0, from, length);
+                    }
+                    Elementwise ew = new Elementwise(rt.ops(r));
+                    iteration.add(() -> {
+                        for (int i = 1; i < grads.length; i++) {
+                            ew.accumulate(grads[0], grads[i], cs(r));
+                        }
+                        comm.allReduce(grads[0], target, gs(r));
+                    });
+                    recordOn(r, reduceDone[ri]);
+                }
             }
         }
     }

@@ -72,7 +72,7 @@ public final class GraphSubgraphs extends ModelWorkload {
 
     @Override
     public List<WorkloadParameter> parameters() {
-        return List.of(WorkloadParameter.positive("num_subgraphs", "8", "independent subgraphs"),
+        return List.of(WorkloadParameter.growing("num_subgraphs", 8, "independent subgraphs", "subgraph"),
                 WorkloadParameter.positive("input_size", "1024", "input features"),
                 WorkloadParameter.positive("hidden_size", "2048", "hidden features of each subgraph"),
                 WorkloadParameter.positive("output_size", "512", "output features of each subgraph and of the aggregator"),
@@ -86,15 +86,21 @@ public final class GraphSubgraphs extends ModelWorkload {
         return streamIndex == 0 ? "input" : streamIndex == streamCount - 1 ? "aggregator" : "subgraph";
     }
 
-    /** Any subgraph count and size is meaningful (AORTA's too: fewer subgraphs than streams leave some idle). */
+    /** A subgraph count given that leaves subgraph streams idle is refused, as the other workloads' counts are. */
     @Override
     protected void validate() {
+        int given = ctx.intParameter("num_subgraphs");
+        int streams = ctx.streamsWithRole("subgraph").size();
+        if (given > 0 && given < streams) {
+            throw new IllegalArgumentException(NAME + ": --param num_subgraphs=" + given + " leaves subgraph streams"
+                    + " idle with " + streams + " of them; use at least " + streams + " or fewer streams");
+        }
     }
 
     @Override
     protected void build() {
         ColumnCopy columns = keepOther(new ColumnCopy(rt));
-        subgraphs = ctx.intParameter("num_subgraphs");
+        subgraphs = growing("num_subgraphs", 8, ctx.streamsWithRole("subgraph").size());
         in = ctx.intParameter("input_size");
         hidden = ctx.intParameter("hidden_size");
         out = ctx.intParameter("output_size");

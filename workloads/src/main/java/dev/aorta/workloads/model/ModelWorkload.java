@@ -74,6 +74,19 @@ abstract class ModelWorkload implements Workload {
         return closeable;
     }
 
+    /**
+     * The role of stream {@code index} of {@code count} in three consecutive groups whose sizes differ by at most one,
+     * the later ones the larger (11 streams: 3, 4, 4). AORTA's thirds give the last group the whole remainder (3, 3, 5
+     * at 11 streams), which leaves streams of it idle where the model has a third of the range's top count of units
+     * (4 layers or segments over 4..12 streams).
+     */
+    protected static String evenThirds(int index, int count, String first, String second, String third) {
+        int last = (count + 2) / 3;
+        int middle = (count - last + 1) / 2;
+        int firstSize = count - last - middle;
+        return index < firstSize ? first : index < firstSize + middle ? second : third;
+    }
+
     /** A {@link WorkloadParameter#growing} count: as given, or for 0 AORTA's value or {@code streams}, the larger. */
     protected int growing(String name, int aortas, int streams) {
         int given = ctx.intParameter(name);

@@ -27,7 +27,7 @@ import java.util.Optional;
  * the layer's gradients back to pinned host memory. AORTA copied each parameter into a buffer nothing read and
  * crashed in its host optimizer step; the host optimizer step (host work, not device work) is left out here, so
  * every iteration computes the same values, which are checked against a float64 reference from the host parameters.
- * Streams by thirds: offload, prefetch, compute; layer l uses stream l mod (streams of the role) of each role.
+ * Streams by even thirds: offload, prefetch, compute; layer l uses stream l mod (streams of the role) of each role.
  * The activation is the model module's fused GELU where AORTA has ReLU.
  */
 public final class ZeroOffload extends ModelWorkload {
@@ -81,16 +81,23 @@ public final class ZeroOffload extends ModelWorkload {
                 WorkloadParameter.positive("batch_size", "16", "rows per iteration"));
     }
 
-    /** AORTA's thirds: offload S[0:t], prefetch S[t:2t], compute S[2t:n] with t = max(1, n/3). */
+    /** Offload, prefetch, compute in even thirds (AORTA's left a compute stream idle at 11 streams). */
     @Override
     public String streamRole(int streamIndex, int streamCount) {
-        int t = Math.max(1, streamCount / 3);
-        return streamIndex < t ? "offload" : streamIndex < 2 * t ? "prefetch" : "compute";
+        return evenThirds(streamIndex, streamCount, "offload", "prefetch", "compute");
     }
 
-    /** Any layer count and size is meaningful (layers beyond a role's streams share them round-robin). */
+    /** Layers beyond a role's streams share them round-robin; fewer layers than a role's streams leave some idle. */
     @Override
     protected void validate() {
+        int layers = ctx.intParameter("num_layers");
+        int perRole = Math.max(ctx.streamsWithRole("offload").size(), Math.max(ctx.streamsWithRole("prefetch").size(),
+                ctx.streamsWithRole("compute").size()));
+        if (layers < perRole) {
+            throw new IllegalArgumentException(NAME + ": --param num_layers=" + layers + " leaves streams of a role"
+                    + " idle with " + ctx.streams().size() + " streams (up to " + perRole + " per role); use at least "
+                    + perRole + " or fewer streams");
+        }
     }
 
     @Override

@@ -139,6 +139,22 @@ class HarnessTest {
     }
 
     @Test
+    void aStreamTheWorkloadNeverLaunchesOnIsIdleWhereEveryLaunchWasTimed() {
+        RunResult r = run(new IdlingWorkload(), tiny(4, SyncMode.END_ONLY));
+        assertThat(r.idleStreams()).extracting(RunResult.StreamStats::index).containsExactly(3);
+        assertThat(RunResult.describe(r.idleStreams())).isEqualTo("stream 3 (compute)");
+        assertThat(RunResult.describe(java.util.List.of(new RunResult.StreamStats(1, 0, "input", 7, 0, 0, 0),
+                new RunResult.StreamStats(14, 0, "reduce", 8, 0, 0, 0), new RunResult.StreamStats(15, 0, "reduce", 9, 0, 0, 0))))
+                .isEqualTo("streams 1 (input), 14, 15 (reduce)");
+        assertThat(run(new TinyKernelStress(), tiny(4, SyncMode.END_ONLY)).idleStreams()).isEmpty();
+
+        gpu.captureUnavailable = "libcupti.so not found";
+        RunResult unseen = run(new BypassingWorkload(), tiny(2, SyncMode.END_ONLY));
+        assertThat(unseen.kernelTiming().untimedLaunches()).isPositive();
+        assertThat(unseen.idleStreams()).as("launches went untimed: a stream without records may not be idle").isEmpty();
+    }
+
+    @Test
     void withoutCuptiSampledIterationsAreTimedWithEventPairsAndSaySo() {
         gpu.captureUnavailable = "libcupti.so not found";
         RunResult r = run(new TinyKernelStress(), tiny(2, SyncMode.PER_ITERATION));
