@@ -162,6 +162,18 @@ public final class CudaGpuSession implements GpuSession {
     }
 
     @Override
+    public int[] readInts(GpuBuffer buffer, long byteOffset, int count) {
+        if (byteOffset % 4 != 0 || byteOffset < 0 || byteOffset + 4L * count > buffer.bytes()) {
+            throw new IllegalArgumentException("readInts: " + count + " words from byte " + byteOffset
+                    + " are not 4-byte words inside the buffer's " + buffer.bytes() + " bytes");
+        }
+        device.synchronize();
+        int[] out = new int[count];
+        cuda(buffer).memory.copyTo(byteOffset, out);
+        return out;
+    }
+
+    @Override
     public void writeFloats(GpuBuffer buffer, float[] values) {
         device.synchronize();
         cuda(buffer).memory.copyFrom(values);

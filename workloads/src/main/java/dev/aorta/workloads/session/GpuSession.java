@@ -104,6 +104,12 @@ public interface GpuSession extends AutoCloseable {
      */
     int[] readInts(GpuBuffer buffer, int count);
 
+    /**
+     * Copies {@code count} 32-bit words from {@code byteOffset} (a multiple of 4) of a buffer to the host, after the
+     * device has finished all work of this session: a few entries of a large output, for correctness checks.
+     */
+    int[] readInts(GpuBuffer buffer, long byteOffset, int count);
+
     /** Copies {@code values} into the start of a buffer and waits for the copy (setup, not a measured loop). */
     void writeFloats(GpuBuffer buffer, float[] values);
 

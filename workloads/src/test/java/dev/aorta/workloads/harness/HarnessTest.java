@@ -8,6 +8,8 @@ import dev.aorta.workloads.p0.LargeGemmOnly;
 import dev.aorta.workloads.p0.TinyKernelStress;
 import dev.aorta.workloads.spi.Workload;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -237,13 +239,29 @@ class HarnessTest {
 
     @Test
     void largeGemmOnlyReportsTflopsAndItsPlainLoopRatio() {
-        HarnessOptions o = options(4, SyncMode.END_ONLY).withParams(Map.of("size", "2048")).withDtype(DType.BF16);
+        // 512³ GEMMs (small enough for the simulated device to compute) as long as 2048³ ones at 50 TFLOP/s
+        gpu.gemmFlopsPerNs = 50_000.0 / 64;
+        HarnessOptions o = options(4, SyncMode.END_ONLY).withParams(Map.of("size", "512")).withDtype(DType.BF16);
         RunResult r = new Harness(Map.of(), true).run(new LargeGemmOnly(), o, gpu);
         assertThat(r.throughput().unit()).isEqualTo("TFLOP/s");
-        // the simulated device runs 50 TFLOP/s when the launches keep up
-        assertThat(r.throughput().value()).isCloseTo(50, within(2.0));
+        assertThat(r.throughput().value()).isCloseTo(50.0 / 64, within(0.03));
+        assertThat(r.correctness().checked()).isTrue();
+        assertThat(r.correctness().problem()).isNull();
         assertThat(r.baselineLoop().ratio()).isCloseTo(1.0, within(0.05));
         assertThat(r.kernelTiming().kernelClasses().getFirst().name()).isEqualTo("sim_gemm_bf16");
+    }
+
+    /** Every stream's C, in every storage type, against float64 over the rounded operands; a wrong GEMM is caught. */
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void largeGemmOnlyChecksEveryStreamsProductAgainstFloat64(DType dtype) {
+        HarnessOptions o = options(3, SyncMode.END_ONLY).withIterations(2, 1).withParams(Map.of("size", "96"))
+                .withDtype(dtype);
+        assertThat(run(new LargeGemmOnly(), o).correctness().problem()).isNull();
+
+        gpu.miscomputed = "sim_gemm_" + dtype.label();   // A transposed
+        assertThat(run(new LargeGemmOnly(), o).correctness().problem())
+                .startsWith("large_gemm_only stream 0: C[0,0] = ").contains("(float64 over the " + dtype.label() + " operands)");
     }
 
     @Test

@@ -178,7 +178,10 @@ public final class SimulatedGpuSession implements GpuSession {
         }
     }
 
-    /** Buffers up to this size hold real fp32 data that the elementwise and fill kernels compute. */
+    /**
+     * Buffers up to this size hold real data (their 32-bit words, two 16-bit elements in each, little-endian as the
+     * device's) that the elementwise and fill kernels compute, and GEMMs when their output is read.
+     */
     private static final long COMPUTED_BYTES = 1 << 20;
 
     private final class SimBuffer implements GpuBuffer {
@@ -186,6 +189,12 @@ public final class SimulatedGpuSession implements GpuSession {
         final long bytes;
         final float[] data;
         boolean freed;
+        /** The last GEMM that wrote this buffer, computed when the buffer is read (GEMMs are slow on the host). */
+        Runnable pendingGemm;
+        /** A buffer too large to hold data: what fill.cu or a GEMM wrote, to compute the words read back. */
+        DType virtualType;
+        int fillSeed;
+        GemmOutput gemmOutput;
 
         SimBuffer(long address, long bytes) {
             this.address = address;
@@ -303,12 +312,86 @@ public final class SimulatedGpuSession implements GpuSession {
         }
         long duration = Math.round(spec.flops() / gemmFlopsPerNs);
         String name = "sim_gemm_" + spec.dtype().label();
-        return () -> enqueue(name, (SimStream) stream, duration, new Dim3(132, 1, 1), new Dim3(256, 1, 1));
+        SimBuffer out = (SimBuffer) c;
+        return () -> {
+            enqueue(name, (SimStream) stream, duration, new Dim3(132, 1, 1), new Dim3(256, 1, 1));
+            boolean wrong = name.equals(miscomputed);
+            if (out.data != null) {
+                out.pendingGemm = () -> gemm(spec, (SimBuffer) a, (SimBuffer) b, out, wrong);
+            } else {
+                out.virtualType = spec.dtype();
+                out.gemmOutput = new GemmOutput(spec, (SimBuffer) a, (SimBuffer) b, wrong);
+            }
+        };
+    }
+
+    /** A large GEMM's output, whose entries are computed only when read. */
+    private record GemmOutput(GemmSpec spec, SimBuffer a, SimBuffer b, boolean wrong) {
+        float entry(long index) {
+            int i = (int) (index % spec.m());
+            int j = (int) (index / spec.m());
+            float sum = 0;
+            for (int l = 0; l < spec.k(); l++) {
+                long ai = wrong ? l + (long) i * spec.k() : i + (long) l * spec.m();
+                sum += element(a, spec.dtype(), ai) * element(b, spec.dtype(), l + (long) j * spec.k());
+            }
+            return sum;
+        }
+    }
+
+    /** Column-major C = A·B in fp32, stored in the spec's type (the miscomputed one transposes A). */
+    private static void gemm(GemmSpec spec, SimBuffer a, SimBuffer b, SimBuffer c, boolean wrong) {
+        for (int j = 0; j < spec.n(); j++) {
+            for (int i = 0; i < spec.m(); i++) {
+                float sum = 0;
+                for (int l = 0; l < spec.k(); l++) {
+                    long ai = wrong ? l + (long) i * spec.k() : i + (long) l * spec.m();
+                    sum += element(a, spec.dtype(), ai) * element(b, spec.dtype(), l + (long) j * spec.k());
+                }
+                store(c, spec.dtype(), i + (long) j * spec.m(), sum);
+            }
+        }
+    }
+
+    private static float element(SimBuffer buffer, DType dtype, long index) {
+        if (buffer.data == null) {
+            if (buffer.gemmOutput != null) {
+                return rounded(dtype, buffer.gemmOutput.entry(index));
+            }
+            return buffer.virtualType == null ? 0 : rounded(dtype, uniform(index, buffer.fillSeed));
+        }
+        if (dtype.bytes() == 4) {
+            return buffer.data[(int) index];
+        }
+        int half = (Float.floatToRawIntBits(buffer.data[(int) (index / 2)]) >>> (16 * (int) (index % 2))) & 0xFFFF;
+        return dtype == DType.BF16 ? Float.intBitsToFloat(half << 16) : Float.float16ToFloat((short) half);
+    }
+
+    /** Stores {@code v} rounded to {@code dtype} as the device does (bf16 and fp16 to nearest even). */
+    private static void store(SimBuffer buffer, DType dtype, long index, float v) {
+        if (dtype.bytes() == 4) {
+            buffer.data[(int) index] = v;
+            return;
+        }
+        int half = halfBits(dtype, v);
+        int w = (int) (index / 2);
+        int shift = 16 * (int) (index % 2);
+        int word = Float.floatToRawIntBits(buffer.data[w]) & ~(0xFFFF << shift) | half << shift;
+        buffer.data[w] = Float.intBitsToFloat(word);
     }
 
     /** What kernels/fill.cu and kernels/elementwise.cu compute, on buffers small enough to hold data. */
     private void compute(String function, KernelArg[] args) {
-        if (!(args[0] instanceof KernelArg.Pointer p) || ((SimBuffer) p.buffer()).data == null) {
+        if (!(args[0] instanceof KernelArg.Pointer p)) {
+            return;
+        }
+        if (((SimBuffer) p.buffer()).data == null) {
+            if (function.startsWith("fill_uniform_")) {   // remembered, to compute the words read back
+                SimBuffer b = (SimBuffer) p.buffer();
+                b.virtualType = function.endsWith("f32") ? DType.FP32 : function.endsWith("bf16") ? DType.BF16 : DType.FP16;
+                b.fillSeed = ((KernelArg.Int32) args[2]).value();
+                b.gemmOutput = null;
+            }
             return;
         }
         float[] x = ((SimBuffer) p.buffer()).data;
@@ -316,11 +399,12 @@ public final class SimulatedGpuSession implements GpuSession {
         int n = args[args.length - 1] instanceof KernelArg.Int32 i ? i.value() : 0;
         boolean wrong = function.equals(miscomputed);
         switch (function) {
-            case "fill_uniform_f32" -> {
+            case "fill_uniform_f32", "fill_uniform_bf16", "fill_uniform_f16" -> {
                 long count = ((KernelArg.Int64) args[1]).value();
                 int seed = ((KernelArg.Int32) args[2]).value();
+                DType dtype = function.endsWith("f32") ? DType.FP32 : function.endsWith("bf16") ? DType.BF16 : DType.FP16;
                 for (int i = 0; i < count; i++) {
-                    x[i] = uniform(i, seed);
+                    store((SimBuffer) p.buffer(), dtype, i, uniform(i, seed));
                 }
             }
             case "fill_value_f32" -> Arrays.fill(x, 0, (int) ((KernelArg.Int64) args[1]).value(),
@@ -340,6 +424,22 @@ public final class SimulatedGpuSession implements GpuSession {
             }
             default -> { }
         }
+    }
+
+    private static int halfBits(DType dtype, float v) {
+        if (dtype == DType.BF16) {
+            int bits = Float.floatToRawIntBits(v);
+            return (bits + 0x7FFF + ((bits >>> 16) & 1)) >>> 16;
+        }
+        return Float.floatToFloat16(v) & 0xFFFF;
+    }
+
+    private static float rounded(DType dtype, float v) {
+        return switch (dtype) {
+            case FP32, TF32 -> v;
+            case BF16 -> Float.intBitsToFloat(halfBits(dtype, v) << 16);
+            case FP16 -> Float.float16ToFloat((short) halfBits(dtype, v));
+        };
     }
 
     private interface Elementwise {
@@ -364,12 +464,39 @@ public final class SimulatedGpuSession implements GpuSession {
     @Override
     public float[] readFloats(GpuBuffer buffer, int count) {
         synchronize();
-        float[] data = ((SimBuffer) buffer).data;
+        SimBuffer b = (SimBuffer) buffer;
+        if (b.pendingGemm != null) {
+            b.pendingGemm.run();
+            b.pendingGemm = null;
+        }
+        float[] data = b.data;
         if (data == null) {
             throw new UnsupportedOperationException("the simulated device keeps no data for buffers over "
                     + COMPUTED_BYTES + " bytes");
         }
         return java.util.Arrays.copyOf(data, count);
+    }
+
+    @Override
+    public int[] readInts(GpuBuffer buffer, long byteOffset, int count) {
+        SimBuffer b = (SimBuffer) buffer;
+        if (b.data != null) {
+            int[] all = readInts(buffer, (int) (byteOffset / 4) + count);
+            return Arrays.copyOfRange(all, (int) (byteOffset / 4), all.length);
+        }
+        if (b.virtualType == null) {
+            throw new UnsupportedOperationException("the simulated device keeps no data for buffers over "
+                    + COMPUTED_BYTES + " bytes that no fill or GEMM wrote");
+        }
+        synchronize();
+        int[] out = new int[count];
+        DType t = b.virtualType;
+        for (int w = 0; w < count; w++) {
+            long word = byteOffset / 4 + w;
+            out[w] = t.bytes() == 4 ? Float.floatToRawIntBits(element(b, t, word))
+                    : halfBits(t, element(b, t, 2 * word)) | halfBits(t, element(b, t, 2 * word + 1)) << 16;
+        }
+        return out;
     }
 
     /** Int buffers hold their values as the fp32 bit patterns of their elements, like device memory would. */
