@@ -11,6 +11,7 @@ import dev.aorta.workloads.session.GpuTelemetry;
 import dev.aorta.workloads.session.HostBuffer;
 import dev.aorta.workloads.spi.Op;
 import dev.aorta.workloads.spi.Priority;
+import dev.aorta.workloads.spi.RandomValues;
 import dev.aorta.workloads.spi.StreamRange;
 import dev.aorta.workloads.spi.SwitchLatencySensitivity;
 import dev.aorta.workloads.spi.Throughput;
@@ -22,7 +23,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongToIntFunction;
 
 /**
  * The copy/compute overlap probe (AORTA's SDMA prototype): GEMMs on the compute stream (stream 0) while copies run on
@@ -30,6 +34,8 @@ import java.util.Map;
  * (the copy starts on the device when the GEMM has ended) and overlapped (both start together). Every phase is
  * timed from the device records of its GEMM and its copy, so the savings are device time, not the host waits
  * AORTA's sequential variant includes; its copies come from pinned memory, so they can run on the copy engines.
+ * The check reads back three runs of {@link #CHECKED_WORDS} words (start, middle, end) of every buffer a copy wrote
+ * and compares them bit for bit with what the copies in their order must have left there (AORTA checks nothing).
  */
 public final class CopyComputeOverlap implements Workload {
     public static final String NAME = "copy_compute_overlap";
@@ -47,6 +53,10 @@ public final class CopyComputeOverlap implements Workload {
         }
     }
 
+    /** Words compared in each of the three runs of a buffer. */
+    static final int CHECKED_WORDS = 1024;
+    private static final int DEVICE_SEED = 11;
+    private static final int HOST_SEED = 13;
     private final List<Direction> directions = new ArrayList<>();
     private final List<Op> copies = new ArrayList<>();
     private Op gemm;
@@ -55,6 +65,9 @@ public final class CopyComputeOverlap implements Workload {
     private GpuEvent computeMark;
     private GpuEvent copyMark;
     private HostBuffer host;
+    private GpuBuffer device;
+    private GpuBuffer deviceCopy;
+    private GpuSession gpu;
     private long bytes;
     private GemmSpec spec;
     private int copyEngines;
@@ -122,7 +135,7 @@ public final class CopyComputeOverlap implements Workload {
 
     @Override
     public void setup(WorkloadContext ctx) {
-        GpuSession gpu = ctx.gpu();
+        gpu = ctx.gpu();
         compute = ctx.streams().get(0);
         copy = ctx.streams().get(1);
         bytes = (long) ctx.intParameter("copy_mib") << 20;
@@ -134,9 +147,10 @@ public final class CopyComputeOverlap implements Workload {
             }
         }
         gemm = ctx.gemm("gemm " + spec.describe(), spec, compute, 7);
-        GpuBuffer device = ctx.randomBuffer(bytes / 4, dev.aorta.workloads.session.DType.FP32, 11);
-        GpuBuffer deviceCopy = ctx.allocate(bytes);
+        device = ctx.randomBuffer(bytes / 4, dev.aorta.workloads.session.DType.FP32, DEVICE_SEED);
+        deviceCopy = ctx.allocate(bytes);
         host = gpu.allocatePinned(bytes);
+        writeHostPattern();
         for (Direction d : directions) {
             copies.add(switch (d) {
                 case H2D -> ctx.enqueueOp(d.activityName, copy, () -> gpu.copyHostToDevice(device, host, bytes, copy));
@@ -148,6 +162,65 @@ public final class CopyComputeOverlap implements Workload {
         copyMark = gpu.createEvent();
         copyEngines = gpu.deviceInfo().asyncEngines();
         link = gpu.telemetry();
+    }
+
+    /** The host buffer's own values, so that what a copy from it carries can be told from what was there. */
+    private void writeHostPattern() {
+        int chunk = 1 << 20;
+        for (long first = 0; first < bytes / 4; first += chunk) {
+            int[] words = new int[(int) Math.min(chunk, bytes / 4 - first)];
+            for (int i = 0; i < words.length; i++) {
+                words[i] = Float.floatToRawIntBits(RandomValues.uniform(first + i, HOST_SEED));
+            }
+            gpu.writeHost(host, 4 * first, words);
+        }
+    }
+
+    @Override
+    public boolean hasCorrectnessCheck() {
+        return true;
+    }
+
+    /**
+     * Each iteration copies in this order: host to device, device to host, device to device. With h2d the device
+     * buffer holds the host's values, else its fill; the host keeps its values unless d2h alone brought the fill back;
+     * the device copy holds the device buffer's.
+     */
+    @Override
+    public Optional<String> correctnessProblem() {
+        boolean h2d = directions.contains(Direction.H2D);
+        boolean d2h = directions.contains(Direction.D2H);
+        LongToIntFunction hostValues = i -> Float.floatToRawIntBits(RandomValues.uniform(i, HOST_SEED));
+        LongToIntFunction fill = i -> Float.floatToRawIntBits(RandomValues.uniform(i, DEVICE_SEED));
+        LongToIntFunction onDevice = h2d ? hostValues : fill;
+        Optional<String> problem = compare("device buffer", (offset, n) -> gpu.readInts(device, offset, n), onDevice)
+                .or(() -> compare("pinned host buffer", (offset, n) -> gpu.readHost(host, offset, n),
+                        h2d || !d2h ? hostValues : fill));
+        if (problem.isEmpty() && directions.contains(Direction.D2D)) {
+            problem = compare("device copy", (offset, n) -> gpu.readInts(deviceCopy, offset, n), onDevice);
+        }
+        return problem;
+    }
+
+    private Optional<String> compare(String what, ReadWords read, LongToIntFunction expected) {
+        long words = bytes / 4;
+        int n = (int) Math.min(CHECKED_WORDS, words);
+        for (long first : new long[] {0, (words - n) / 2, words - n}) {
+            int[] got = read.words(4 * first, n);
+            for (int k = 0; k < n; k++) {
+                if (got[k] != expected.applyAsInt(first + k)) {
+                    return Optional.of(String.format(Locale.ROOT, "copy_compute_overlap: word %d of the %s is %08x, "
+                            + "expected %08x from the copies %s", first + k, what, got[k],
+                            expected.applyAsInt(first + k), directions));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Reads {@code count} words from a byte offset of one buffer. */
+    private interface ReadWords {
+        int[] words(long byteOffset, int count);
     }
 
     /** Per direction: sequential (copy after the GEMM, on the device), then overlapped; phases never overlap. */
@@ -294,5 +367,7 @@ public final class CopyComputeOverlap implements Workload {
             host.close();
             host = null;
         }
+        device = null;
+        deviceCopy = null;
     }
 }

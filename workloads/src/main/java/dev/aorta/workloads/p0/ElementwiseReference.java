@@ -1,5 +1,7 @@
 package dev.aorta.workloads.p0;
 
+import dev.aorta.workloads.spi.RandomValues;
+
 import java.util.List;
 
 /**
@@ -14,19 +16,10 @@ final class ElementwiseReference {
     private ElementwiseReference() {
     }
 
-    /** fill.cu's uniform_pm1: a splitmix64 hash of (seed, index) mapped to [-1, 1). */
-    static float uniform(long index, int seed) {
-        long z = index + 0x9E3779B97F4A7C15L * (Integer.toUnsignedLong(seed) + 1L);
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        z = z ^ (z >>> 31);
-        return (float) (z >>> 40) * (2.0f / 16777216.0f) - 1.0f;
-    }
-
     static float[] uniforms(int count, int seed) {
         float[] v = new float[count];
         for (int i = 0; i < count; i++) {
-            v[i] = uniform(i, seed);
+            v[i] = RandomValues.uniform(i, seed);
         }
         return v;
     }

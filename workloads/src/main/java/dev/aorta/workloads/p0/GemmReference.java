@@ -2,6 +2,7 @@ package dev.aorta.workloads.p0;
 
 import dev.aorta.workloads.session.DType;
 import dev.aorta.workloads.session.GemmSpec;
+import dev.aorta.workloads.spi.RandomValues;
 
 /**
  * Host reference of one entry of a column-major GEMM on fill.cu's operands: {@code C[i,j] = Σ_l A[i,l]·B[l,j]} in
@@ -22,8 +23,8 @@ final class GemmReference {
     static double entry(GemmSpec spec, int seedA, int seedB, int i, int j) {
         double sum = 0;
         for (int l = 0; l < spec.k(); l++) {
-            double a = stored(spec.dtype(), ElementwiseReference.uniform(i + (long) l * spec.m(), seedA));
-            double b = stored(spec.dtype(), ElementwiseReference.uniform(l + (long) j * spec.k(), seedB));
+            double a = stored(spec.dtype(), RandomValues.uniform(i + (long) l * spec.m(), seedA));
+            double b = stored(spec.dtype(), RandomValues.uniform(l + (long) j * spec.k(), seedB));
             sum += a * b;
         }
         return sum;

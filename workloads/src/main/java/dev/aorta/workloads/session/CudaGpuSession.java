@@ -174,6 +174,28 @@ public final class CudaGpuSession implements GpuSession {
     }
 
     @Override
+    public void writeHost(HostBuffer buffer, long byteOffset, int[] words) {
+        MemorySegment.copy(words, 0, hostWords(buffer, byteOffset, words.length), ValueLayout.JAVA_INT_UNALIGNED, 0,
+                words.length);
+    }
+
+    @Override
+    public int[] readHost(HostBuffer buffer, long byteOffset, int count) {
+        device.synchronize();
+        int[] out = new int[count];
+        MemorySegment.copy(hostWords(buffer, byteOffset, count), ValueLayout.JAVA_INT_UNALIGNED, 0, out, 0, count);
+        return out;
+    }
+
+    private static MemorySegment hostWords(HostBuffer buffer, long byteOffset, int count) {
+        if (byteOffset % 4 != 0 || byteOffset < 0 || byteOffset + 4L * count > buffer.bytes()) {
+            throw new IllegalArgumentException(count + " words from byte " + byteOffset
+                    + " are not 4-byte words inside the host buffer's " + buffer.bytes() + " bytes");
+        }
+        return pinned(buffer).segment().asSlice(byteOffset, 4L * count);
+    }
+
+    @Override
     public void writeFloats(GpuBuffer buffer, float[] values) {
         device.synchronize();
         cuda(buffer).memory.copyFrom(values);

@@ -110,6 +110,12 @@ public interface GpuSession extends AutoCloseable {
      */
     int[] readInts(GpuBuffer buffer, long byteOffset, int count);
 
+    /** Writes 32-bit words into pinned host memory from {@code byteOffset} (setup: no device work may be using it). */
+    void writeHost(HostBuffer buffer, long byteOffset, int[] words);
+
+    /** Reads 32-bit words of pinned host memory, after the device has finished all work of this session. */
+    int[] readHost(HostBuffer buffer, long byteOffset, int count);
+
     /** Copies {@code values} into the start of a buffer and waits for the copy (setup, not a measured loop). */
     void writeFloats(GpuBuffer buffer, float[] values);
 

@@ -6,6 +6,8 @@ import dev.aorta.workloads.harness.RunResult;
 import dev.aorta.workloads.session.GpuTelemetry;
 import dev.aorta.workloads.session.SimulatedGpuSession;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Instant;
 import java.util.Map;
@@ -27,6 +29,22 @@ class CopyComputeOverlapTest {
     @SuppressWarnings("unchecked")
     private static Map<String, Object> direction(RunResult r, String d) {
         return (Map<String, Object>) r.workloadResults().get(d);
+    }
+
+    /** What each copy carried is checked bit for bit, for every set of directions; a copy that corrupts one is caught. */
+    @ParameterizedTest
+    @CsvSource({"all, ", "h2d, ", "d2h, ", "d2d, ", "all, Memcpy HtoD", "all, Memcpy DtoH", "d2d, Memcpy DtoD"})
+    void theCopiesCarryTheirSourcesBitForBit(String directions, String corrupted) {
+        SimulatedGpuSession gpu = new SimulatedGpuSession();
+        gpu.miscomputed = corrupted;
+        RunResult r = run(gpu, Map.of("copy_mib", "1", "matrix", "256", "directions", directions));
+        assertThat(r.correctness().checked()).isTrue();
+        if (corrupted == null) {
+            assertThat(r.correctness().problem()).isNull();
+        } else {
+            assertThat(r.correctness().problem()).startsWith("copy_compute_overlap: word 262143 of the ")
+                    .contains("expected");
+        }
     }
 
     @Test

@@ -182,7 +182,7 @@ public final class SimulatedGpuSession implements GpuSession {
      * Buffers up to this size hold real data (their 32-bit words, two 16-bit elements in each, little-endian as the
      * device's) that the elementwise and fill kernels compute, and GEMMs when their output is read.
      */
-    private static final long COMPUTED_BYTES = 1 << 20;
+    private static final long COMPUTED_BYTES = 1 << 22;
 
     private final class SimBuffer implements GpuBuffer {
         final long address;
@@ -571,10 +571,13 @@ public final class SimulatedGpuSession implements GpuSession {
 
     private final class SimHostBuffer implements HostBuffer {
         final long bytes;
+        /** Its words, up to {@link #COMPUTED_BYTES}, as a device buffer's. */
+        final float[] data;
         boolean closed;
 
         SimHostBuffer(long bytes) {
             this.bytes = bytes;
+            this.data = bytes <= COMPUTED_BYTES ? new float[(int) (bytes / 4)] : null;
         }
 
         @Override
@@ -600,12 +603,56 @@ public final class SimulatedGpuSession implements GpuSession {
     @Override
     public void copyHostToDevice(GpuBuffer dst, HostBuffer src, long bytes, GpuStream stream) {
         requireFits(bytes, dst.bytes(), src);
+        copyWords("Memcpy HtoD", ((SimHostBuffer) src).data, (SimBuffer) dst, bytes);
         enqueueCopy("Memcpy HtoD", (SimStream) stream, bytes, linkBytesPerNs);
+    }
+
+    /** A copy into a device buffer: its data where both ends hold data, else its contents become unknown. */
+    private void copyWords(String name, float[] from, SimBuffer to, long bytes) {
+        if (to.data == null || from == null) {
+            to.virtualType = null;
+            to.gemmOutput = null;
+        }
+        copyWords(name, from, to.data, bytes);
+    }
+
+    /** A copy's data, where both ends hold data (the simulated device copies when the copy is enqueued). */
+    private void copyWords(String name, float[] from, float[] to, long bytes) {
+        if (from != null && to != null) {
+            System.arraycopy(from, 0, to, 0, (int) (bytes / 4));
+            if (name.equals(miscomputed)) {
+                to[(int) (bytes / 4) - 1] += 1;
+            }
+        }
+    }
+
+    @Override
+    public void writeHost(HostBuffer buffer, long byteOffset, int[] words) {
+        float[] data = ((SimHostBuffer) buffer).data;
+        for (int i = 0; data != null && i < words.length; i++) {
+            data[(int) (byteOffset / 4) + i] = Float.intBitsToFloat(words[i]);
+        }
+    }
+
+    @Override
+    public int[] readHost(HostBuffer buffer, long byteOffset, int count) {
+        synchronize();
+        float[] data = ((SimHostBuffer) buffer).data;
+        if (data == null) {
+            throw new UnsupportedOperationException("the simulated host keeps no data for buffers over "
+                    + COMPUTED_BYTES + " bytes");
+        }
+        int[] out = new int[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = Float.floatToRawIntBits(data[(int) (byteOffset / 4) + i]);
+        }
+        return out;
     }
 
     @Override
     public void copyDeviceToHost(HostBuffer dst, GpuBuffer src, long bytes, GpuStream stream) {
         requireFits(bytes, src.bytes(), dst);
+        copyWords("Memcpy DtoH", ((SimBuffer) src).data, ((SimHostBuffer) dst).data, bytes);
         enqueueCopy("Memcpy DtoH", (SimStream) stream, bytes, linkBytesPerNs);
     }
 
@@ -614,6 +661,7 @@ public final class SimulatedGpuSession implements GpuSession {
         if (bytes > dst.bytes() || bytes > src.bytes()) {
             throw new IllegalArgumentException("copy of " + bytes + " bytes does not fit its buffers");
         }
+        copyWords("Memcpy DtoD", ((SimBuffer) src).data, (SimBuffer) dst, bytes);
         enqueueCopy("Memcpy DtoD", (SimStream) stream, bytes, deviceCopyBytesPerNs);
     }
 
