@@ -1,5 +1,6 @@
 package dev.aorta.trainer.run;
 
+import dev.aorta.api.Aorta;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.CollectiveBandwidth;
 import dev.aorta.gpu.cuda.CudaDevice;
@@ -223,6 +224,7 @@ public final class ShardedTrainer {
                         loopStart = System.nanoTime();
                         long previousEnd = loopStart; // a step's time runs from the previous step's end to its own
                         for (int s = 0; s < planned && stop.received() == null; s++) {
+                            Aorta.step(s);   // the agent's iterations (capture windows over steps); empty without it
                             double lr = learningRate.at(s);
                             rank.prepare(s, lr);
                             executor.issueStep();
@@ -241,6 +243,7 @@ public final class ShardedTrainer {
                             lastLoss = loss;
                             steps = s + 1;
                         }
+                        Aorta.finish();   // the last step's iteration ends with it
                         reporting.recordsCame(splitter.flushPending());
                         reporting.finish();
                     }

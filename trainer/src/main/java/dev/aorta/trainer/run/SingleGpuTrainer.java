@@ -1,5 +1,6 @@
 package dev.aorta.trainer.run;
 
+import dev.aorta.api.Aorta;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.gpu.cuda.CudaDevice;
 import dev.aorta.gpu.cuda.DeviceBuffer;
@@ -230,6 +231,7 @@ public final class SingleGpuTrainer {
                     loopStart = System.nanoTime();
                     long previousEnd = loopStart; // a step's time runs from the previous step's end to its own
                     for (int s = 0; s < planned && stop.received() == null; s++) {
+                        Aorta.step(s);   // the agent's iterations (capture windows over steps); empty without it
                         double lr = learningRate.at(s);
                         lrs.add(lr);
                         marker.fill8Async((byte) 0, StepRecordSplitter.START_MARKER_BYTES, compute);
@@ -330,6 +332,7 @@ public final class SingleGpuTrainer {
                         lastLoss = loss;
                         steps = s + 1;
                     }
+                    Aorta.finish();   // the last step's iteration ends with it
                     reporting.recordsCame(splitter.flushPending());
                     reporting.finish();
                 }
