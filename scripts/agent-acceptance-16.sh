@@ -9,13 +9,16 @@
 # Env: RUNS (A/B pairs, 5), RUNS_OFF (pairs for between-windows=off, 12), RUNS_TRAIN (pairs per trainer row, 5),
 # TRAIN_STEPS (steps per training run, 300), SECONDS_AB (seconds of launch-overhead per run, 3), SAMPLE_EVERY (events
 # mode, 100), RATE_THREADS (4), NSYS (Nsight Systems' nsys; default: on PATH, else the newest under /opt/nvidia), BUDGET_S (the whole run, 530), STEPS (the steps to run, default all, in this order: rate windows
-# api_balanced between_off train_api train_events events_tiny validate advice_cost nsys). Each step has a budget
+# api_balanced between_off train_api train_events train_paired events_tiny validate advice_cost nsys), PAIRED_STEPS
+# (train_paired's trainer steps per mode, 4000). Each step has a budget
 # (below): it starts only while two thirds of it are left of the whole run's, is stopped at its budget, and is then a
 # SKIP row naming why; the table is printed whatever happened. The issue's own fixes (rate, windows) run first; what
 # did not fit runs in a second call with STEPS naming it (OUT the same directory keeps the first call's results).
-# On an H100 the steps take about 11 minutes in all (the A/B steps start a JVM and the GPU per run, ~8 s): two device
-# calls, STEPS="rate windows api_balanced between_off" and then STEPS="train_api train_events events_tiny validate
-# advice_cost nsys", the same OUT.
+# On an H100 the steps take about 13 minutes in all (the A/B steps start a JVM and the GPU per run, ~8 s): three
+# device calls, STEPS="rate windows api_balanced between_off", STEPS="train_api train_events train_paired" and
+# STEPS="events_tiny validate advice_cost nsys", the same OUT. train_paired decides the trainer rows inside one run
+# (scripts/agent-paired-ab.sh: windows with and without recording alternate), which the A/B rows between processes
+# cannot at 1 %.
 # between-windows=off needs a 95% half-width under 1%: the first run's 6 pairs of 3 s gave 0.9992 [0.9864, 1.0122],
 # half-width 1.29%, so a pair's spread s = 1.29% * sqrt(6) / t(5) = 1.23%; 12 pairs give t(11) * 1.23% / sqrt(12) =
 # 0.78% (10 would give 0.88%, too close).
@@ -50,6 +53,19 @@ t.ab("between_off", "outside windows, between-windows=off (A/B)", "CI contains 1
 t.ab("events_tiny", "events mode, tiny_kernel_stress 16 streams (A/B)", "95% CI high <= 1.10",
      lambda m: m["ci_high"] <= 1.10)
 t.ab("train_events", "events mode, trainer step (A/B)", "95% CI high <= 1.03", lambda m: m["ci_high"] <= 1.03)
+# the same two bars decided inside one run: windows with and without recording alternate (scripts/agent-paired-ab.sh)
+for mode, bullet, high in (("api", "API recording, trainer step, alternating windows of one run", 1.01),
+                           ("events", "events mode, trainer step, alternating windows of one run", 1.03)):
+    bar = "95%% CI high <= %.2f" % high
+    m = None if t.skipped("train_paired") else re.search(
+        r"^%s\s+cycles (\d+): median step with/without ([0-9.]+) \[([0-9.]+), ([0-9.]+)\]" % mode,
+        t.text("train_paired.txt") or "", re.M)
+    if m:
+        t.row(bullet, "median step with/without %s [%s, %s], %s cycles" % (m.group(2), m.group(3), m.group(4),
+              m.group(1)), bar, "PASS" if float(m.group(4)) <= high else "FAIL")
+    else:
+        t.row(bullet, t.skipped("train_paired") or "no result (train_paired.txt)", bar,
+              "SKIP" if t.skipped("train_paired") else "FAIL")
 t.validate("validate.err", "sampled kernel durations vs CUPTI (same launches)", step="validate")
 def kv(name):
     x = t.text(name)
@@ -113,7 +129,7 @@ agent=dist/lib/aorta-agent.jar
 export root out aorta runs runs_off runs_train train_steps secs every java cp agent
 . scripts/lib/agent_events_steps.sh
 export -f agent_events_ab agent_events_validate
-steps=${STEPS:-rate windows api_balanced between_off train_api train_events events_tiny validate advice_cost nsys}
+steps=${STEPS:-rate windows api_balanced between_off train_api train_events train_paired events_tiny validate advice_cost nsys}
 started=$(date +%s); budget=${BUDGET_S:-530}
 within() {  # within NAME SECONDS FUNCTION: one step under its own budget; NAME.skipped says why it did not finish
   local name=$1 limit=$2 fn=$3 left t0 rc
@@ -164,6 +180,10 @@ train_api() {
 }
 train_events() {
   train_ab train_events "device-activity=events,sample-every=$every" 0.03
+}
+
+train_paired() {
+  OUT="$out/paired" scripts/agent-paired-ab.sh "${PAIRED_STEPS:-4000}" > "$out/train_paired.txt" 2> "$out/train_paired.err"
 }
 export -f train_ab
 
@@ -299,6 +319,7 @@ within api_balanced 110 api_balanced
 within between_off 230 between_off
 within train_api 110 train_api
 within train_events 110 train_events
+within train_paired 200 train_paired
 within events_tiny 130 events_tiny
 within validate 40 validate
 within advice_cost 60 advice_cost
