@@ -6,6 +6,7 @@ import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.gpu.cuda.DeviceInfo;
 import dev.aorta.gpu.cuda.MemoryStats;
+import dev.aorta.workloads.spi.RandomValues;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -358,7 +359,7 @@ public final class SimulatedGpuSession implements GpuSession {
             if (buffer.gemmOutput != null) {
                 return rounded(dtype, buffer.gemmOutput.entry(index));
             }
-            return buffer.virtualType == null ? 0 : rounded(dtype, uniform(index, buffer.fillSeed));
+            return buffer.virtualType == null ? 0 : rounded(dtype, RandomValues.uniform(index, buffer.fillSeed));
         }
         if (dtype.bytes() == 4) {
             return buffer.data[(int) index];
@@ -404,7 +405,7 @@ public final class SimulatedGpuSession implements GpuSession {
                 int seed = ((KernelArg.Int32) args[2]).value();
                 DType dtype = function.endsWith("f32") ? DType.FP32 : function.endsWith("bf16") ? DType.BF16 : DType.FP16;
                 for (int i = 0; i < count; i++) {
-                    store((SimBuffer) p.buffer(), dtype, i, uniform(i, seed));
+                    store((SimBuffer) p.buffer(), dtype, i, RandomValues.uniform(i, seed));
                 }
             }
             case "fill_value_f32" -> Arrays.fill(x, 0, (int) ((KernelArg.Int64) args[1]).value(),
@@ -450,15 +451,6 @@ public final class SimulatedGpuSession implements GpuSession {
         for (int i = 0; i < n; i++) {
             x[i] = wrong ? x[i] + 1 : op.at(i);
         }
-    }
-
-    /** fill.cu's uniform_pm1, transcribed. */
-    private static float uniform(long index, int seed) {
-        long z = index + 0x9E3779B97F4A7C15L * (Integer.toUnsignedLong(seed) + 1L);
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        z = z ^ (z >>> 31);
-        return (float) (z >>> 40) * (2.0f / 16777216.0f) - 1.0f;
     }
 
     @Override
