@@ -9,7 +9,8 @@
 # Env: RUNS (A/B pairs, 5), RUNS_OFF (pairs for between-windows=off, 12), RUNS_TRAIN (pairs per trainer row, 5),
 # TRAIN_STEPS (steps per training run, 300), SECONDS_AB (seconds of launch-overhead per run, 3), SAMPLE_EVERY (events
 # mode, 100), RATE_THREADS (4), NSYS (Nsight Systems' nsys; default: on PATH, else the newest under /opt/nvidia), BUDGET_S (the whole run, 530), STEPS (the steps to run, default all, in this order: rate windows
-# api_balanced between_off train_api train_events train_paired events_tiny validate advice_cost nsys), PAIRED_STEPS
+# api_balanced between_off between_off_paired train_api train_events train_paired events_tiny validate advice_cost
+# nsys), PAIRED_STEPS
 # (train_paired's trainer steps per mode, 4000). Each step has a budget
 # (below): it starts only while two thirds of it are left of the whole run's, is stopped at its budget, and is then a
 # SKIP row naming why; the table is printed whatever happened. The issue's own fixes (rate, windows) run first; what
@@ -50,6 +51,24 @@ else:
           "median <= 100 ns", "SKIP" if t.skipped("advice_cost") else "FAIL")
 t.ab("between_off", "outside windows, between-windows=off (A/B)", "CI contains 1, half-width < 1%",
      lambda m: m["ci_low"] <= 1 <= m["ci_high"] and (m["ci_high"] - m["ci_low"]) / 2 < 0.01)
+# the same bar paired in process: the woven launch outside any window against the bare one, round by round
+# (scripts/agent-advice-cost.sh, arm agent-between-off); every process's interval of the delta, in % of the bare
+# launch, must contain 0 and be narrower than +-1 %
+bo = [dict(kv.split("=", 1) for kv in l.split()[2:] if "=" in kv)
+      for l in (t.text("between_off_paired.txt") or "").splitlines() if l.startswith("agent-between-off ")]
+bullet, bar = "outside windows, between-windows=off, paired in process", "every CI contains 0, half-width < 1%"
+if t.skipped("between_off_paired") or not bo:
+    t.row(bullet, t.skipped("between_off_paired") or "no between_off_paired lines", bar,
+          "SKIP" if t.skipped("between_off_paired") else "FAIL")
+else:
+    ok, shown = True, []
+    for p in bo:
+        low, high = (float(x) for x in p["median_ci95_ns"].strip("[]").split(","))
+        bare = float(p["bare_median_ns"])
+        ok &= low <= 0 <= high and (high - low) / 2 / bare < 0.01
+        shown.append("%s streams: %s ns [%+.2f%%, %+.2f%%]" % (p["streams"], p["delta_median_ns"], 100 * low / bare,
+                                                            100 * high / bare))
+    t.row(bullet, "; ".join(shown), bar, "PASS" if ok else "FAIL")
 t.ab("events_tiny", "events mode, tiny_kernel_stress 16 streams (A/B)", "95% CI high <= 1.10",
      lambda m: m["ci_high"] <= 1.10)
 t.ab("train_events", "events mode, trainer step (A/B)", "95% CI high <= 1.03", lambda m: m["ci_high"] <= 1.03)
@@ -129,7 +148,7 @@ agent=dist/lib/aorta-agent.jar
 export root out aorta runs runs_off runs_train train_steps secs every java cp agent
 . scripts/lib/agent_events_steps.sh
 export -f agent_events_ab agent_events_validate
-steps=${STEPS:-rate windows api_balanced between_off train_api train_events train_paired events_tiny validate advice_cost nsys}
+steps=${STEPS:-rate windows api_balanced between_off between_off_paired train_api train_events train_paired events_tiny validate advice_cost nsys}
 started=$(date +%s); budget=${BUDGET_S:-530}
 within() {  # within NAME SECONDS FUNCTION: one step under its own budget; NAME.skipped says why it did not finish
   local name=$1 limit=$2 fn=$3 left t0 rc
@@ -167,6 +186,12 @@ between_off() {
   "$aorta" overhead --agent "device-activity=none,capture=on-demand,between-windows=off,output=$out/agent-off" \
     --runs "$runs_off" --threshold 0.01 --json "$out/between_off.json" --logs "$out/between_off" \
     -- launch-overhead --patterns balanced --seconds "$secs" > "$out/between_off.log" 2>&1
+}
+
+between_off_paired() {
+  STREAMS="1 16" ARMS="off agent-between-off" REPEATS=2 OUT="$out/advice-off" scripts/agent-advice-cost.sh \
+    > "$out/between_off_paired.log" 2>&1
+  cp "$out/advice-off/lines.txt" "$out/between_off_paired.txt" 2>/dev/null
 }
 
 train_ab() {  # train_ab NAME AGENT_OPTIONS THRESHOLD
@@ -317,6 +342,7 @@ within rate 40 rate
 within windows 60 windows
 within api_balanced 110 api_balanced
 within between_off 230 between_off
+within between_off_paired 90 between_off_paired
 within train_api 110 train_api
 within train_events 110 train_events
 within train_paired 200 train_paired
