@@ -1,6 +1,6 @@
 package dev.aorta.agent.jfr;
 
-import dev.aorta.core.event.ApiCall;
+import dev.aorta.agent.pipeline.CallRecord;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Timespan;
@@ -23,8 +23,8 @@ abstract class HostCallEvent extends jdk.jfr.Event {
     @Label("Result") @Description("the library's return code; -1 = the call threw")
     public int result;
 
-    /** Sets the common fields from the recorded call. */
-    final void setCall(ApiCall c) {
+    /** Sets the common fields from the decoded call (primitives and its constant name: nothing allocated). */
+    final void setCall(CallRecord c) {
         api = c.name();
         stream = c.stream();
         hostStartNanos = c.startNs();

@@ -13,7 +13,7 @@ import java.util.Map;
  * One decoded API call, mutable and reused: the drain thread decodes every ring row into the same instance and
  * hands it on, so that the JSONL path allocates nothing per record. Arguments are kept as (name, number or string)
  * pairs in the order they are added; names and string values are constants or interned names, never built per
- * record. Sinks that need an immutable {@link ApiCall} (JFR) take {@link #toApiCall()}, made once per record.
+ * record. Sinks that keep objects take an immutable {@link ApiCall} ({@link #toApiCall()}, made once per record).
  * Valid only during the sink call it is handed to; whoever keeps it longer copies it ({@link #copyFrom}).
  */
 public final class CallRecord {
@@ -67,6 +67,20 @@ public final class CallRecord {
             }
         }
         return absent;
+    }
+
+    /** The string argument {@code key}, or null when the record has none of that name. */
+    public String string(String key) {
+        for (int i = 0; i < args; i++) {
+            if (keys[i].equals(key) && strings[i] != null) {
+                return strings[i];
+            }
+        }
+        return null;
+    }
+
+    public int result() {
+        return result;
     }
 
     private CallRecord put(String key, long number, String string) {

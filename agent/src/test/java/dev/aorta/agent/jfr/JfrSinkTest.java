@@ -38,6 +38,55 @@ class JfrSinkTest {
                 });
     }
 
+    /** Every kind of call becomes its event with the fields taken from the record's arguments. */
+    @Test
+    void everyKindOfCallBecomesItsEventWithItsArguments(@TempDir Path dir) throws Exception {
+        JfrSink sink = new JfrSink(null);
+        Path file = dir.resolve("r.jfr");
+        try (Recording r = new Recording()) {
+            JfrSink.EVENTS.forEach(r::enable);
+            r.start();
+            sink.call(new CallRecord().reset("cuMemcpyHtoDAsync", CallKind.COPY, 2, 0x7f10, 10, 20, 3, 0)
+                    .arg("kind", "copy").arg("bytes", 4096).arg("copy_kind", "HtoD"));
+            sink.call(new CallRecord().reset("ncclAllReduce", CallKind.COLLECTIVE, 2, 0x7f20, 30, 40, 4, 0)
+                    .arg("op", "all_reduce").arg("dtype", "bf16").arg("count", 1024).arg("communicator", 77)
+                    .arg("application_stream", 0x7f30));
+            sink.call(new CallRecord().reset("ncclBroadcast", CallKind.COLLECTIVE, 2, 0x7f20, 50, 60, 5, 0)
+                    .arg("op", "broadcast").arg("dtype", "f32").arg("count", 8).arg("communicator", 77));
+            sink.call(new CallRecord().reset("cuStreamSynchronize", CallKind.SYNC, 2, 0x7f20, 70, 90, 6, 0));
+            sink.call(new CallRecord().reset("cuMemAlloc", CallKind.ALLOC, 2, 0, 100, 130, 7, -1).arg("kind", "alloc"));
+            r.stop();
+            r.dump(file);
+        }
+
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        RecordedEvent copy = only(events, "aorta.MemoryOperation");
+        assertThat(copy.getString("api")).isEqualTo("cuMemcpyHtoDAsync");
+        assertThat(copy.getLong("bytes")).isEqualTo(4096);
+        assertThat(copy.getString("copyKind")).isEqualTo("HtoD");
+        assertThat(copy.getLong("hostStartNanos")).isEqualTo(10);
+        assertThat(copy.getLong("threadId")).isEqualTo(2);
+        assertThat(copy.getLong("correlationId")).isEqualTo(3);
+        List<RecordedEvent> collectives = events.stream()
+                .filter(e -> e.getEventType().getName().equals("aorta.Collective")).toList();
+        assertThat(collectives).extracting(e -> e.getString("op")).containsExactlyInAnyOrder("all_reduce", "broadcast");
+        // a collective moved by bind-collectives names the application's stream; one that was not, its own
+        assertThat(collectives).extracting(e -> e.getLong("applicationStream")).containsExactlyInAnyOrder(0x7f30L, 0x7f20L);
+        assertThat(collectives).allSatisfy(e -> assertThat(e.getLong("communicator")).isEqualTo(77));
+        RecordedEvent sync = only(events, "aorta.StreamSync");
+        assertThat(sync.getLong("stream")).isEqualTo(0x7f20);
+        assertThat(sync.getDuration("hostDuration").toNanos()).isEqualTo(20);
+        RecordedEvent alloc = only(events, "aorta.GpuCall");
+        assertThat(alloc.getString("kind")).isEqualTo("alloc");
+        assertThat(alloc.getInt("result")).isEqualTo(-1);
+    }
+
+    private static RecordedEvent only(List<RecordedEvent> events, String type) {
+        List<RecordedEvent> of = events.stream().filter(e -> e.getEventType().getName().equals(type)).toList();
+        assertThat(of).as(type).hasSize(1);
+        return of.get(0);
+    }
+
     private static CallRecord launch(long start) {
         return new CallRecord().reset("cuLaunchKernel", CallKind.LAUNCH, 1, 0x7f00, start, start + 700, 1, 0)
                 .arg("kind", "launch").arg("grid_x", 100).arg("grid_y", 1).arg("grid_z", 1)
