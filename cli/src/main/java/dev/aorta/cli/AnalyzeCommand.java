@@ -45,14 +45,16 @@ public final class AnalyzeCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "TRACE", description = "Trace files or directories.")
     List<Path> traces;
 
+    // The fields start at the options' defaults: picocli sets the same values, and PlainAnalyzeArguments, which
+    // parses analyze's plain arguments without picocli's model, keeps them when an option is not given
     @Option(names = "--window", paramLabel = "steps|whole|ranges|captures", defaultValue = "steps",
             description = "Windows to measure: each iteration (ProfilerStep, agent iteration, AORTA step), the whole"
                     + " trace, each NVTX/roctx/user range, or each capture window of the agent (default: ${DEFAULT-VALUE}).")
-    String window;
+    String window = "steps";
 
     @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",
             description = "text (default) or json: one JSON object per line per rank and window.")
-    String format;
+    String format = "text";
 
     @Option(names = "--details", description = "With --format json: add streams, kernels, queue switch, dispatch,"
             + " launch latency, queue length, JVM attribution, idle time by cause, API calls, kernel launches and copy"
@@ -60,19 +62,19 @@ public final class AnalyzeCommand implements Callable<Integer> {
     boolean details;
 
     @Option(names = "--top", defaultValue = "10", paramLabel = "N", description = "Kernel names listed per class (default: ${DEFAULT-VALUE}).")
-    int top;
+    int top = 10;
 
     @Option(names = "--streams", defaultValue = "" + StreamSelection.DEFAULT_CAP, paramLabel = "N",
             description = "Streams listed one by one per window in text output: all when there are at most N, else the"
                     + " N busiest and one line for the rest (default: ${DEFAULT-VALUE}; --details JSON lists all).")
-    int streams;
+    int streams = StreamSelection.DEFAULT_CAP;
 
     @Option(names = "--benchmark", description = "Print parse and analysis throughput (MB/s of uncompressed input) to stderr.")
     boolean benchmark;
 
     @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
             description = "With --benchmark: read and analyse N times (the first runs include JIT warm-up).")
-    int repeat;
+    int repeat = 1;
 
     @Option(names = "--verbose", description = "Print stack traces of errors.")
     boolean verbose;
@@ -82,6 +84,24 @@ public final class AnalyzeCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    /** Where the report and the warnings go: picocli's writers, or, without picocli's model, ones made as it makes them. */
+    private PrintWriter out;
+    private PrintWriter err;
+
+    private PrintWriter out() {
+        if (out == null) {
+            out = spec != null ? spec.commandLine().getOut() : PlainAnalyzeArguments.writer(System.out, "sun.stdout.encoding");
+        }
+        return out;
+    }
+
+    private PrintWriter err() {
+        if (err == null) {
+            err = spec != null ? spec.commandLine().getErr() : PlainAnalyzeArguments.writer(System.err, "sun.stderr.encoding");
+        }
+        return err;
+    }
 
     @Override
     public Integer call() throws IOException {
@@ -109,7 +129,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             long t2 = System.nanoTime();
             if (benchmark) {
                 Runtime rt = Runtime.getRuntime();
-                spec.commandLine().getErr().printf(Locale.ROOT, "aorta analyze: benchmark run %d: %.1f MB uncompressed,"
+                err().printf(Locale.ROOT, "aorta analyze: benchmark run %d: %.1f MB uncompressed,"
                                 + " parse %.3f s (%.1f MB/s), analyse %.3f s, parse+analyse %.1f MB/s, heap used %.0f MB"
                                 + " of %.0f MB max%n", run, bytes / 1e6, (t1 - t0) / 1e9, bytes / 1e3 / ((t1 - t0) / 1e6),
                         (t2 - t1) / 1e9, bytes / 1e3 / ((t2 - t0) / 1e6), (rt.totalMemory() - rt.freeMemory()) / 1e6,
@@ -120,14 +140,14 @@ public final class AnalyzeCommand implements Callable<Integer> {
             // the warnings say, per rank, what its files hold and what is missing for a result
             throw new IllegalArgumentException("nothing to measure: " + String.join("; ", analysis.warnings()));
         }
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = out();
         if (json) {
             printJson(analysis, out);
         } else {
             out.print(text(analysis, streams));
         }
         out.flush();
-        analysis.warnings().forEach(w -> spec.commandLine().getErr().println("aorta analyze: warning: " + w));
+        analysis.warnings().forEach(w -> err().println("aorta analyze: warning: " + w));
         return 0;
     }
 
