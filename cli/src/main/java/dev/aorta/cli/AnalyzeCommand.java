@@ -236,7 +236,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  queue length (%s): max %d, mean %.2f%n", r.queueLength().basis(),
                     r.queueLength().max(), r.queueLength().timeWeightedMean());
             for (dev.aorta.analyzer.metrics.QueueLength.StreamQueue q : r.queueLength().streams().stream()
-                    .sorted(java.util.Comparator.comparingLong(q -> -q.max())).limit(streamCap).toList()) {
+                    .sorted((a, b) -> Long.compare(-a.max(), -b.max())).limit(streamCap).toList()) {
                 out.printf(Locale.ROOT, "    stream %-10s max %d, mean %.2f%s%n", q.label(), q.max(), q.timeWeightedMean(),
                         q.blockedCalls() == 0 ? "" : String.format(Locale.ROOT, ", %d launches made while %d were"
                                         + " pending: %s in those calls", q.blockedCalls(),

@@ -11,7 +11,6 @@ import dev.aorta.core.metric.KernelLaunchStatistics;
 import dev.aorta.core.metric.SampleStats;
 
 import java.io.PrintWriter;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -23,7 +22,7 @@ final class BreakdownsText {
     /** Prints the sections; at most {@code streamCap} streams' idle lines, those idle longest, the rest summed on one. */
     static void print(PrintWriter out, Breakdowns b, int streamCap) {
         List<Breakdowns.StreamIdle> shown = b.idle().size() <= streamCap ? b.idle() : b.idle().stream()
-                .sorted(Comparator.comparingLong((Breakdowns.StreamIdle s) -> -s.breakdown().idleNs()))
+                .sorted((s, t) -> Long.compare(-s.breakdown().idleNs(), -t.breakdown().idleNs()))
                 .limit(streamCap).toList();
         for (Breakdowns.StreamIdle s : shown) {
             IdleTimeBreakdown i = s.breakdown();

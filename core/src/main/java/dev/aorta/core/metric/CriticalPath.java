@@ -6,7 +6,6 @@ import dev.aorta.core.event.DeviceActivity;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,13 +87,14 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
             }
             perStream.forEach((s, l) -> streamByStart.put(s, l.stream().mapToInt(Integer::intValue).toArray()));
             byEnd = java.util.stream.IntStream.range(0, activities.size()).filter(included).boxed()
-                    .sorted(Comparator.comparingLong(i -> activities.get(i).endNs())).mapToInt(Integer::intValue)
+                    .sorted((i, j) -> Long.compare(activities.get(i).endNs(), activities.get(j).endNs()))
+                    .mapToInt(Integer::intValue)
                     .toArray();
             endsSorted = Arrays.stream(byEnd).mapToLong(i -> activities.get(i).endNs()).toArray();
             for (Dependency d : dependencies) {
                 waitsByStream.computeIfAbsent(d.waitStream(), x -> new ArrayList<>()).add(d);
             }
-            waitsByStream.values().forEach(l -> l.sort(Comparator.comparingLong(Dependency::waitNs)));
+            waitsByStream.values().forEach(l -> l.sort((a, b) -> Long.compare(a.waitNs(), b.waitNs())));
             long[] starts = new long[calls.size()];
             long[] threads = new long[calls.size()];
             for (int i = 0; i < starts.length; i++) {
@@ -104,7 +104,7 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
             }
             Map<Long, List<Integer>> perThread = new HashMap<>();
             java.util.stream.IntStream.range(0, starts.length).boxed()
-                    .sorted(Comparator.comparingLong(i -> starts[i]))  // stable: equal starts in the calls' order
+                    .sorted((i, j) -> Long.compare(starts[i], starts[j]))  // stable: equal starts in the calls' order
                     .forEach(i -> perThread.computeIfAbsent(threads[i], x -> new ArrayList<>()).add(i));
             positionOnThread = new int[starts.length];
             perThread.forEach((thread, l) -> {
