@@ -3,7 +3,7 @@ package dev.aorta.analyzer.clock;
 import dev.aorta.analyzer.columns.ActivityColumns;
 import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.columns.Reordered;
-import dev.aorta.analyzer.columns.StableOrder;
+import dev.aorta.core.metric.StableOrder;
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.trace.JvmPause;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.aorta.analyzer.columns.ActivityColumns;
 import dev.aorta.analyzer.columns.ApiCallColumns;
-import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.analyzer.trace.TraceSink;
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ApiCall;
@@ -14,6 +13,7 @@ import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.core.event.Marker;
+import dev.aorta.core.metric.StableOrder;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
