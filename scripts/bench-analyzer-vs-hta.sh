@@ -9,7 +9,8 @@
 # Usage: HTA_SRC=/path/to/HolisticTraceAnalysis scripts/bench-analyzer-vs-hta.sh TRACE.json[.gz]...
 #   env: AORTA=dist/bin/aorta  CPUS=0,1  REPEAT=3 (runs of each, HTA and aorta taking turns, so that a change of
 #        load on a shared machine falls on both; the table gives the best and the median wall time, and the largest
-#        peak memory)  PYTHON=python3  AORTA_HEAP (e.g. 256m: runs aorta with -Xmx of that size)
+#        peak memory; "paired" is the median of HTA's time over aorta's in each turn, which a machine whose speed
+#        drifts between turns moves least)  PYTHON=python3  AORTA_HEAP (e.g. 256m: runs aorta with -Xmx of that size)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 aorta=${AORTA:-$root/dist/bin/aorta}
@@ -66,17 +67,20 @@ for trace in "$@"; do
   if [ -n "$failed" ]; then rows+=("$(printf '%-28s %7s   %s failed' "$name" "$mb" "$failed")"); continue; fi
   read -r hta_s hta_med hta_mb < <(summary "$work/hta")
   read -r our_s our_med our_mb < <(summary "$work/ours")
+  # HTA's time over aorta's, turn by turn (line i of each file), their median
+  paired=$(paste -d' ' "$work/hta" "$work/ours" | awk '{ print $1 / $3 }' | sort -g \
+    | awk '{ r[NR] = $1 } END { printf "%.1fx", NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')
   rows+=("$(awk -v n="$name" -v mb="$mb" -v hs="$hta_s" -v hd="$hta_med" -v hm="$hta_mb" -v os="$our_s" \
-      -v od="$our_med" -v om="$our_mb" 'BEGIN {
+      -v od="$our_med" -v om="$our_mb" -v pr="$paired" 'BEGIN {
     speed = sprintf("%.1fx", hs / os); med = sprintf("%.1fx", hd / od);
     rss = (mb + 0 > 0) ? sprintf("%.2f", om / mb) : "-";
-    printf "%-28s %7s %6s %6s %7s %6s %6s %7s %8s %8s %6.0f %8s", n, mb, hs, hd, hm, os, od, om, speed, med,
-      mb / os, rss }')")
+    printf "%-28s %7s %6s %6s %7s %6s %6s %7s %8s %8s %8s %6.0f %8s", n, mb, hs, hd, hm, os, od, om, speed, med,
+      pr, mb / os, rss }')")
 done
 echo
 echo "HTA (load + temporal breakdown + comm/comp overlap + idle time breakdown) vs aorta analyze; CPUs $cpus;"
 echo "$repeat whole-process runs of each, taking turns: best and median wall (s), largest peak resident set (MB);"
-echo "speedup of the best and of the median; MB/s of aorta's best${AORTA_HEAP:+; aorta with -Xmx$AORTA_HEAP}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-28s %7s %6s %6s %7s %6s %6s %7s %8s %8s %6s %8s\n' trace "MB" "HTA s" median "HTA MB" "aorta" median \
-  "aorta MB" speedup "median" "MB/s" "RSS/size"
+echo "speedup of the best, of the median and paired (the median of HTA / aorta over the turns); MB/s of aorta's best${AORTA_HEAP:+; aorta with -Xmx$AORTA_HEAP}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-28s %7s %6s %6s %7s %6s %6s %7s %8s %8s %8s %6s %8s\n' trace "MB" "HTA s" median "HTA MB" "aorta" median \
+  "aorta MB" speedup "median" "paired" "MB/s" "RSS/size"
 printf '%s\n' "${rows[@]}"

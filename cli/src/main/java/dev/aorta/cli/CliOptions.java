@@ -13,6 +13,14 @@ import java.util.stream.Stream;
 
 /** Option parsing and helpers shared by the analyzer's commands. */
 final class CliOptions {
+    /**
+     * The locale the text reports format numbers in: none. {@link java.util.Formatter} applies no localization for a
+     * null locale — digits 0-9, '.', '-' and ',', as {@code Locale.ROOT} gives them — and so does not load the JDK's
+     * locale data (the CLDR providers and format bundles), which the first number formatted for a locale did: about
+     * 9 ms of each short run, a quarter of a 17 MB trace's text output (docs/benchmarks.md).
+     */
+    static final Locale NO_LOCALE = null;
+
     private CliOptions() {
     }
 

@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * was given: a large plain trace gets a heap of 0.35 x its size with the serial collector (docs/analyzer.md), a
  * small one the JIT's first tier only and the serial collector with a 48 MB young generation (but with the user's
  * own collector or heap option, and in the run that trains the AOT cache, which needs G1), and a gzip trace or the user's own heap option no cap; the class path is
- * dist/lib's jars but the agent jar (loaded by -javaagent or attach, by path).
+ * dist/lib's jars but the agent jar (loaded by -javaagent or attach, by path), found through links to the script or its
+ * folder; every file and folder argument counts, whatever its name.
  */
 class BinScriptHeapTest {
     @TempDir
@@ -56,12 +57,16 @@ class BinScriptHeapTest {
     }
 
     private String options(Map<String, String> env, String... args) throws Exception {
-        Path home = home();
+        return options(home().resolve("bin/aorta"), env, args);
+    }
+
+    /** The options {@code script} (bin/aorta, or a link to it) hands java. */
+    private String options(Path script, Map<String, String> env, String... args) throws Exception {
         String[] cmd = new String[args.length + 2];
         cmd[0] = "bash";
-        cmd[1] = home.resolve("bin/aorta").toString();
+        cmd[1] = script.toString();
         System.arraycopy(args, 0, cmd, 2, args.length);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).directory(dir.toFile());
         pb.environment().remove("AORTA_JAVA_OPTS");
         pb.environment().put("AORTA_JAVA_HOME", dir.resolve("jdk").toString());
         pb.environment().putAll(env);
@@ -106,6 +111,33 @@ class BinScriptHeapTest {
                 .doesNotContain("-Xmx", "UseSerialGC");
         assertThat(options(Map.of("AORTA_JAVA_OPTS", "-Xmx3g"), "report", trace("big.json", 800L << 20).toString()))
                 .contains("-Xmx3g\n").doesNotContain("-Xmx280m", "UseSerialGC");
+    }
+
+    @Test
+    void tracesAndFoldersAreCountedTogetherWhateverTheirNames() throws Exception {
+        // relative names that find would read as its expression: 60 MB, a folder of 30 MB, and a gzip file counted as
+        // ten times its 3 MB: 120 MB in all, so every JIT tier; without the gzip file 90 MB, the first tier only
+        trace("-rank0.json", 60L << 20);
+        Files.createDirectories(dir.resolve("(ranks)"));
+        trace("(ranks)/rank1.json", 30L << 20);
+        trace("!rank2.json.gz", 3L << 20);
+
+        assertThat(options(Map.of(), "analyze", "-rank0.json", "(ranks)", "!rank2.json.gz", "--window", "whole"))
+                .doesNotContain("TieredStopAtLevel", "UseSerialGC");
+        assertThat(options(Map.of(), "analyze", "-rank0.json", "(ranks)")).contains("-XX:TieredStopAtLevel=1\n");
+    }
+
+    @Test
+    void aLinkToTheScriptOrToItsFolderFindsTheDistribution() throws Exception {
+        Path home = home();
+        Path link = dir.resolve("aorta-link");
+        Files.createSymbolicLink(link, home.resolve("bin/aorta"));
+        Path homeLink = dir.resolve("home-link");
+        Files.createSymbolicLink(homeLink, home);
+
+        String real = home.toRealPath().resolve("lib/aorta.jar").toString();
+        assertThat(options(link, Map.of(), "--version")).contains("-cp\n" + real + "\n");
+        assertThat(options(homeLink.resolve("bin/aorta"), Map.of(), "--version")).contains("-cp\n" + real + "\n");
     }
 
     @Test

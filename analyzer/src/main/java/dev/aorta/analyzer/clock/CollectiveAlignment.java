@@ -126,7 +126,7 @@ public final class CollectiveAlignment {
         }
         List<int[]> out = new ArrayList<>();
         for (List<Integer> indices : byStream.values()) {
-            out.add(indices.stream().sorted(java.util.Comparator.comparingLong((Integer i) -> acts.get(i).endNs()))
+            out.add(indices.stream().sorted((i, j) -> Long.compare(acts.get(i).endNs(), acts.get(j).endNs()))
                     .mapToInt(Integer::intValue).toArray());
         }
         return out;

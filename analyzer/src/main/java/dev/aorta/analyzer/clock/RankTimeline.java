@@ -3,7 +3,7 @@ package dev.aorta.analyzer.clock;
 import dev.aorta.analyzer.columns.ActivityColumns;
 import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.columns.Reordered;
-import dev.aorta.analyzer.columns.StableOrder;
+import dev.aorta.core.metric.StableOrder;
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.ActivityClassifier;
 import dev.aorta.analyzer.trace.JvmPause;
@@ -16,7 +16,6 @@ import dev.aorta.core.event.Marker;
 import dev.aorta.core.event.StreamInfo;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,7 +100,7 @@ public final class RankTimeline {
                 unmapped++;
             }
         }
-        markers.sort(Comparator.comparingLong(Marker::startNs));
+        markers.sort((a, b) -> Long.compare(a.startNs(), b.startNs()));
         for (Dependency x : trace.dependencies()) {
             if (mapper.canMap(x.clock())) {
                 dependencies.add(x.shifted(mapper.offset(x.clock()), clock));
@@ -115,7 +114,7 @@ public final class RankTimeline {
                 pausesUnmapped++;
             }
         }
-        jvmPauses.sort(Comparator.comparingLong(JvmPause::startNs));
+        jvmPauses.sort((a, b) -> Long.compare(a.startNs(), b.startNs()));
         for (StreamInfo s : trace.streams()) {
             if (s.role() != null) {
                 streamLabels.put(s.id(), s.role());

@@ -4,7 +4,7 @@ import java.util.AbstractList;
 import java.util.List;
 import java.util.RandomAccess;
 
-/** A read-only view of a list in another order (a {@link StableOrder}), so that no sorted copy is held. */
+/** A read-only view of a list in another order (a {@link dev.aorta.core.metric.StableOrder}), so that no sorted copy is held. */
 public final class Reordered<T> extends AbstractList<T> implements RandomAccess {
     private final List<T> base;
     private final int[] order;

@@ -3,7 +3,6 @@ package dev.aorta.analyzer.metrics;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.analyzer.columns.Reordered;
-import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClass;
@@ -14,6 +13,7 @@ import dev.aorta.core.metric.CriticalPath;
 import dev.aorta.core.metric.GemmThroughput;
 import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.KernelLaunchStatistics;
+import dev.aorta.core.metric.StableOrder;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.columns.ApiCallColumns;
-import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.core.event.ApiCall;
+import dev.aorta.core.metric.StableOrder;
 
 import java.util.Arrays;
 

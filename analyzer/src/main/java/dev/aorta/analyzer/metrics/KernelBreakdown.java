@@ -60,10 +60,10 @@ public final class KernelBreakdown {
                     byName.computeIfAbsent(new Key(cls, e.name()), x -> new java.util.TreeMap<>()).put(t.rank(), e)));
         }
         List<Key> top = byName.entrySet().stream()
-                .sorted(java.util.Comparator.comparingLong((Map.Entry<Key, Map<Integer,
-                                dev.aorta.core.metric.KernelBreakdown.Entry>> e) ->
-                        -e.getValue().values().stream().mapToLong(x -> x.totalNs()).sum())
-                        .thenComparing(e -> e.getKey().name()))
+                .sorted((a, b) -> {
+                    int byTime = Long.compare(-totalNs(a.getValue()), -totalNs(b.getValue()));
+                    return byTime != 0 ? byTime : a.getKey().name().compareTo(b.getKey().name());
+                })
                 .limit(topN).map(Map.Entry::getKey).toList();
         // per window only for the names listed: a rank's activities times its windows is the cost
         Map<Key, Map<Integer, Map<String, Long>>> perWindow = new java.util.HashMap<>();
@@ -108,6 +108,11 @@ public final class KernelBreakdown {
             out.add(new AcrossRanks(k.cls(), k.name(), total, entries, allEqual ? -1 : slowest));
         }
         return out;
+    }
+
+    /** A name's device time summed over the ranks. */
+    private static long totalNs(Map<Integer, dev.aorta.core.metric.KernelBreakdown.Entry> byRank) {
+        return byRank.values().stream().mapToLong(x -> x.totalNs()).sum();
     }
 
     public static List<Entry> of(RankTimeline t, ClassIntervals unions, Window w, int topN) {

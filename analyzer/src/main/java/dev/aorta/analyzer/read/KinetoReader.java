@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.aorta.analyzer.columns.ActivityColumns;
 import dev.aorta.analyzer.columns.ApiCallColumns;
-import dev.aorta.analyzer.columns.StableOrder;
 import dev.aorta.analyzer.trace.TraceSink;
 import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.ApiCall;
@@ -14,6 +13,7 @@ import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.event.Dim3;
 import dev.aorta.core.event.Marker;
+import dev.aorta.core.metric.StableOrder;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -31,6 +31,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.LongStream;
@@ -60,16 +62,24 @@ public final class KinetoReader implements TraceReader {
     private static final Pattern PROFILER_STEP = Pattern.compile("ProfilerStep#(\\d+)");
     private static final ClockDomain CLOCK = ClockDomain.KINETO_EPOCH_US;
 
-    /** Reads a plain Kineto file in two halves at once; false, with nothing sent to the sink, when it cannot. */
-    static boolean readInHalves(TraceSource source, TraceSink sink) throws IOException {
-        return Halves.read(source, sink);
+    /**
+     * Reads a plain Kineto file in pieces on two threads (see {@link Pieces}); false, with nothing sent to the sink,
+     * when it cannot.
+     */
+    static boolean readInPieces(TraceSource source, TraceSink sink) throws IOException {
+        return Pieces.read(source, sink, Pieces.count(Files.size(source.path())));
+    }
+
+    /** The same in {@code pieces} pieces (tests use many). */
+    static boolean readInPieces(TraceSource source, TraceSink sink, int pieces) throws IOException {
+        return Pieces.read(source, sink, pieces);
     }
 
     /**
-     * Plain files of at least this many bytes are read in two halves at once (see {@link Halves}). With a second core
-     * free, a 52 MB trace parsed in 0.47 s instead of 0.63 s (best of 6 on two cores; it costs about a tenth more
+     * Plain files of at least this many bytes are read in pieces on two threads (see {@link Pieces}). With a second
+     * core free, a 52 MB trace parsed in 0.47 s instead of 0.63 s (best of 6 on two cores; it costs about a tenth more
      * CPU time); a 10 MB one took as long either way, the second parser's start-up eating what it saves. At 17 MB
-     * the halves still win, whole process on 2 CPUs: one pass took 34 ms longer (paired median of 20 runs each).
+     * two halves still won, whole process on 2 CPUs: one pass took 34 ms longer (paired median of 20 runs each).
      */
     static final long SPLIT_FROM_BYTES = 8L << 20;
     private final long splitFromBytes;
@@ -97,7 +107,7 @@ public final class KinetoReader implements TraceReader {
 
     @Override
     public void read(TraceSource source, TraceSink sink) throws IOException {
-        if (Halves.worthSplitting(source, splitFromBytes) && readInHalves(source, sink)) {
+        if (Pieces.worthSplitting(source, splitFromBytes) && readInPieces(source, sink)) {
             return;
         }
         boolean[] sawBase = {false};
@@ -115,8 +125,7 @@ public final class KinetoReader implements TraceReader {
                 default -> p.skipChildren();  // does nothing unless on an object or array start
             }
         }, () -> events.read);
-        links.emitCalls(sink);
-        links.emitDependencies(sink);
+        Links.emit(List.of(links), sink);
         if (skipped.warning() != null) {
             sink.warning(skipped.warning());
         }
@@ -146,53 +155,87 @@ public final class KinetoReader implements TraceReader {
     }
 
     /**
-     * A large plain trace read in two halves at once, on two threads: the second half from the first event at or
-     * after the middle of the file (a guess, from the bytes {@code "}, {"}), the first half up to that byte. The guess
-     * is right when the first half's parser finds an event of "traceEvents" starting exactly there; then both halves'
-     * records, buffered, go to the sink in file order, as one pass would have sent them. Anything else — a wrong
-     * guess, a damaged or cut file, a skipped record, a byte that is not UTF-8 — and the file is read again in one
-     * pass, so that a damaged trace gets exactly the warnings it always did.
+     * A large plain trace read in pieces on two threads, each taking the next piece when done with one: pieces start at
+     * the first event at or after an even share of the file (a guess, from the bytes {@code "}, {"}), and each piece's
+     * parser stops at the next piece's start. A guess is right when the parser of the piece before finds an event of
+     * "traceEvents" starting exactly there; then every piece's records, buffered, go to the sink in file order, as one
+     * pass would have sent them. Anything else — a wrong guess, a damaged or cut file, a skipped record, a byte that is
+     * not UTF-8 — and the file is read again in one pass, so that a damaged trace gets exactly the warnings it always
+     * did. Two halves, one a thread, finished up to 0.1-0.2 s apart on 2 CPUs shared with the JIT's compiler thread
+     * (17 and 52 MB traces), the one sharing its CPU with the compiler falling behind; pieces of about 2 MiB keep both
+     * threads busy to the end.
      */
-    private static final class Halves {
+    private static final class Pieces {
         private static final byte[] OPEN = "{\"traceEvents\":[".getBytes(StandardCharsets.US_ASCII);
         private static final int SEARCH_BYTES = 1 << 20;
+        private static final int FIRST_SEARCH_BYTES = 1 << 16;
+        private static final long PIECE_BYTES = 2L << 20;
+        private static final int MAX_PIECES = 16;
 
         static boolean worthSplitting(TraceSource source, long splitFromBytes) throws IOException {
             return !source.isGzip() && Runtime.getRuntime().availableProcessors() > 1
                     && Files.size(source.path()) >= splitFromBytes;
         }
 
-        /** Reads the file in two halves into {@code sink}; false (the sink untouched) when it must be read in one. */
-        static boolean read(TraceSource source, TraceSink sink) throws IOException {
-            long boundary = eventStartAfter(source.path(), Files.size(source.path()) / 2);
-            if (boundary < 0) {
-                return false;
+        /** Pieces of about {@link #PIECE_BYTES}, at least two and at most {@link #MAX_PIECES}. */
+        static int count(long bytes) {
+            return (int) Math.max(2, Math.min(MAX_PIECES, bytes / PIECE_BYTES));
+        }
+
+        /** Reads the file in {@code n} pieces into {@code sink}; false (the sink untouched) when it must be read in one. */
+        static boolean read(TraceSource source, TraceSink sink, int n) throws IOException {
+            long size = Files.size(source.path());
+            long[] starts = new long[n + 1];
+            starts[n] = size;
+            for (int k = 1; k < n; k++) {
+                starts[k] = eventStartAfter(source.path(), Math.max(size / n * k, starts[k - 1] + 1));
+                if (starts[k] < 0) {
+                    return false;
+                }
             }
-            FutureTask<Half> second = new FutureTask<>(() -> secondHalf(source, boundary));
-            Thread thread = new Thread(second, "aorta-kineto-second-half");
+            Piece[] pieces = new Piece[n];
+            AtomicInteger next = new AtomicInteger();
+            AtomicBoolean failed = new AtomicBoolean();
+            Runnable work = () -> {
+                Event e = new Event();  // each thread's own, with its shared texts
+                for (int k = next.getAndIncrement(); k < n && !failed.get(); k = next.getAndIncrement()) {
+                    Piece piece = piece(source, k, n, starts, e);
+                    pieces[k] = piece;
+                    if (!piece.clean) {
+                        failed.set(true);
+                    }
+                }
+            };
+            FutureTask<Void> helper = new FutureTask<>(work, null);
+            Thread thread = new Thread(helper, "aorta-kineto-pieces");
             thread.setDaemon(true);
             thread.start();
-            Half first = firstHalf(source, boundary);
-            Half rest;
             try {
-                rest = first.clean ? second.get() : null;
+                work.run();
+                helper.get();
             } catch (ExecutionException e) {
-                rest = null;  // read again in one pass, which reports what went wrong as it always did
+                return false;  // read again in one pass, which reports what went wrong as it always did
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while reading " + source.path());
             } finally {
-                second.cancel(true);
+                failed.set(true);
+                helper.cancel(true);
             }
-            if (rest == null || !rest.clean) {
-                return false;
+            for (Piece piece : pieces) {
+                if (piece == null || !piece.clean) {
+                    return false;
+                }
             }
-            first.records.replayInto(sink);
-            rest.records.replayInto(sink);
-            first.links.append(rest.links);
-            first.links.emitCalls(sink);
-            first.links.emitDependencies(sink);
-            if (!first.sawBase && !rest.sawBase) {
+            boolean sawBase = false;
+            List<Links> links = new ArrayList<>();
+            for (Piece piece : pieces) {
+                piece.records.replayInto(sink);
+                links.add(piece.links);
+                sawBase |= piece.sawBase;
+            }
+            Links.emit(links, sink);
+            if (!sawBase) {
                 sink.anchor(new ClockAnchor(CLOCK, 0, ClockDomain.EPOCH, 0));
             }
             return true;
@@ -201,76 +244,76 @@ public final class KinetoReader implements TraceReader {
         /** The offset of the first "{" after {@code from} that follows "}" and "," (spaces between), or -1. */
         private static long eventStartAfter(Path path, long from) throws IOException {
             try (FileChannel ch = FileChannel.open(path)) {
-                ByteBuffer buf = ByteBuffer.allocate(SEARCH_BYTES);
-                ch.read(buf, from);
-                int n = buf.position();
-                int state = 0;  // 0: looking for '}', 1: after '}', 2: after '}' ','
-                for (int i = 0; i < n; i++) {
-                    byte b = buf.get(i);
-                    boolean space = b == ' ' || b == '\n' || b == '\r' || b == '\t';
-                    if (b == '}') {
-                        state = 1;
-                    } else if (state == 1 && b == ',') {
-                        state = 2;
-                    } else if (state == 2 && b == '{') {
-                        return from + i;
-                    } else if (!space) {
-                        state = 0;
+                // the next event is nearly always within a few kilobytes: a small read first
+                for (int bytes = FIRST_SEARCH_BYTES; ; bytes = SEARCH_BYTES) {
+                    ByteBuffer buf = ByteBuffer.allocate(bytes);
+                    ch.read(buf, from);
+                    int n = buf.position();
+                    int state = 0;  // 0: looking for '}', 1: after '}', 2: after '}' ','
+                    for (int i = 0; i < n; i++) {
+                        byte b = buf.get(i);
+                        boolean space = b == ' ' || b == '\n' || b == '\r' || b == '\t';
+                        if (b == '}') {
+                            state = 1;
+                        } else if (state == 1 && b == ',') {
+                            state = 2;
+                        } else if (state == 2 && b == '{') {
+                            return from + i;
+                        } else if (!space) {
+                            state = 0;
+                        }
+                    }
+                    if (bytes == SEARCH_BYTES || n < bytes) {
+                        return -1;
                     }
                 }
-                return -1;
             }
         }
 
-        private static Half firstHalf(TraceSource source, long boundary) throws IOException {
-            Half h = new Half(source);
-            // the parser stops at the "{" of the second half's first event; what it buffered beyond is not read
-            try (Utf8Repair in = new Utf8Repair(source.open());
-                 JsonParser p = TraceEventsJson.JSON.createParser(in)) {
-                if (p.nextToken() != JsonToken.START_OBJECT) {
-                    return h;
-                }
-                String field;
-                while ((field = p.nextFieldName()) != null) {
-                    p.nextToken();
-                    if (field.equals("traceEvents")) {
-                        h.clean = readEvents(p, h.records, h.links, h.events, h.skipped, boundary);
-                        break;
+        /**
+         * Piece {@code k} of {@code n}: from {@code starts[k]} up to the event starting at {@code starts[k + 1]}, which
+         * it must find there (the last piece reads to the end). The first reads the fields before "traceEvents", the
+         * last those after it; the others read their events as the elements of a "traceEvents" of their own.
+         */
+        private static Piece piece(TraceSource source, int k, int n, long[] starts, Event e) {
+            Piece h = new Piece(source);
+            // the parser stops at the "{" of the next piece's first event; what it buffered beyond is not read
+            try (InputStream file = source.open()) {
+                file.skipNBytes(starts[k]);
+                long offset = k == 0 ? 0 : OPEN.length - starts[k];  // a file offset's in the parser's input
+                try (Utf8Repair in = new Utf8Repair(file);
+                     JsonParser p = TraceEventsJson.JSON.createParser(k == 0 ? in
+                             : new SequenceInputStream(new ByteArrayInputStream(OPEN), in))) {
+                    if (p.nextToken() != JsonToken.START_OBJECT) {
+                        return h;
                     }
-                    h.topLevelField(field, p);
+                    boolean last = k == n - 1;
+                    long stopAt = last ? Long.MAX_VALUE : starts[k + 1] + offset;
+                    boolean stopped = false;
+                    String field;
+                    while ((field = p.nextFieldName()) != null) {
+                        p.nextToken();
+                        if (field.equals("traceEvents")) {
+                            stopped = readEvents(p, h.records, h.links, h.events, h.skipped, stopAt, e);
+                            if (!last) {
+                                break;
+                            }
+                        } else {
+                            h.topLevelField(field, p);
+                        }
+                    }
+                    h.clean = (last || stopped) && in.replaced() == 0 && h.skipped.total() == 0
+                            && h.records.onlyRecords;
                 }
-                h.clean &= in.replaced() == 0 && h.skipped.total() == 0 && h.records.onlyRecords;
             } catch (IOException | RuntimeException damagedOrWrongGuess) {
                 h.clean = false;
             }
             return h;
         }
-
-        private static Half secondHalf(TraceSource source, long boundary) throws IOException {
-            Half h = new Half(source);
-            try (InputStream file = source.open()) {
-                file.skipNBytes(boundary);
-                try (Utf8Repair repaired = new Utf8Repair(file);
-                     JsonParser p = TraceEventsJson.JSON.createParser(new SequenceInputStream(new ByteArrayInputStream(OPEN), repaired))) {
-                    p.nextToken();
-                    String field;
-                    while ((field = p.nextFieldName()) != null) {
-                        p.nextToken();
-                        if (field.equals("traceEvents")) {
-                            readEvents(p, h.records, h.links, h.events, h.skipped);
-                        } else {
-                            h.topLevelField(field, p);
-                        }
-                    }
-                    h.clean = repaired.replaced() == 0 && h.skipped.total() == 0 && h.records.onlyRecords;
-                }
-            }
-            return h;
-        }
     }
 
-    /** What one half read: its records (buffered until both halves are known to be whole), links and counts. */
-    private static final class Half {
+    /** What one piece read: its records (buffered until every piece is known to be whole), links and counts. */
+    private static final class Piece {
         final BufferedRecords records = new BufferedRecords();
         final Links links = new Links();
         final EventCount events = new EventCount();
@@ -278,7 +321,7 @@ public final class KinetoReader implements TraceReader {
         boolean sawBase;
         boolean clean;
 
-        Half(TraceSource source) {
+        Piece(TraceSource source) {
             this.skipped = new SkippedRecords(source.path().toString());
         }
 
@@ -296,8 +339,8 @@ public final class KinetoReader implements TraceReader {
     }
 
     /**
-     * The records a half sends while it is read (device records, markers, anchors, the rank), kept in order of
-     * arrival per kind; anything else a clean read never sends, and it makes the half not {@link #onlyRecords}.
+     * The records a piece sends while it is read (device records, markers, anchors, the rank), kept in order of
+     * arrival per kind; anything else a clean read never sends, and it makes the piece not {@link #onlyRecords}.
      */
     private static final class BufferedRecords implements TraceSink {
         final ActivityColumns activities = new ActivityColumns();
@@ -379,17 +422,41 @@ public final class KinetoReader implements TraceReader {
         final ApiCallColumns calls = new ApiCallColumns();
         final LongStream.Builder callOps = LongStream.builder();
 
-        /** Adds the links read after these (the second half's), as if read in one pass. */
-        void append(Links later) {
-            waits.addAll(later.waits);
-            later.opArgs.forEach(opArgs::putIfAbsent);
-            for (int i = 0; i < later.calls.size(); i++) {
-                calls.addShifted(later.calls, i, 0);
+        /**
+         * Sends the calls and the dependencies of links read in this order, as one pass over them all would have: each
+         * call with the arguments of its op wherever in the file the op was (the first read of an External id), each
+         * wait with the last calls read with its correlation ids. The calls stay in each piece's columns.
+         */
+        static void emit(List<Links> inOrder, TraceSink sink) {
+            Map<Long, Map<String, Object>> opArgs = inOrder.get(0).opArgs;
+            for (int k = 1; k < inOrder.size(); k++) {
+                inOrder.get(k).opArgs.forEach(opArgs::putIfAbsent);
             }
-            later.callOps.build().forEach(callOps::add);
+            for (Links links : inOrder) {
+                links.emitCalls(sink, opArgs);
+            }
+            int[][] byCorrelation = null;
+            for (Links links : inOrder) {
+                for (long[] w : links.waits) {
+                    if (byCorrelation == null) {
+                        byCorrelation = new int[inOrder.size()][];
+                        for (int k = 0; k < byCorrelation.length; k++) {
+                            ApiCallColumns calls = inOrder.get(k).calls;
+                            byCorrelation[k] = StableOrder.byKey(calls.size(), calls::correlationId);
+                        }
+                    }
+                    long recordNs = startOfLastCall(inOrder, byCorrelation, w[2]);
+                    if (recordNs == NO_CALL) {
+                        continue; // the cudaEventRecord fell outside the profiled window
+                    }
+                    long waitNs = startOfLastCall(inOrder, byCorrelation, w[4]);
+                    sink.dependency(new Dependency(w[0], w[1], recordNs, w[3], waitNs == NO_CALL ? w[5] : waitNs,
+                            CLOCK));
+                }
+            }
         }
 
-        void emitCalls(TraceSink sink) {
+        private void emitCalls(TraceSink sink, Map<Long, Map<String, Object>> opArgs) {
             long[] ops = callOps.build().toArray();
             for (int i = 0; i < calls.size(); i++) {
                 ApiCall c = calls.get(i);
@@ -399,19 +466,15 @@ public final class KinetoReader implements TraceReader {
             }
         }
 
-        void emitDependencies(TraceSink sink) {
-            if (waits.isEmpty()) {
-                return;
-            }
-            int[] byCorrelation = StableOrder.byKey(calls.size(), calls::correlationId);
-            for (long[] w : waits) {
-                long recordNs = startOfLastCall(byCorrelation, w[2]);
-                if (recordNs == NO_CALL) {
-                    continue; // the cudaEventRecord fell outside the profiled window
+        /** The start of the last call read with this correlation id in any of the links, or {@link #NO_CALL}. */
+        private static long startOfLastCall(List<Links> inOrder, int[][] byCorrelation, long correlation) {
+            for (int k = inOrder.size() - 1; k >= 0; k--) {
+                long ns = inOrder.get(k).startOfLastCall(byCorrelation[k], correlation);
+                if (ns != NO_CALL) {
+                    return ns;
                 }
-                long waitNs = startOfLastCall(byCorrelation, w[4]);
-                sink.dependency(new Dependency(w[0], w[1], recordNs, w[3], waitNs == NO_CALL ? w[5] : waitNs, CLOCK));
             }
+            return NO_CALL;
         }
 
         private static final long NO_CALL = Long.MIN_VALUE;
@@ -443,7 +506,7 @@ public final class KinetoReader implements TraceReader {
 
     private static void readEvents(JsonParser p, TraceSink sink, Links links, EventCount count,
                                    SkippedRecords skipped) throws IOException {
-        readEvents(p, sink, links, count, skipped, Long.MAX_VALUE);
+        readEvents(p, sink, links, count, skipped, Long.MAX_VALUE, new Event());
     }
 
     /**
@@ -451,12 +514,11 @@ public final class KinetoReader implements TraceReader {
      * (that event unread), false when the array ended first or no event started exactly there.
      */
     private static boolean readEvents(JsonParser p, TraceSink sink, Links links, EventCount count,
-                                      SkippedRecords skipped, long stopAt) throws IOException {
+                                      SkippedRecords skipped, long stopAt, Event e) throws IOException {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             p.skipChildren();
             return false;
         }
-        Event e = new Event();
         while (p.nextToken() == JsonToken.START_OBJECT) {
             e.clear();
             e.offset = p.currentTokenLocation().getByteOffset();

@@ -2,7 +2,6 @@ package dev.aorta.analyzer.report;
 
 import dev.aorta.analyzer.metrics.LabelledStreamUtilization;
 
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -28,8 +27,8 @@ public record StreamSelection(List<LabelledStreamUtilization> shown, int hiddenC
             return new StreamSelection(List.copyOf(streams), 0, 0, 0);
         }
         List<LabelledStreamUtilization> byBusy = streams.stream()
-                .sorted(Comparator.comparingLong(LabelledStreamUtilization::busyNs).reversed()
-                        .thenComparingLong(LabelledStreamUtilization::stream))
+                .sorted((a, b) -> a.busyNs() != b.busyNs() ? Long.compare(b.busyNs(), a.busyNs())
+                        : Long.compare(a.stream(), b.stream()))
                 .toList();
         List<LabelledStreamUtilization> hidden = byBusy.subList(cap, byBusy.size());
         return new StreamSelection(byBusy.subList(0, cap), hidden.size(),

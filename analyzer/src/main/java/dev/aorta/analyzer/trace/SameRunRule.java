@@ -6,7 +6,6 @@ import dev.aorta.core.event.ClockDomain;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -91,7 +90,7 @@ public final class SameRunRule {
 
     /** The span of the clock most of a file's records use. */
     private static SourceSpan main(List<SourceSpan> spans) {
-        return spans.stream().max(Comparator.comparingLong(SourceSpan::records)).orElseThrow();
+        return spans.stream().max((a, b) -> Long.compare(a.records(), b.records())).orElseThrow();
     }
 
     /** What of a file's records can be put on {@code clock}, as one span there. */

@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -68,7 +67,8 @@ public final class TraceLoader {
             }
         }
         // metrics summaries last: they are left out for ranks that real records cover (see readInto)
-        files.sort(Comparator.comparing(f -> f.getValue().format().equals(METRICS_FORMAT)));
+        files.sort((a, b) -> Boolean.compare(a.getValue().format().equals(METRICS_FORMAT),
+                b.getValue().format().equals(METRICS_FORMAT)));
         // files are read on several threads, and merged in this order as before
         int[] merged = {0};
         ParallelInOrder.forEach(files, f -> read(f.getKey(), f.getValue()), (f, records, failure) -> {

@@ -3,7 +3,6 @@ package dev.aorta.core.metric;
 import dev.aorta.core.event.ApiCall;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +37,8 @@ public final class ApiStatistics {
             out.add(new Entry(e.getKey(), e.getValue().count(), total, e.getValue().stats(),
                     all == 0 ? 0 : (double) total / all));
         }
-        out.sort(Comparator.comparingLong(Entry::totalNs).reversed().thenComparing(Entry::name));
+        out.sort((a, b) -> a.totalNs() != b.totalNs() ? Long.compare(b.totalNs(), a.totalNs())
+                : a.name().compareTo(b.name()));
         return out;
     }
 }

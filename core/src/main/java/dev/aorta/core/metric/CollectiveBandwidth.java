@@ -1,7 +1,6 @@
 package dev.aorta.core.metric;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -152,8 +151,8 @@ public record CollectiveBandwidth(Kind kind, long messageBytes, int groupSize, i
         List<CollectiveBandwidth> out = new ArrayList<>();
         groups.forEach((k, s) -> out.add(new CollectiveBandwidth(k.kind(), k.bytes(), k.groupSize(), s.count(),
                 totals.get(k)[0], s.stats())));
-        out.sort(Comparator.comparingLong(CollectiveBandwidth::totalNs).reversed()
-                .thenComparing(CollectiveBandwidth::kind).thenComparingLong(CollectiveBandwidth::messageBytes));
+        out.sort((a, b) -> a.totalNs() != b.totalNs() ? Long.compare(b.totalNs(), a.totalNs())
+                : a.kind() != b.kind() ? a.kind().compareTo(b.kind()) : Long.compare(a.messageBytes(), b.messageBytes()));
         return out;
     }
 }

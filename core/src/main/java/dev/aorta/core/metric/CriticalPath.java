@@ -6,7 +6,6 @@ import dev.aorta.core.event.DeviceActivity;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +73,11 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
             this.calls = calls;
             this.launchOf = launchOf;
             this.previousOnStream = new int[activities.size()];
+            // each activity read once (a timeline's list may make a record per read); the orders below are stable
+            // sorts of primitive keys (StableOrder), as the boxed sorts with a key comparator they replace were
+            int[] includedIndex = new int[activities.size()];
+            long[] includedEnd = new long[activities.size()];
+            int includedCount = 0;
             Map<Long, Integer> last = new HashMap<>();
             Map<Long, List<Integer>> perStream = new HashMap<>();
             for (int i = 0; i < activities.size(); i++) {
@@ -81,20 +85,28 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                     previousOnStream[i] = -1;
                     continue;
                 }
-                long s = activities.get(i).stream();
+                DeviceActivity a = activities.get(i);
+                long s = a.stream();
                 previousOnStream[i] = last.getOrDefault(s, -1);
                 last.put(s, i);
                 perStream.computeIfAbsent(s, x -> new ArrayList<>()).add(i);
+                includedIndex[includedCount] = i;
+                includedEnd[includedCount++] = a.endNs();
             }
             perStream.forEach((s, l) -> streamByStart.put(s, l.stream().mapToInt(Integer::intValue).toArray()));
-            byEnd = java.util.stream.IntStream.range(0, activities.size()).filter(included).boxed()
-                    .sorted(Comparator.comparingLong(i -> activities.get(i).endNs())).mapToInt(Integer::intValue)
-                    .toArray();
-            endsSorted = Arrays.stream(byEnd).mapToLong(i -> activities.get(i).endNs()).toArray();
+            // the included activities by end, equal ends in index order
+            long[] ends = Arrays.copyOf(includedEnd, includedCount);
+            int[] order = StableOrder.byKey(includedCount, k -> ends[k]);
+            byEnd = new int[includedCount];
+            endsSorted = new long[includedCount];
+            for (int k = 0; k < includedCount; k++) {
+                byEnd[k] = includedIndex[order[k]];
+                endsSorted[k] = ends[order[k]];
+            }
             for (Dependency d : dependencies) {
                 waitsByStream.computeIfAbsent(d.waitStream(), x -> new ArrayList<>()).add(d);
             }
-            waitsByStream.values().forEach(l -> l.sort(Comparator.comparingLong(Dependency::waitNs)));
+            waitsByStream.values().forEach(l -> l.sort((a, b) -> Long.compare(a.waitNs(), b.waitNs())));
             long[] starts = new long[calls.size()];
             long[] threads = new long[calls.size()];
             for (int i = 0; i < starts.length; i++) {
@@ -102,17 +114,18 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
                 starts[i] = c.startNs();
                 threads[i] = c.thread();
             }
+            // per thread, its calls in order of start (equal starts in the calls' order)
             Map<Long, List<Integer>> perThread = new HashMap<>();
-            java.util.stream.IntStream.range(0, starts.length).boxed()
-                    .sorted(Comparator.comparingLong(i -> starts[i]))  // stable: equal starts in the calls' order
-                    .forEach(i -> perThread.computeIfAbsent(threads[i], x -> new ArrayList<>()).add(i));
+            for (int i : StableOrder.byKey(starts.length, i -> starts[i])) {
+                perThread.computeIfAbsent(threads[i], x -> new ArrayList<>()).add(i);
+            }
             positionOnThread = new int[starts.length];
             perThread.forEach((thread, l) -> {
-                int[] order = l.stream().mapToInt(Integer::intValue).toArray();
-                for (int k = 0; k < order.length; k++) {
-                    positionOnThread[order[k]] = k;
+                int[] onThread = l.stream().mapToInt(Integer::intValue).toArray();
+                for (int k = 0; k < onThread.length; k++) {
+                    positionOnThread[onThread[k]] = k;
                 }
-                threadCalls.put(thread, order);
+                threadCalls.put(thread, onThread);
             });
         }
     }

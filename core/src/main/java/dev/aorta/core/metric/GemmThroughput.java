@@ -1,7 +1,6 @@
 package dev.aorta.core.metric;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +55,7 @@ public record GemmThroughput(Shape shape, int ops, long deviceNs, SampleStats pe
         }
         List<GemmThroughput> out = new ArrayList<>();
         perOp.forEach((s, samples) -> out.add(new GemmThroughput(s, samples.count(), total.get(s)[0], samples.stats())));
-        out.sort(Comparator.comparingLong(GemmThroughput::deviceNs).reversed());
+        out.sort((a, b) -> Long.compare(b.deviceNs(), a.deviceNs()));
         return out;
     }
 }

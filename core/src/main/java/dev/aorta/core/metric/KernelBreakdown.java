@@ -19,6 +19,9 @@ public final class KernelBreakdown {
     public record Entry(String name, int count, long totalNs, SampleStats durationNs, double share) {
     }
 
+    /** Names in their natural order, a missing one first. */
+    private static final Comparator<String> NAMES = Comparator.nullsFirst(Comparator.naturalOrder());
+
     private KernelBreakdown() {
     }
 
@@ -37,8 +40,8 @@ public final class KernelBreakdown {
             out.add(new Entry(e.getKey(), e.getValue().count(), total, e.getValue().stats(),
                     all == 0 ? 0 : (double) total / all));
         }
-        out.sort(Comparator.comparingLong(Entry::totalNs).reversed()
-                .thenComparing(Entry::name, Comparator.nullsFirst(Comparator.naturalOrder())));
+        out.sort((a, b) -> a.totalNs() != b.totalNs() ? Long.compare(b.totalNs(), a.totalNs())
+                : NAMES.compare(a.name(), b.name()));
         return out;
     }
 }

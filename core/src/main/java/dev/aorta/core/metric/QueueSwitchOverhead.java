@@ -4,7 +4,6 @@ import dev.aorta.core.event.ActivityKind;
 import dev.aorta.core.event.DeviceActivity;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -58,7 +57,7 @@ public record QueueSwitchOverhead(SampleStats intraGapsNs, SampleStats interGaps
                     byEnd.add(a);
                 }
             }
-            byEnd.sort(Comparator.comparingLong(DeviceActivity::endNs));
+            byEnd.sort((a, b) -> Long.compare(a.endNs(), b.endNs()));
             for (int i = 1; i < byEnd.size(); i++) {
                 DeviceActivity prev = byEnd.get(i - 1);
                 DeviceActivity next = byEnd.get(i);

@@ -1,4 +1,4 @@
-package dev.aorta.analyzer.columns;
+package dev.aorta.core.metric;
 
 import java.util.function.IntToLongFunction;
 
