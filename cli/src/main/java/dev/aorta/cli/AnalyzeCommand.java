@@ -238,7 +238,7 @@ public final class AnalyzeCommand implements Callable<Integer> {
             out.printf(NO_LOCALE, "  queue length (%s): max %d, mean %.2f%n", r.queueLength().basis(),
                     r.queueLength().max(), r.queueLength().timeWeightedMean());
             for (dev.aorta.analyzer.metrics.QueueLength.StreamQueue q : r.queueLength().streams().stream()
-                    .sorted((a, b) -> Long.compare(-a.max(), -b.max())).limit(streamCap).toList()) {
+                    .sorted((a, b) -> Long.compare(b.max(), a.max())).limit(streamCap).toList()) {
                 out.printf(NO_LOCALE, "    stream %-10s max %d, mean %.2f%s%n", q.label(), q.max(), q.timeWeightedMean(),
                         q.blockedCalls() == 0 ? "" : String.format(NO_LOCALE, ", %d launches made while %d were"
                                         + " pending: %s in those calls", q.blockedCalls(),

@@ -23,7 +23,7 @@ final class BreakdownsText {
     /** Prints the sections; at most {@code streamCap} streams' idle lines, those idle longest, the rest summed on one. */
     static void print(PrintWriter out, Breakdowns b, int streamCap) {
         List<Breakdowns.StreamIdle> shown = b.idle().size() <= streamCap ? b.idle() : b.idle().stream()
-                .sorted((s, t) -> Long.compare(-s.breakdown().idleNs(), -t.breakdown().idleNs()))
+                .sorted((s, t) -> Long.compare(t.breakdown().idleNs(), s.breakdown().idleNs()))
                 .limit(streamCap).toList();
         for (Breakdowns.StreamIdle s : shown) {
             IdleTimeBreakdown i = s.breakdown();

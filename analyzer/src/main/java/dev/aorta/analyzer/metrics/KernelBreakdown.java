@@ -61,7 +61,7 @@ public final class KernelBreakdown {
         }
         List<Key> top = byName.entrySet().stream()
                 .sorted((a, b) -> {
-                    int byTime = Long.compare(-totalNs(a.getValue()), -totalNs(b.getValue()));
+                    int byTime = Long.compare(totalNs(b.getValue()), totalNs(a.getValue()));
                     return byTime != 0 ? byTime : a.getKey().name().compareTo(b.getKey().name());
                 })
                 .limit(topN).map(Map.Entry::getKey).toList();

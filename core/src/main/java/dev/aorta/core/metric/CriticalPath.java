@@ -5,7 +5,6 @@ import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.DeviceActivity;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,13 +94,12 @@ public record CriticalPath(long startNs, long endNs, long hostNs, long deviceNs,
             }
             perStream.forEach((s, l) -> streamByStart.put(s, l.stream().mapToInt(Integer::intValue).toArray()));
             // the included activities by end, equal ends in index order
-            long[] ends = Arrays.copyOf(includedEnd, includedCount);
-            int[] order = StableOrder.byKey(includedCount, k -> ends[k]);
+            int[] order = StableOrder.byKey(includedCount, k -> includedEnd[k]);
             byEnd = new int[includedCount];
             endsSorted = new long[includedCount];
             for (int k = 0; k < includedCount; k++) {
                 byEnd[k] = includedIndex[order[k]];
-                endsSorted[k] = ends[order[k]];
+                endsSorted[k] = includedEnd[order[k]];
             }
             for (Dependency d : dependencies) {
                 waitsByStream.computeIfAbsent(d.waitStream(), x -> new ArrayList<>()).add(d);
