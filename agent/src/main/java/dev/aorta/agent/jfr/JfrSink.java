@@ -26,12 +26,29 @@ public final class JfrSink implements EventSink {
 
     private final Recording own;
     private final DimText dims = new DimText();
+    // One event object per type, reused for every record: the sink runs on the drain thread only, each use sets every
+    // field, and JFR takes an event's start time at each commit (its start and duration are not kept from the last
+    // one: JfrSinkTest checks both), so a recording costs no allocation per record
+    private final KernelLaunchEvent launchEvent;
+    private final MemoryOperationEvent memoryEvent;
+    private final CollectiveEvent collectiveEvent;
+    private final StreamSyncEvent syncEvent;
+    private final GpuCallEvent callEvent;
+    private final IterationEvent iterationEvent;
+    private final DeviceActivityEvent activityEvent;
 
     /** Registers the events; starts the agent's own recording into {@code file} unless it is null. */
     public JfrSink(Path file) throws IOException {
         for (Class<? extends Event> e : EVENTS) {
             FlightRecorder.register(e);
         }
+        launchEvent = new KernelLaunchEvent();
+        memoryEvent = new MemoryOperationEvent();
+        collectiveEvent = new CollectiveEvent();
+        syncEvent = new StreamSyncEvent();
+        callEvent = new GpuCallEvent();
+        iterationEvent = new IterationEvent();
+        activityEvent = new DeviceActivityEvent();
         if (file == null) {
             own = null;
             return;
@@ -51,12 +68,11 @@ public final class JfrSink implements EventSink {
     }
 
     /**
-     * Per decoded call, straight from the reused record: its fields are primitives and constant or interned strings
-     * and the launch shapes' text is cached ({@link DimText}), so what a recording costs per record is at most the
-     * event object itself (JFR's generated commit is too large for the JIT to inline, so the event escapes). With a
-     * recording running, {@code DrainThroughputBench} measured 22-63 bytes allocated per drained record on average
-     * against 546 when each call was first made into an {@link dev.aorta.core.event.ApiCall}. With no recording
-     * taking the event, as by default, this is a flag read.
+     * Per decoded call, straight from the reused record into the reused event: the record's fields are primitives and
+     * constant or interned strings and the launch shapes' text is cached ({@link DimText}), so a recording allocates
+     * nothing per record. (A new event per record escaped, as JFR's generated commit is too large for the JIT to
+     * inline: 22-63 bytes per drained record in {@code DrainThroughputBench}, 546 when each call was first made into
+     * an {@link dev.aorta.core.event.ApiCall}.) With no recording taking the event, as by default, this is a flag read.
      */
     @Override
     public void call(CallRecord c) {
@@ -70,7 +86,7 @@ public final class JfrSink implements EventSink {
     }
 
     private void launch(CallRecord c) {
-        KernelLaunchEvent e = new KernelLaunchEvent();
+        KernelLaunchEvent e = launchEvent;
         if (e.shouldCommit()) {
             e.setCall(c);
             e.grid = dims.of(c.number("grid_x", 0), c.number("grid_y", 0), c.number("grid_z", 0));
@@ -80,8 +96,8 @@ public final class JfrSink implements EventSink {
         }
     }
 
-    private static void memory(CallRecord c) {
-        MemoryOperationEvent e = new MemoryOperationEvent();
+    private void memory(CallRecord c) {
+        MemoryOperationEvent e = memoryEvent;
         if (e.shouldCommit()) {
             e.setCall(c);
             e.bytes = c.number("bytes", 0);
@@ -90,8 +106,8 @@ public final class JfrSink implements EventSink {
         }
     }
 
-    private static void collective(CallRecord c) {
-        CollectiveEvent e = new CollectiveEvent();
+    private void collective(CallRecord c) {
+        CollectiveEvent e = collectiveEvent;
         if (e.shouldCommit()) {
             e.setCall(c);
             e.applicationStream = c.number("application_stream", c.stream());
@@ -103,16 +119,16 @@ public final class JfrSink implements EventSink {
         }
     }
 
-    private static void sync(CallRecord c) {
-        StreamSyncEvent e = new StreamSyncEvent();
+    private void sync(CallRecord c) {
+        StreamSyncEvent e = syncEvent;
         if (e.shouldCommit()) {
             e.setCall(c);
             e.commit();
         }
     }
 
-    private static void other(CallRecord c) {
-        GpuCallEvent e = new GpuCallEvent();
+    private void other(CallRecord c) {
+        GpuCallEvent e = callEvent;
         if (e.shouldCommit()) {
             e.setCall(c);
             e.kind = c.string("kind");
@@ -122,7 +138,7 @@ public final class JfrSink implements EventSink {
 
     @Override
     public void marker(Marker m) {
-        IterationEvent e = new IterationEvent();
+        IterationEvent e = iterationEvent;
         if (m.kind() == Marker.Kind.ITERATION && e.shouldCommit()) {
             e.step = m.step();
             e.hostStartNanos = m.startNs();
@@ -133,7 +149,7 @@ public final class JfrSink implements EventSink {
 
     @Override
     public void activity(DeviceActivity d) {
-        DeviceActivityEvent e = new DeviceActivityEvent();
+        DeviceActivityEvent e = activityEvent;
         if (e.shouldCommit()) {
             e.kind = d.kind().name();
             e.name = d.name();

@@ -81,6 +81,70 @@ class JfrSinkTest {
         assertThat(alloc.getInt("result")).isEqualTo(-1);
     }
 
+    /**
+     * The sink reuses one event object per type: each record's event has that record's fields, and its own start time
+     * taken at its commit with no duration, as a new event would (JFR does not keep a committed event's times).
+     */
+    @Test
+    void eachRecordGetsItsOwnFieldsAndTimeThoughTheEventObjectIsReused(@TempDir Path dir) throws Exception {
+        JfrSink sink = new JfrSink(null);
+        Path file = dir.resolve("r.jfr");
+        try (Recording r = new Recording()) {
+            r.enable(KernelLaunchEvent.class);
+            r.start();
+            sink.call(launch(1_000));
+            Thread.sleep(5);
+            sink.call(new CallRecord().reset("cuLaunchKernel", CallKind.LAUNCH, 1, 0x7f00, 9_000, 9_300, 2, 0)
+                    .arg("kind", "launch").arg("grid_x", 7).arg("grid_y", 2).arg("grid_z", 1)
+                    .arg("block_x", 32).arg("block_y", 1).arg("block_z", 1).arg("shared_mem", 0));
+            r.stop();
+            r.dump(file);
+        }
+
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("aorta.KernelLaunch"))
+                .sorted(java.util.Comparator.comparing(RecordedEvent::getStartTime)).toList();
+        assertThat(events).extracting(e -> e.getString("grid")).containsExactly("100x1x1", "7x2x1");
+        assertThat(events).extracting(e -> e.getLong("hostStartNanos")).containsExactly(1_000L, 9_000L);
+        assertThat(events).extracting(e -> e.getLong("sharedMemBytes")).containsExactly(256L, 0L);
+        assertThat(events).allSatisfy(e -> assertThat(e.getDuration().toNanos()).isZero());
+        assertThat(java.time.Duration.between(events.get(0).getStartTime(), events.get(1).getStartTime()))
+                .as("the second commit's time, not the first one's").isGreaterThanOrEqualTo(java.time.Duration.ofMillis(4));
+    }
+
+    /** Issue 16: draining into a running recording allocates nothing per record. */
+    @Test
+    void aRunningRecordingCostsNoAllocationPerRecord(@TempDir Path dir) throws Exception {
+        JfrSink sink = new JfrSink(null);
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        CallRecord[] records = {launch(1_000),
+                new CallRecord().reset("cuMemcpyHtoDAsync", CallKind.COPY, 2, 0x7f10, 10, 20, 3, 0)
+                        .arg("kind", "copy").arg("bytes", 4096).arg("copy_kind", "HtoD"),
+                new CallRecord().reset("ncclAllReduce", CallKind.COLLECTIVE, 2, 0x7f20, 30, 40, 4, 0)
+                        .arg("op", "all_reduce").arg("dtype", "bf16").arg("count", 1024).arg("communicator", 77),
+                new CallRecord().reset("cuStreamSynchronize", CallKind.SYNC, 2, 0x7f20, 70, 90, 6, 0),
+                new CallRecord().reset("cuMemAlloc", CallKind.ALLOC, 2, 0, 100, 130, 7, 0).arg("kind", "alloc")};
+        try (Recording r = new Recording()) {
+            JfrSink.EVENTS.forEach(r::enable);
+            r.setToDisk(true);
+            r.setDestination(dir.resolve("r.jfr"));
+            r.start();
+            for (int i = 0; i < 200_000; i++) {  // warm: the shapes' text cached, the code compiled
+                sink.call(records[i % records.length]);
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            int n = 200_000;
+            for (int i = 0; i < n; i++) {
+                sink.call(records[i % records.length]);
+            }
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            r.stop();
+            // a new event per record was 22-63 bytes each: 4-12 MB here
+            assertThat(allocated).as("bytes allocated committing " + n + " records").isLessThan(64 * 1024);
+        }
+    }
+
     private static RecordedEvent only(List<RecordedEvent> events, String type) {
         List<RecordedEvent> of = events.stream().filter(e -> e.getEventType().getName().equals(type)).toList();
         assertThat(of).as(type).hasSize(1);
