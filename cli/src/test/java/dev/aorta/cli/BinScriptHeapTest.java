@@ -78,12 +78,14 @@ class BinScriptHeapTest {
     }
 
     @Test
-    void aPlainTraceOf500MbOrMoreGetsAHeapOf035TimesItsSizeWithTheSerialCollector() throws Exception {
+    void aPlainTraceOf500MbOrMoreGetsAHeapOf035TimesItsSizeWithTheSerialCollectorAndAQuarterOfItYoung() throws Exception {
         Path t = trace("big.json", 800L << 20);
 
         String o = options(Map.of(), "analyze", t.toString());
 
-        assertThat(o).contains("-XX:+UseSerialGC\n", "-Xmx280m\n").doesNotContain("TieredStopAtLevel");
+        assertThat(o).contains("-XX:+UseSerialGC\n", "-Xmx280m\n", "-Xmn70m\n").doesNotContain("TieredStopAtLevel");
+        assertThat(options(Map.of("AORTA_JAVA_OPTS", "-Xmn100m"), "analyze", t.toString()))
+                .as("the user's young generation is kept").contains("-Xmx280m\n", "-Xmn100m\n").doesNotContain("-Xmn70m");
     }
 
     @Test

@@ -33,6 +33,9 @@ public final class RankTimeline {
     private final String source;
     private final ClockDomain clock;
     private final List<DeviceActivity> activities;
+    /** The columns {@link #activities} are read from, and their index of each activity (null: the same index). */
+    private final ActivityColumns columns;
+    private final int[] columnIndex;
     private final ActivityClass[] classes;
     /** Each activity's start and end, read by every window's scans without building the activity. */
     private final long[] starts;
@@ -60,6 +63,8 @@ public final class RankTimeline {
         if (onClock(read.size(), read::clock)) {
             // nothing to shift: a view in order of start, so that a large trace is not held twice
             this.activities = new Reordered<>(read, byStart);
+            this.columns = read;
+            this.columnIndex = byStart;
             for (int k = 0; k < classes.length; k++) {
                 classes[k] = classifier.classify(activities.get(k));
             }
@@ -72,13 +77,14 @@ public final class RankTimeline {
                 mapped.add(shifted);
             }
             this.activities = mapped;
+            this.columns = mapped;
+            this.columnIndex = null;
         }
         this.starts = new long[classes.length];
         this.ends = new long[classes.length];
         for (int i = 0; i < classes.length; i++) {
-            DeviceActivity a = activities.get(i);
-            starts[i] = a.startNs();
-            ends[i] = a.endNs();
+            starts[i] = columns.startNs(column(i));
+            ends[i] = columns.endNs(column(i));
         }
         if (onClock(trace.apiCalls().size(), trace.apiCalls()::clock)) {
             this.apiCalls = trace.apiCalls();  // nothing to shift: shared, not copied
@@ -195,6 +201,25 @@ public final class RankTimeline {
     /** The end of activity {@code i} (as {@code activities().get(i).endNs()}). */
     public long endNs(int i) {
         return ends[i];
+    }
+
+    /** The correlation id of activity {@code i} (0: none), without building the activity. */
+    public long correlationId(int i) {
+        return columns.correlationId(column(i));
+    }
+
+    /** The enqueue time of activity {@code i} ({@link DeviceActivity#UNKNOWN} when not recorded), without building it. */
+    public long queuedNs(int i) {
+        return columns.queuedNs(column(i));
+    }
+
+    /** The stream of activity {@code i}, without building the activity. */
+    public long stream(int i) {
+        return columns.stream(column(i));
+    }
+
+    private int column(int i) {
+        return columnIndex == null ? i : columnIndex[i];
     }
 
     public ActivityClass classOf(int activityIndex) {

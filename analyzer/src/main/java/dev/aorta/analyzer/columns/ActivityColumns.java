@@ -165,6 +165,21 @@ public final class ActivityColumns extends AbstractList<DeviceActivity> implemen
         return end[i];
     }
 
+    /** The correlation id of activity {@code i} (0: none), without building the record. */
+    public long correlationId(int i) {
+        return correlation[i];
+    }
+
+    /** The enqueue time of activity {@code i} ({@link DeviceActivity#UNKNOWN} when not recorded), without building the record. */
+    public long queuedNs(int i) {
+        return queued == null ? DeviceActivity.UNKNOWN : queued[i];
+    }
+
+    /** The stream of activity {@code i}, without building the record. */
+    public long stream(int i) {
+        return stream[i];
+    }
+
     private void grow() {
         int capacity = Growth.next(start.length);
         kind = Growth.grow(kind, capacity);

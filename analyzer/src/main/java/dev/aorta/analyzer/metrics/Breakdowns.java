@@ -56,7 +56,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
             this.callsByCorrelation = callsByCorrelation;
             int[] launchOf = new int[t.activities().size()];
             for (int i = 0; i < launchOf.length; i++) {
-                long c = t.activities().get(i).correlationId();
+                long c = t.correlationId(i);
                 launchOf[i] = c == 0 ? -1 : callsByCorrelation.indexOf(c);
             }
             this.graph = new CriticalPath.Graph(t.activities(), i -> t.classOf(i) != ActivityClass.OTHER, launchOf,
@@ -101,20 +101,20 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
                 KernelLaunchStatistics.DEFAULT_RUNTIME_CUTOFF_NS, KernelLaunchStatistics.DEFAULT_LAUNCH_DELAY_CUTOFF_NS);
         List<CollectiveBandwidth.Call> collectives = new ArrayList<>();
         int last = -1;
-        List<DeviceActivity> all = t.activities();
-        for (int i = WindowActivities.first(t, unions, w); i < all.size() && t.startNs(i) < w.endNs(); i++) {
-            DeviceActivity a = all.get(i);
-            if (!WindowActivities.startsIn(a, w)) {
+        int n = t.activities().size();
+        for (int i = WindowActivities.first(t, unions, w); i < n && t.startNs(i) < w.endNs(); i++) {
+            if (t.startNs(i) < w.startNs()) {  // before the loop's end: starts in the window unless this
                 continue;
             }
-            ApiCall c = a.correlationId() == 0 ? null : in.callsByCorrelation.get(a.correlationId());
-            if (c != null) {
-                launches.add(a, c);
+            int c = t.correlationId(i) == 0 ? -1 : in.callsByCorrelation.indexOf(t.correlationId(i));
+            if (c >= 0) {
+                launches.add(t.startNs(i), t.endNs(i), in.callsByCorrelation.startNs(c), in.callsByCorrelation.endNs(c));
             }
             if (t.classOf(i) == ActivityClass.COMMUNICATION) {
-                collectives.add(LaunchedOps.collective(t, a, c));
+                collectives.add(LaunchedOps.collective(t, t.activities().get(i),
+                        c < 0 ? null : in.callsByCorrelation.call(c)));
             }
-            if (t.classOf(i) != ActivityClass.OTHER && (last < 0 || a.endNs() > t.endNs(last))) {
+            if (t.classOf(i) != ActivityClass.OTHER && (last < 0 || t.endNs(i) > t.endNs(last))) {
                 last = i;
             }
         }

@@ -67,6 +67,16 @@ public final class CallsByCorrelation {
         return calls.get(index);
     }
 
+    /** The start of the rank's call at {@code index} (an index {@link #indexOf} gave), without building the call. */
+    public long startNs(int index) {
+        return calls.startNs(index);
+    }
+
+    /** The end of the rank's call at {@code index} (an index {@link #indexOf} gave), without building the call. */
+    public long endNs(int index) {
+        return calls.endNs(index);
+    }
+
     /** The index in the rank's calls of the call that launched the work with this correlation id, or -1. */
     public int indexOf(long correlationId) {
         int at = Arrays.binarySearch(ids, correlationId);

@@ -1,11 +1,7 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.core.event.ApiCall;
-import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.SampleStats;
-
-import java.util.List;
 
 /**
  * Launch latency: for each device activity starting in the window whose correlation id matches a host API call
@@ -24,14 +20,14 @@ public record LaunchLatency(SampleStats latency, long negative) {
         SampleStats.Samples samples = new SampleStats.Samples();
         long negative = 0;
         if (!calls.isEmpty()) {
-            List<DeviceActivity> acts = t.activities();
-            for (int i = WindowActivities.first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
-                DeviceActivity a = acts.get(i);
-                ApiCall c = a.correlationId() == 0 || !WindowActivities.startsIn(a, w) ? null : calls.get(a.correlationId());
-                if (c == null) {
+            int n = t.activities().size();
+            for (int i = WindowActivities.first(t, unions, w); i < n && t.startNs(i) < w.endNs(); i++) {
+                long correlation = t.correlationId(i);
+                int c = correlation == 0 || t.startNs(i) < w.startNs() ? -1 : calls.indexOf(correlation);
+                if (c < 0) {
                     continue;
                 }
-                long latency = a.startNs() - c.startNs();
+                long latency = t.startNs(i) - calls.startNs(c);
                 if (latency < 0) {
                     negative++;
                 } else {

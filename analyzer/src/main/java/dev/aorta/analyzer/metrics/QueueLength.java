@@ -2,12 +2,11 @@ package dev.aorta.analyzer.metrics;
 
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.core.event.ApiCall;
-import dev.aorta.core.event.DeviceActivity;
-
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Queue length over time: the number of device operations submitted and not yet finished, as a step function
@@ -40,64 +39,109 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
     }
 
     static QueueLength of(RankTimeline t, ClassIntervals unions, Window w, CallsByCorrelation calls, int limit) {
-        List<long[]> edges = new ArrayList<>(); // {time, +1/-1}
-        Map<Long, List<long[]>> streamEdges = new java.util.TreeMap<>();
-        Map<Long, List<long[]>> streamSpans = new java.util.HashMap<>();  // {enqueue, end} of each operation
-        // each stream's launch calls by their index in the rank's calls: the same call once, however many operations it
-        // launched (an index names one call, and two calls reached by different ids are never equal records)
-        Map<Long, Map<Integer, ApiCall>> streamCalls = new java.util.HashMap<>();
+        // read from the timeline's columns, no record built: the operations' clipped (up, down) edges for the step
+        // functions, and per stream also the unclipped spans and launch calls for the blocked count
+        Edges all = new Edges();
+        Map<Long, Edges> byStream = new TreeMap<>();
         boolean anyEnqueue = false;
-        List<DeviceActivity> acts = t.activities();
-        for (int i = WindowActivities.first(t, unions, w); i < acts.size() && t.startNs(i) < w.endNs(); i++) {
-            DeviceActivity a = acts.get(i);
-            if (!WindowActivities.overlaps(a, w) || t.classOf(i) == ActivityClass.OTHER) {
+        int n = t.activities().size();
+        for (int i = WindowActivities.first(t, unions, w); i < n && t.startNs(i) < w.endNs(); i++) {
+            if (t.endNs(i) <= w.startNs() || t.classOf(i) == ActivityClass.OTHER) {
                 continue;
             }
-            long from = a.startNs();
-            int callIndex = a.correlationId() == 0 || calls.isEmpty() ? -1 : calls.indexOf(a.correlationId());
-            ApiCall c = callIndex < 0 ? null : calls.call(callIndex);
-            if (a.queuedNs() > 0) {
-                from = Math.min(from, a.queuedNs());
+            long from = t.startNs(i);
+            long end = t.endNs(i);
+            long correlation = t.correlationId(i);
+            int call = correlation == 0 || calls.isEmpty() ? -1 : calls.indexOf(correlation);
+            long queued = t.queuedNs(i);
+            if (queued > 0) {
+                from = Math.min(from, queued);
                 anyEnqueue = true;
-            } else if (c != null) {
-                from = Math.min(from, c.startNs());
+            } else if (call >= 0) {
+                from = Math.min(from, calls.startNs(call));
                 anyEnqueue = true;
             }
-            long[] up = {Math.max(from, w.startNs()), 1};
-            long[] down = {Math.min(a.endNs(), w.endNs()), -1};
-            edges.add(up);
-            edges.add(down);
-            List<long[]> se = streamEdges.computeIfAbsent(a.stream(), x -> new ArrayList<>());
-            se.add(up);
-            se.add(down);
-            streamSpans.computeIfAbsent(a.stream(), x -> new ArrayList<>()).add(new long[] {from, a.endNs()});
-            if (c != null && c.endNs() > w.startNs() && c.startNs() < w.endNs()) {
-                streamCalls.computeIfAbsent(a.stream(), x -> new java.util.LinkedHashMap<>()).putIfAbsent(callIndex, c);
+            long up = Math.max(from, w.startNs());
+            long down = Math.min(end, w.endNs());
+            all.add(up, down);
+            Edges stream = byStream.computeIfAbsent(t.stream(i), x -> new Edges());
+            stream.add(up, down);
+            stream.span(from, end);
+            if (call >= 0 && calls.endNs(call) > w.startNs() && calls.startNs(call) < w.endNs()) {
+                stream.call(call);
             }
         }
         List<StreamQueue> streams = new ArrayList<>();
-        for (Map.Entry<Long, List<long[]>> e : streamEdges.entrySet()) {
-            Step step = Step.of(e.getValue(), w);
-            long[] blocked = anyEnqueue ? blocked(streamSpans.get(e.getKey()),
-                    streamCalls.getOrDefault(e.getKey(), Map.of()).values(), w, limit) : new long[2];
+        for (Map.Entry<Long, Edges> e : byStream.entrySet()) {
+            Step step = Step.of(e.getValue(), w, false);
+            long[] blocked = anyEnqueue ? blocked(e.getValue(), calls, w, limit) : new long[2];
             streams.add(new StreamQueue(e.getKey(), t.streamLabel(e.getKey()), step.max, step.mean, blocked[0],
                     blocked[1]));
         }
-        Step all = Step.of(edges, w);
-        return new QueueLength(anyEnqueue ? "enqueue" : "running", all.max, all.mean, all.points, streams);
+        Step whole = Step.of(all, w, true);
+        return new QueueLength(anyEnqueue ? "enqueue" : "running", whole.max, whole.mean, whole.points, streams);
+    }
+
+    /**
+     * Operations as primitive columns: each one's edges clipped to the window (up at its enqueue or start, down at its
+     * end) and, for a stream, its unclipped span and the launch calls (indices into the rank's calls) overlapping the
+     * window, each call once however many operations it launched.
+     */
+    private static final class Edges {
+        long[] ups = new long[16];
+        long[] downs = new long[16];
+        long[] enqueued = new long[0];
+        long[] ended = new long[0];
+        int[] calls = new int[0];
+        int size;
+        int spans;
+        int callCount;
+
+        void add(long up, long down) {
+            if (size == ups.length) {
+                ups = Arrays.copyOf(ups, size * 2);
+                downs = Arrays.copyOf(downs, size * 2);
+            }
+            ups[size] = up;
+            downs[size++] = down;
+        }
+
+        void span(long from, long end) {
+            if (spans == enqueued.length) {
+                enqueued = Arrays.copyOf(enqueued, Math.max(16, spans * 2));
+                ended = Arrays.copyOf(ended, Math.max(16, spans * 2));
+            }
+            enqueued[spans] = from;
+            ended[spans++] = end;
+        }
+
+        void call(int index) {
+            if (callCount == calls.length) {
+                calls = Arrays.copyOf(calls, Math.max(16, callCount * 2));
+            }
+            calls[callCount++] = index;
+        }
     }
 
     /** {calls, ns}: the launch calls that started while ≥ limit of the stream's operations were pending. */
-    private static long[] blocked(List<long[]> spans, java.util.Collection<ApiCall> calls, Window w, int limit) {
-        long[] enqueued = spans.stream().mapToLong(s -> s[0]).sorted().toArray();
-        long[] ended = spans.stream().mapToLong(s -> s[1]).sorted().toArray();
+    private static long[] blocked(Edges stream, CallsByCorrelation calls, Window w, int limit) {
+        long[] enqueued = Arrays.copyOf(stream.enqueued, stream.spans);
+        long[] ended = Arrays.copyOf(stream.ended, stream.spans);
+        Arrays.sort(enqueued);
+        Arrays.sort(ended);
+        int[] launches = Arrays.copyOf(stream.calls, stream.callCount);
+        Arrays.sort(launches);
         long[] out = new long[2];
-        for (ApiCall c : calls) {
+        for (int k = 0; k < launches.length; k++) {
+            if (k > 0 && launches[k] == launches[k - 1]) {
+                continue;  // one call, several operations: counted once
+            }
+            long start = calls.startNs(launches[k]);
             // every operation ends after it is enqueued, so those ended by t were all enqueued before t
-            long pending = countBefore(enqueued, c.startNs()) - countBefore(ended, c.startNs() + 1);
+            long pending = countBefore(enqueued, start) - countBefore(ended, start + 1);
             if (pending >= limit) {
                 out[0]++;
-                out[1] += Math.min(c.endNs(), w.endNs()) - Math.max(c.startNs(), w.startNs());
+                out[1] += Math.min(calls.endNs(launches[k]), w.endNs()) - Math.max(start, w.startNs());
             }
         }
         return out;
@@ -118,25 +162,35 @@ public record QueueLength(String basis, long max, double timeWeightedMean, List<
         return lo;
     }
 
-    /** A step function's maximum, time-weighted mean over the window and change points. */
+    /** A step function's maximum, time-weighted mean over the window and (when asked for) change points. */
     private record Step(long max, double mean, List<long[]> points) {
-        static Step of(List<long[]> edges, Window w) {
-            // ends before starts at the same instant, so back-to-back operations do not count twice
-            edges.sort((x, y) -> x[0] != y[0] ? Long.compare(x[0], y[0]) : Long.compare(x[1], y[1]));
+        static Step of(Edges edges, Window w, boolean withPoints) {
+            long[] ups = Arrays.copyOf(edges.ups, edges.size);
+            long[] downs = Arrays.copyOf(edges.downs, edges.size);
+            Arrays.sort(ups);
+            Arrays.sort(downs);
             List<long[]> points = new ArrayList<>();
             long length = 0;
             long max = 0;
             double weighted = 0;
             long last = w.startNs();
-            for (long[] e : edges) {
-                weighted += (double) length * (e[0] - last);
-                last = e[0];
-                length += e[1];
+            long lastPoint = Long.MIN_VALUE;
+            // the edges merged in time order, ends before starts at the same instant, so back-to-back operations do
+            // not count twice
+            for (int u = 0, d = 0; u < ups.length || d < downs.length; ) {
+                boolean down = u == ups.length || (d < downs.length && downs[d] <= ups[u]);
+                long at = down ? downs[d++] : ups[u++];
+                weighted += (double) length * (at - last);
+                last = at;
+                length += down ? -1 : 1;
                 max = Math.max(max, length);
-                if (!points.isEmpty() && points.get(points.size() - 1)[0] == e[0]) {
-                    points.get(points.size() - 1)[1] = length;
-                } else {
-                    points.add(new long[] {e[0], length});
+                if (withPoints) {
+                    if (at == lastPoint) {
+                        points.get(points.size() - 1)[1] = length;
+                    } else {
+                        points.add(new long[] {at, length});
+                        lastPoint = at;
+                    }
                 }
             }
             return new Step(max, w.lengthNs() == 0 ? 0 : weighted / w.lengthNs(), points);

@@ -1,7 +1,6 @@
 package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
-import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.DispatchLatency;
@@ -67,13 +66,12 @@ public final class RankAnalysis {
 
     /** Each activity's enqueue time: CUPTI's {@code queued} when the trace has it, else its launch call's start. */
     static long[] enqueueTimes(RankTimeline t, CallsByCorrelation calls) {
-        List<DeviceActivity> acts = t.activities();
-        long[] e = new long[acts.size()];
+        long[] e = new long[t.activities().size()];
         for (int i = 0; i < e.length; i++) {
-            DeviceActivity a = acts.get(i);
-            ApiCall c = a.correlationId() == 0 ? null : calls.get(a.correlationId());
-            e[i] = a.queuedNs() != DeviceActivity.UNKNOWN && a.queuedNs() > 0 ? a.queuedNs()
-                    : c == null ? DeviceActivity.UNKNOWN : c.startNs();
+            long queued = t.queuedNs(i);
+            int c = t.correlationId(i) == 0 ? -1 : calls.indexOf(t.correlationId(i));
+            e[i] = queued != DeviceActivity.UNKNOWN && queued > 0 ? queued
+                    : c < 0 ? DeviceActivity.UNKNOWN : calls.startNs(c);
         }
         return e;
     }

@@ -43,12 +43,18 @@ public record KernelLaunchStatistics(SampleStats cpuDurationNs, SampleStats gpuD
         }
 
         public Builder add(DeviceActivity a, ApiCall launch) {
-            long cpuNs = launch.endNs() - launch.startNs();
-            long delayNs = a.startNs() - launch.endNs();
+            return add(a.startNs(), a.endNs(), launch.startNs(), launch.endNs());
+        }
+
+        /** {@link #add(DeviceActivity, ApiCall)} from the four times it reads, for callers that hold columns. */
+        public Builder add(long activityStartNs, long activityEndNs, long launchStartNs, long launchEndNs) {
+            long cpuNs = launchEndNs - launchStartNs;
+            long delayNs = activityStartNs - launchEndNs;
+            long gpuNs = activityEndNs - activityStartNs;
             cpu.add(cpuNs);
-            gpu.add(a.durationNs());
+            gpu.add(gpuNs);
             delay.add(delayNs);
-            shortKernels += a.durationNs() < cpuNs ? 1 : 0;
+            shortKernels += gpuNs < cpuNs ? 1 : 0;
             runtimeOutliers += cpuNs > runtimeCutoffNs ? 1 : 0;
             delayOutliers += delayNs > launchDelayCutoffNs ? 1 : 0;
             return this;
