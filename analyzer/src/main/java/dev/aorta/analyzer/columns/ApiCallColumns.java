@@ -102,6 +102,11 @@ public final class ApiCallColumns extends AbstractList<ApiCall> implements Rando
         modCount++;
     }
 
+    /** The name of call {@code i}, without building the record. */
+    public String name(int i) {
+        return names.value(name[i]);
+    }
+
     /** The end of call {@code i}, without building the record. */
     public long endNs(int i) {
         return end[i];

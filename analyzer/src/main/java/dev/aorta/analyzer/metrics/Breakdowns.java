@@ -2,8 +2,6 @@ package dev.aorta.analyzer.metrics;
 
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.analyzer.columns.ApiCallColumns;
-import dev.aorta.analyzer.columns.Reordered;
-import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClass;
 import dev.aorta.core.metric.ApiStatistics;
@@ -44,7 +42,9 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
     /** What every window of a timeline shares, computed once: the idle gaps and the API calls sorted by start. */
     static final class Inputs {
         private final IdleTimeBreakdown.Gaps gaps;
-        private final List<ApiCall> callsByStart;
+        private final ApiCallColumns calls;
+        /** The calls' indices in order of start. */
+        private final int[] callsByStart;
         private final CallsByCorrelation callsByCorrelation;
         private final CriticalPath.Graph graph;
 
@@ -52,7 +52,8 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
             this.gaps = IdleTimeBreakdown.gaps(t.activities(), enqueueNs, i -> t.classOf(i) != ActivityClass.OTHER,
                     IdleTimeBreakdown.DEFAULT_KERNEL_WAIT_THRESHOLD_NS);
             ApiCallColumns calls = t.apiCalls();
-            this.callsByStart = new Reordered<>(calls, StableOrder.byKey(calls.size(), calls::startNs));
+            this.calls = calls;
+            this.callsByStart = StableOrder.byKey(calls.size(), calls::startNs);
             this.callsByCorrelation = callsByCorrelation;
             int[] launchOf = new int[t.activities().size()];
             for (int i = 0; i < launchOf.length; i++) {
@@ -63,17 +64,19 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
                     calls, t.dependencies());
         }
 
-        /** The calls starting in [from, to), found by binary search. */
-        private List<ApiCall> callsStartingIn(long from, long to) {
-            return callsByStart.subList(firstAtOrAfter(from), firstAtOrAfter(to));
+        /** The API statistics of the calls whose positions in start order are [from, to). */
+        private List<ApiStatistics.Entry> apiStatistics(int from, int to) {
+            return ApiStatistics.byName(to - from, k -> calls.name(callsByStart[from + k]),
+                    k -> calls.startNs(callsByStart[from + k]), k -> calls.endNs(callsByStart[from + k]));
         }
 
+        /** The position in start order of the first call starting at or after {@code ns}, by binary search. */
         private int firstAtOrAfter(long ns) {
             int lo = 0;
-            int hi = callsByStart.size();
+            int hi = callsByStart.length;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                if (callsByStart.get(mid).startNs() < ns) {
+                if (calls.startNs(callsByStart[mid]) < ns) {
                     lo = mid + 1;
                 } else {
                     hi = mid;
@@ -94,8 +97,8 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
         List<StreamIdle> idle = IdleTimeBreakdown.perStream(in.gaps, w.startNs(), w.endNs()).stream()
                 .map(b -> new StreamIdle(t.streamLabel(b.stream()), b)).toList();
         // the whole trace spans the device's activity; the host calls before the first kernel belong to it too
-        List<ApiStatistics.Entry> calls = ApiStatistics.byName(w.kind() == Window.Kind.WHOLE ? in.callsByStart
-                : in.callsStartingIn(w.startNs(), w.endNs()));
+        List<ApiStatistics.Entry> calls = w.kind() == Window.Kind.WHOLE ? in.apiStatistics(0, in.callsByStart.length)
+                : in.apiStatistics(in.firstAtOrAfter(w.startNs()), in.firstAtOrAfter(w.endNs()));
         List<DeviceActivity> activities = WindowActivities.startingIn(t, unions, w);
         KernelLaunchStatistics.Builder launches = new KernelLaunchStatistics.Builder(
                 KernelLaunchStatistics.DEFAULT_RUNTIME_CUTOFF_NS, KernelLaunchStatistics.DEFAULT_LAUNCH_DELAY_CUTOFF_NS);

@@ -26,22 +26,32 @@ public final class KernelBreakdown {
     }
 
     public static List<Entry> byName(List<DeviceActivity> activities) {
-        Map<String, SampleStats.Samples> durations = new HashMap<>();
-        Map<String, Long> totals = new HashMap<>();
+        Map<String, Group> groups = new HashMap<>();
         long all = 0;
         for (DeviceActivity a : activities) {
-            durations.computeIfAbsent(a.name(), n -> new SampleStats.Samples()).add(a.durationNs());
-            totals.merge(a.name(), a.durationNs(), Long::sum);
+            Group g = groups.get(a.name());
+            if (g == null) {
+                g = new Group();
+                groups.put(a.name(), g);
+            }
+            g.durations.add(a.durationNs());
+            g.totalNs += a.durationNs();
             all += a.durationNs();
         }
         List<Entry> out = new ArrayList<>();
-        for (Map.Entry<String, SampleStats.Samples> e : durations.entrySet()) {
-            long total = totals.get(e.getKey());
-            out.add(new Entry(e.getKey(), e.getValue().count(), total, e.getValue().stats(),
-                    all == 0 ? 0 : (double) total / all));
+        for (Map.Entry<String, Group> e : groups.entrySet()) {
+            Group g = e.getValue();
+            out.add(new Entry(e.getKey(), g.durations.count(), g.totalNs, g.durations.stats(),
+                    all == 0 ? 0 : (double) g.totalNs / all));
         }
         out.sort((a, b) -> a.totalNs() != b.totalNs() ? Long.compare(b.totalNs(), a.totalNs())
                 : NAMES.compare(a.name(), b.name()));
         return out;
+    }
+
+    /** One name's durations and their sum, found with one lookup per activity. */
+    private static final class Group {
+        final SampleStats.Samples durations = new SampleStats.Samples();
+        long totalNs;
     }
 }
