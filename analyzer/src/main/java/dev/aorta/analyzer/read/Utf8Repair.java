@@ -2,6 +2,9 @@ package dev.aorta.analyzer.read;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * Replaces each byte that is not part of valid UTF-8 by '?', so that one kernel name with a damaged byte costs that
@@ -10,6 +13,9 @@ import java.io.InputStream;
  * buffer's end is completed by the next fill before it is checked.
  */
 final class Utf8Repair extends InputStream {
+    /** Eight bytes read as one long, to find the next non-ASCII byte eight at a time. */
+    private static final VarHandle EIGHT = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long SIGN_BITS = 0x8080808080808080L;
     private final InputStream in;
     private final byte[] buf = new byte[1 << 16];
     /** buf[pos, checked) is checked and not yet read; buf[checked, lim) waits for the rest of its sequence. */
@@ -83,7 +89,10 @@ final class Utf8Repair extends InputStream {
     private void check() {
         int i = checked;
         while (i < lim) {
-            // ASCII (a sign bit of 0) is nearly every byte of a trace: a loop that does nothing else costs least
+            // ASCII (a sign bit of 0) is nearly every byte of a trace: skipped eight bytes to a test, then one by one
+            while (i + 8 <= lim && ((long) EIGHT.get(buf, i) & SIGN_BITS) == 0) {
+                i += 8;
+            }
             while (i < lim && buf[i] >= 0) {
                 i++;
             }
