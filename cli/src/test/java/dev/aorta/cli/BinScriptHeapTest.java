@@ -88,6 +88,20 @@ class BinScriptHeapTest {
                 .as("the user's young generation is kept").contains("-Xmx280m\n", "-Xmn100m\n").doesNotContain("-Xmn70m");
     }
 
+    /** From 100 MB on, the AOT cache's method profiles (from a training run on a small sample) are not replayed. */
+    @Test
+    void aTraceOf100MbOrMoreReplaysNoneOfTheAotCachesProfiles() throws Exception {
+        Files.createFile(home().resolve("lib/aorta.aot"));
+
+        assertThat(options(Map.of(), "analyze", trace("mid.json", 120L << 20).toString()))
+                .contains("-XX:AOTCache=", "-XX:+UnlockDiagnosticVMOptions\n", "-XX:-AOTReplayTraining\n")
+                .doesNotContain("TieredStopAtLevel");
+        assertThat(options(Map.of(), "analyze", trace("small.json", 20L << 20).toString()))
+                .contains("-XX:AOTCache=").doesNotContain("AOTReplayTraining");
+        assertThat(options(Map.of("AORTA_JAVA_OPTS", "-XX:AOTMode=off"), "analyze", trace("big.json", 800L << 20)
+                .toString())).as("no cache, nothing to replay").doesNotContain("AOTReplayTraining");
+    }
+
     @Test
     void aSmallTraceGetsTheFirstJitTierAndTheSerialCollectorWithNoHeapCap() throws Exception {
         String o = options(Map.of(), "analyze", trace("small.json", 20L << 20).toString());
