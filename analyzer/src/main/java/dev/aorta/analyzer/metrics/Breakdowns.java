@@ -49,19 +49,37 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
         private final CriticalPath.Graph graph;
 
         Inputs(RankTimeline t, long[] enqueueNs, CallsByCorrelation callsByCorrelation) {
-            this.gaps = IdleTimeBreakdown.gaps(t.activities(), enqueueNs, i -> t.classOf(i) != ActivityClass.OTHER,
-                    IdleTimeBreakdown.DEFAULT_KERNEL_WAIT_THRESHOLD_NS);
-            ApiCallColumns calls = t.apiCalls();
-            this.calls = calls;
-            this.callsByStart = StableOrder.byKey(calls.size(), calls::startNs);
+            this(t, gaps(t, enqueueNs), callsByStart(t), callsByCorrelation, graph(t, callsByCorrelation));
+        }
+
+        /** From parts built apart ({@link RankAnalysis} builds them on two threads). */
+        Inputs(RankTimeline t, IdleTimeBreakdown.Gaps gaps, int[] callsByStart, CallsByCorrelation callsByCorrelation,
+               CriticalPath.Graph graph) {
+            this.gaps = gaps;
+            this.calls = t.apiCalls();
+            this.callsByStart = callsByStart;
             this.callsByCorrelation = callsByCorrelation;
+            this.graph = graph;
+        }
+
+        static IdleTimeBreakdown.Gaps gaps(RankTimeline t, long[] enqueueNs) {
+            return IdleTimeBreakdown.gaps(t.activities(), enqueueNs, i -> t.classOf(i) != ActivityClass.OTHER,
+                    IdleTimeBreakdown.DEFAULT_KERNEL_WAIT_THRESHOLD_NS);
+        }
+
+        static int[] callsByStart(RankTimeline t) {
+            ApiCallColumns calls = t.apiCalls();
+            return StableOrder.byKey(calls.size(), calls::startNs);
+        }
+
+        static CriticalPath.Graph graph(RankTimeline t, CallsByCorrelation callsByCorrelation) {
             int[] launchOf = new int[t.activities().size()];
             for (int i = 0; i < launchOf.length; i++) {
                 long c = t.correlationId(i);
                 launchOf[i] = c == 0 ? -1 : callsByCorrelation.indexOf(c);
             }
-            this.graph = new CriticalPath.Graph(t.activities(), i -> t.classOf(i) != ActivityClass.OTHER, launchOf,
-                    calls, t.dependencies());
+            return new CriticalPath.Graph(t.activities(), i -> t.classOf(i) != ActivityClass.OTHER, launchOf,
+                    t.apiCalls(), t.dependencies());
         }
 
         /** The API statistics of the calls whose positions in start order are [from, to). */

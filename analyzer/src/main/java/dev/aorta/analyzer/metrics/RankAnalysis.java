@@ -3,7 +3,9 @@ package dev.aorta.analyzer.metrics;
 import dev.aorta.analyzer.clock.RankTimeline;
 import dev.aorta.core.event.DeviceActivity;
 import dev.aorta.core.metric.ActivityClass;
+import dev.aorta.core.metric.CriticalPath;
 import dev.aorta.core.metric.DispatchLatency;
+import dev.aorta.core.metric.IdleTimeBreakdown;
 import dev.aorta.core.metric.OverlapMetrics;
 import dev.aorta.core.metric.QueueSwitchOverhead;
 
@@ -25,18 +27,25 @@ public final class RankAnalysis {
                                       List<StepCoverage> coverage) {
         CallsByCorrelation calls = LaunchLatency.callsByCorrelation(t);
         long[] enqueue = enqueueTimes(t, calls);
-        // the breakdowns' inputs (the idle gaps, the critical-path graph) are the largest part of a rank's set-up and
-        // need nothing else below: built on another thread of the common pool meanwhile (a 17 MB trace's analysis
-        // took 0.115 s, about half of it set-up on one thread); join() runs the task here if no thread took it
-        ForkJoinTask<Breakdowns.Inputs> breakdownInputs =
-                ForkJoinTask.adapt(() -> new Breakdowns.Inputs(t, enqueue, calls)).fork();
+        // the breakdowns' inputs (the idle gaps, the calls in order of start, the critical-path graph) are the largest
+        // part of a rank's set-up and need nothing else below: three tasks for the common pool meanwhile (a 17 MB
+        // trace's analysis took 0.115 s, about half of it set-up on one thread). Three, not one: on 2 CPUs the pool has
+        // one thread, and this one, done with its own part, runs those the pool has not started (join() does) instead
+        // of waiting for all of them (a 780 MB trace's set-up waited 0.24-0.28 s for them as one task)
+        ForkJoinTask<CriticalPath.Graph> graph = ForkJoinTask.adapt(() -> Breakdowns.Inputs.graph(t, calls)).fork();
+        ForkJoinTask<IdleTimeBreakdown.Gaps> gaps = ForkJoinTask.adapt(() -> Breakdowns.Inputs.gaps(t, enqueue)).fork();
+        ForkJoinTask<int[]> callsByStart = ForkJoinTask.adapt(() -> Breakdowns.Inputs.callsByStart(t)).fork();
         ClassIntervals unions = new ClassIntervals(t);
         DispatchLatency.PerActivity dispatch = DispatchLatency.perActivity(t.activities(), enqueue,
                 i -> t.classOf(i) != ActivityClass.OTHER, t.dependencies());
         List<WindowReport> out = new ArrayList<>();
         List<Window> windows = WindowPlanner.windows(t, options.windows(), calls, warnings);
         StepCoverage steps = StepCoverage.of(t.rank(), unions, windows);
-        Breakdowns.Inputs breakdowns = breakdownInputs.join();
+        // the last forked first: an external join runs a task that is still on top of the pool's queue, and the pool's
+        // thread took the first forked (the graph, the largest)
+        int[] sorted = callsByStart.join();
+        IdleTimeBreakdown.Gaps idle = gaps.join();
+        Breakdowns.Inputs breakdowns = new Breakdowns.Inputs(t, idle, sorted, calls, graph.join());
         if (steps != null) {
             coverage.add(steps);
         }
