@@ -2,6 +2,7 @@ package dev.aorta.agent.jfr;
 
 import dev.aorta.agent.pipeline.CallRecord;
 import dev.aorta.agent.spi.CallKind;
+import jdk.jfr.Event;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -18,17 +19,9 @@ class JfrSinkTest {
     @Test
     void aDecodedLaunchBecomesAKernelLaunchEventOfARunningRecording(@TempDir Path dir) throws Exception {
         JfrSink sink = new JfrSink(null);
-        Path file = dir.resolve("r.jfr");
-        try (Recording r = new Recording()) {
-            r.enable(KernelLaunchEvent.class);
-            r.start();
-            sink.call(launch(1_000));
-            r.stop();
-            r.dump(file);
-        }
+        List<RecordedEvent> events = recorded(dir, List.of(KernelLaunchEvent.class), () -> sink.call(launch(1_000)));
         sink.call(launch(2_000));   // no recording: nothing to take it, nothing made
 
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
         assertThat(events).filteredOn(e -> e.getEventType().getName().equals("aorta.KernelLaunch"))
                 .singleElement()
                 .satisfies(e -> {
@@ -42,10 +35,7 @@ class JfrSinkTest {
     @Test
     void everyKindOfCallBecomesItsEventWithItsArguments(@TempDir Path dir) throws Exception {
         JfrSink sink = new JfrSink(null);
-        Path file = dir.resolve("r.jfr");
-        try (Recording r = new Recording()) {
-            JfrSink.EVENTS.forEach(r::enable);
-            r.start();
+        List<RecordedEvent> events = recorded(dir, JfrSink.EVENTS, () -> {
             sink.call(new CallRecord().reset("cuMemcpyHtoDAsync", CallKind.COPY, 2, 0x7f10, 10, 20, 3, 0)
                     .arg("kind", "copy").arg("bytes", 4096).arg("copy_kind", "HtoD"));
             sink.call(new CallRecord().reset("ncclAllReduce", CallKind.COLLECTIVE, 2, 0x7f20, 30, 40, 4, 0)
@@ -55,11 +45,8 @@ class JfrSinkTest {
                     .arg("op", "broadcast").arg("dtype", "f32").arg("count", 8).arg("communicator", 77));
             sink.call(new CallRecord().reset("cuStreamSynchronize", CallKind.SYNC, 2, 0x7f20, 70, 90, 6, 0));
             sink.call(new CallRecord().reset("cuMemAlloc", CallKind.ALLOC, 2, 0, 100, 130, 7, -1).arg("kind", "alloc"));
-            r.stop();
-            r.dump(file);
-        }
+        });
 
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
         RecordedEvent copy = only(events, "aorta.MemoryOperation");
         assertThat(copy.getString("api")).isEqualTo("cuMemcpyHtoDAsync");
         assertThat(copy.getLong("bytes")).isEqualTo(4096);
@@ -88,22 +75,14 @@ class JfrSinkTest {
     @Test
     void eachRecordGetsItsOwnFieldsAndTimeThoughTheEventObjectIsReused(@TempDir Path dir) throws Exception {
         JfrSink sink = new JfrSink(null);
-        Path file = dir.resolve("r.jfr");
-        try (Recording r = new Recording()) {
-            r.enable(KernelLaunchEvent.class);
-            r.start();
+        List<RecordedEvent> events = recorded(dir, List.of(KernelLaunchEvent.class), () -> {
             sink.call(launch(1_000));
             Thread.sleep(5);
             sink.call(new CallRecord().reset("cuLaunchKernel", CallKind.LAUNCH, 1, 0x7f00, 9_000, 9_300, 2, 0)
                     .arg("kind", "launch").arg("grid_x", 7).arg("grid_y", 2).arg("grid_z", 1)
                     .arg("block_x", 32).arg("block_y", 1).arg("block_z", 1).arg("shared_mem", 0));
-            r.stop();
-            r.dump(file);
-        }
+        }).stream().sorted(java.util.Comparator.comparing(RecordedEvent::getStartTime)).toList();
 
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
-                .filter(e -> e.getEventType().getName().equals("aorta.KernelLaunch"))
-                .sorted(java.util.Comparator.comparing(RecordedEvent::getStartTime)).toList();
         assertThat(events).extracting(e -> e.getString("grid")).containsExactly("100x1x1", "7x2x1");
         assertThat(events).extracting(e -> e.getLong("hostStartNanos")).containsExactly(1_000L, 9_000L);
         assertThat(events).extracting(e -> e.getLong("sharedMemBytes")).containsExactly(256L, 0L);
@@ -143,6 +122,24 @@ class JfrSinkTest {
             // a new event per record was 22-63 bytes each: 4-12 MB here
             assertThat(allocated).as("bytes allocated committing " + n + " records").isLessThan(64 * 1024);
         }
+    }
+
+    /** What happens to the sink while a recording of these events runs: the events it recorded. */
+    interface SinkUse {
+        void run() throws Exception;
+    }
+
+    private static List<RecordedEvent> recorded(Path dir, List<Class<? extends Event>> types, SinkUse use)
+            throws Exception {
+        Path file = dir.resolve("r.jfr");
+        try (Recording r = new Recording()) {
+            types.forEach(r::enable);
+            r.start();
+            use.run();
+            r.stop();
+            r.dump(file);
+        }
+        return RecordingFile.readAllEvents(file);
     }
 
     private static RecordedEvent only(List<RecordedEvent> events, String type) {
