@@ -87,4 +87,15 @@ class CriticalPathTest {
         assertThat(p.deviceNs()).isEqualTo(130);
         assertThat(p.hostNs() + p.launchNs()).isZero();
     }
+
+    /** A sync call is one whose name contains "synchronize" or "synchronise" in any case, as (?i)synchroni[sz]e finds. */
+    @Test
+    void aSyncCallIsNamedSoInAnyCaseAndEitherSpelling() {
+        java.util.regex.Pattern regex = java.util.regex.Pattern.compile("(?i)synchroni[sz]e");
+        for (String name : new String[] {"cudaStreamSynchronize", "cudaDeviceSynchronize", "hipStreamSynchronise",
+                "cuCtxSynchronize", "SYNCHRONIZE", "xSynChroNiSe", "synchronize", "synchroniz", "synchroni", "Synchronous",
+                "cudaLaunchKernel", "", "cudaEventSynchronizeX", "ssynchronizee", "synchronisynchronize"}) {
+            assertThat(CriticalPath.isSync(name)).as(name).isEqualTo(regex.matcher(name).find());
+        }
+    }
 }
