@@ -80,6 +80,14 @@ public final class ApiCallColumns extends AbstractList<ApiCall> implements Rando
 
     /** Adds call {@code i} of {@code from} moved by {@code ns} (clock unchanged), without building the record. */
     public void addShifted(ApiCallColumns from, int i, long ns) {
+        addFrom(from, i, ns, null);
+    }
+
+    /**
+     * Adds call {@code i} of {@code from} moved by {@code ns} (clock unchanged), with {@code args} for its arguments
+     * unless that is null, without building the record.
+     */
+    public void addFrom(ApiCallColumns from, int i, long ns, Map<String, Object> args) {
         if (size == start.length) {
             grow();
         }
@@ -87,11 +95,12 @@ public final class ApiCallColumns extends AbstractList<ApiCall> implements Rando
         clock[k] = from.clock[i];
         name[k] = names.id(from.names.value(from.name[i]));
         result[k] = from.result[i];
-        if (from.args[i] == NO_ARGS) {
-            args[k] = NO_ARGS;
+        Map<String, Object> a = args != null ? args : from.args(i);
+        if (a.isEmpty()) {
+            this.args[k] = NO_ARGS;
         } else {
-            args[k] = argMaps.size();
-            argMaps.add(from.argMaps.get(from.args[i]));
+            this.args[k] = argMaps.size();
+            argMaps.add(a);
         }
         thread[k] = from.thread[i];
         stream[k] = from.stream[i];

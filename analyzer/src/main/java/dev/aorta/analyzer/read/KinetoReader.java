@@ -459,10 +459,7 @@ public final class KinetoReader implements TraceReader {
         private void emitCalls(TraceSink sink, Map<Long, Map<String, Object>> opArgs) {
             long[] ops = callOps.build().toArray();
             for (int i = 0; i < calls.size(); i++) {
-                ApiCall c = calls.get(i);
-                Map<String, Object> args = ops[i] == 0 ? null : opArgs.get(ops[i]);
-                sink.api(args == null ? c : new ApiCall(c.name(), c.thread(), c.stream(), c.startNs(), c.endNs(),
-                        c.correlationId(), c.result(), args, c.clock()));
+                sink.api(calls, i, ops[i] == 0 ? null : opArgs.get(ops[i]));
             }
         }
 

@@ -222,6 +222,13 @@ public final class TraceLoader {
             }
         }
 
+        @Override
+        public void api(ApiCallColumns calls, int i, Map<String, Object> args) {
+            if (possible("API calls", calls.startNs(i), calls.endNs(i))) {
+                apiCalls.addFrom(calls, i, 0, args);  // column to column: no record per call
+            }
+        }
+
         /**
          * Every reader's times pass this range check: no clock the readers know runs before its origin or past
          * {@link #LATEST_PLAUSIBLE_NS}, and nothing ends before it starts, so such a record is damage (an

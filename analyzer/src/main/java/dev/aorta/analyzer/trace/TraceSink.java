@@ -1,9 +1,12 @@
 package dev.aorta.analyzer.trace;
 
+import dev.aorta.analyzer.columns.ApiCallColumns;
 import dev.aorta.core.event.ApiCall;
 import dev.aorta.core.event.Dependency;
 import dev.aorta.core.event.StreamInfo;
 import dev.aorta.core.jsonl.EventJsonlReader;
+
+import java.util.Map;
 
 /**
  * Receives what a {@link dev.aorta.analyzer.read.TraceReader} reads: the event records of the core model
@@ -26,6 +29,16 @@ public interface TraceSink extends EventJsonlReader.Sink {
      */
     default void api(int rank, ApiCall c) {
         api(c);
+    }
+
+    /**
+     * Call {@code i} of a reader's columns, with {@code args} for its arguments unless that is null: as
+     * {@link #api(ApiCall)} of that call, which a sink holding columns itself can take without the record.
+     */
+    default void api(ApiCallColumns calls, int i, Map<String, Object> args) {
+        ApiCall c = calls.get(i);
+        api(args == null ? c : new ApiCall(c.name(), c.thread(), c.stream(), c.startNs(), c.endNs(), c.correlationId(),
+                c.result(), args, c.clock()));
     }
 
     /** A stream of a given rank, or of the file's rank when {@link #UNKNOWN_RANK} (see {@link #api(int, ApiCall)}). */
