@@ -49,6 +49,11 @@ summary() {
     m = NR % 2 ? w[(NR + 1) / 2] : (w[NR / 2] + w[NR / 2 + 1]) / 2; printf "%s %.2f %d\n", w[1], m, kb / 1024 }'
 }
 heap_opts=${AORTA_HEAP:+-Xmx$AORTA_HEAP}
+# the host's share of this machine's CPU time while the runs went (steal, /proc/stat): a virtual machine whose host
+# takes a quarter of its time runs everything a third slower, which no ratio of the two tools shows but MB/s does
+cpu_times() { read -r _ user nice system idle iowait irq softirq steal _ < /proc/stat
+  echo "$((user + nice + system + idle + iowait + irq + softirq + steal)) $steal"; }
+read -r total0 steal0 < <(cpu_times)
 rows=()
 for trace in "$@"; do
   [ -f "$trace" ] || { echo "bench-analyzer-vs-hta: $trace: no such file" >&2; exit 2; }
@@ -77,10 +82,12 @@ for trace in "$@"; do
     printf "%-28s %7s %6s %6s %7s %6s %6s %7s %8s %8s %8s %6.0f %8s", n, mb, hs, hd, hm, os, od, om, speed, med,
       pr, mb / os, rss }')")
 done
+read -r total1 steal1 < <(cpu_times)
+stolen=$(awk -v t=$((total1 - total0)) -v s=$((steal1 - steal0)) 'BEGIN { printf "%.0f%%", (t > 0 ? 100 * s / t : 0) }')
 echo
 echo "HTA (load + temporal breakdown + comm/comp overlap + idle time breakdown) vs aorta analyze; CPUs $cpus;"
 echo "$repeat whole-process runs of each, taking turns: best and median wall (s), largest peak resident set (MB);"
-echo "speedup of the best, of the median and paired (the median of HTA / aorta over the turns); MB/s of aorta's best${AORTA_HEAP:+; aorta with -Xmx$AORTA_HEAP}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "speedup of the best, of the median and paired (the median of HTA / aorta over the turns); MB/s of aorta's best${AORTA_HEAP:+; aorta with -Xmx$AORTA_HEAP}; load average: $(cut -d' ' -f1-3 /proc/loadavg); CPU time taken by the host (steal): $stolen"
 printf '%-28s %7s %6s %6s %7s %6s %6s %7s %8s %8s %8s %6s %8s\n' trace "MB" "HTA s" median "HTA MB" "aorta" median \
   "aorta MB" speedup "median" "paired" "MB/s" "RSS/size"
 printf '%s\n' "${rows[@]}"
