@@ -29,10 +29,6 @@ final class WindowActivities {
         return lo;
     }
 
-    static boolean overlaps(DeviceActivity a, Window w) {
-        return a.endNs() > w.startNs() && a.startNs() < w.endNs();
-    }
-
     /** Whether the activity lies in the window for per-activity statistics: it starts inside it. */
     static boolean startsIn(DeviceActivity a, Window w) {
         return a.startNs() >= w.startNs() && a.startNs() < w.endNs();
