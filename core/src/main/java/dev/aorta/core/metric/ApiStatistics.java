@@ -2,10 +2,7 @@ package dev.aorta.core.metric;
 
 import dev.aorta.core.event.ApiCall;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.IntFunction;
 import java.util.function.IntToLongFunction;
 
@@ -30,34 +27,13 @@ public final class ApiStatistics {
     /** The same for n calls given by accessors, for callers that hold calls column-wise (no record built per call). */
     public static List<Entry> byName(int n, IntFunction<String> nameOf, IntToLongFunction startOf,
                                      IntToLongFunction endOf) {
-        Map<String, Group> groups = new HashMap<>();
-        long all = 0;
+        DurationsByName byName = new DurationsByName();
         for (int i = 0; i < n; i++) {
-            long d = Math.max(0, endOf.applyAsLong(i) - startOf.applyAsLong(i));
-            String name = nameOf.apply(i);
-            Group g = groups.get(name);
-            if (g == null) {
-                g = new Group();
-                groups.put(name, g);
-            }
-            g.durations.add(d);
-            g.totalNs += d;
-            all += d;
+            byName.add(nameOf.apply(i), Math.max(0, endOf.applyAsLong(i) - startOf.applyAsLong(i)));
         }
-        List<Entry> out = new ArrayList<>();
-        for (Map.Entry<String, Group> e : groups.entrySet()) {
-            Group g = e.getValue();
-            out.add(new Entry(e.getKey(), g.durations.count(), g.totalNs, g.durations.stats(),
-                    all == 0 ? 0 : (double) g.totalNs / all));
-        }
+        List<Entry> out = byName.rows(Entry::new);
         out.sort((a, b) -> a.totalNs() != b.totalNs() ? Long.compare(b.totalNs(), a.totalNs())
                 : a.name().compareTo(b.name()));
         return out;
-    }
-
-    /** One name's durations and their sum, found with one lookup per call. */
-    private static final class Group {
-        final SampleStats.Samples durations = new SampleStats.Samples();
-        long totalNs;
     }
 }
