@@ -9,8 +9,8 @@
 # Env: RUNS (A/B pairs, 5), RUNS_OFF (pairs for between-windows=off, 12), RUNS_TRAIN (pairs per trainer row, 5),
 # TRAIN_STEPS (steps per training run, 300), SECONDS_AB (seconds of launch-overhead per run, 3), SAMPLE_EVERY (events
 # mode, 100), RATE_THREADS (4), NSYS (Nsight Systems' nsys; default: on PATH, else the newest under /opt/nvidia), BUDGET_S (the whole run, 530), STEPS (the steps to run, default all, in this order: rate windows
-# api_balanced between_off between_off_paired train_api train_events train_paired events_tiny validate advice_cost
-# nsys), PAIRED_STEPS
+# windows_off api_balanced between_off between_off_paired weave train_api train_events train_paired events_tiny validate
+# advice_cost nsys), PAIRED_STEPS
 # (train_paired's trainer steps per mode, 4000). Each step has a budget
 # (below): it starts only while two thirds of it are left of the whole run's, is stopped at its budget, and is then a
 # SKIP row naming why; the table is printed whatever happened. The issue's own fixes (rate, windows) run first; what
@@ -100,19 +100,22 @@ else:
     for bullet, bar in (("CUPTI in a window: no record lost", "0 lost"),
                         ("CUPTI in a window at 200 000 launches/s", ">= 200000/s")):
         t.row(bullet, t.skipped("rate") or "no rate.txt", bar, "SKIP" if t.skipped("rate") else "FAIL")
-w = None if t.skipped("windows") else kv("windows.txt")
 bar = "threads not up, peak RSS <= 0.2 MB/window"
-if w:
-    # 50 against 150 windows of the same program: what grows with the windows is their cost
-    ok = (int(w["windows"]) == 150 and int(w["windows_small"]) == 50
-          and int(w["threads_after"]) <= int(w["threads_before"])
-          and float(w["rss_slope_mb_per_window"]) <= 0.2 and w["exit"] == "0")
-    t.row("50 windows opened/closed: no leak", "%s vs %s windows: threads %s vs %s, peak RSS %s vs %s MB, %s MB/window" % (
-        w["windows_small"], w["windows"], w["threads_before"], w["threads_after"], int(w["rss_before_kb"]) // 1024,
-        int(w["rss_after_kb"]) // 1024, w["rss_slope_mb_per_window"]), bar, "PASS" if ok else "FAIL")
-else:
-    t.row("50 windows opened/closed: no leak", t.skipped("windows") or "no windows.txt", bar,
-          "SKIP" if t.skipped("windows") else "FAIL")
+# 50 against 150 windows of the same program: what grows with the windows is their cost; with between-windows=off
+# each window also weaves the recording advice in and takes it out (retransformation)
+for step, bullet, small in (("windows", "50 windows opened/closed: no leak", 50),
+                            ("windows_off", "150 windows, advice woven and taken out each time (between-windows=off),"
+                                            " against 150 gated", 150)):
+    w = None if t.skipped(step) else kv(step + ".txt")
+    if w:
+        ok = (int(w["windows"]) == 150 and int(w["windows_small"]) == small
+              and int(w["threads_after"]) <= int(w["threads_before"])
+              and float(w["rss_slope_mb_per_window"]) <= 0.2 and w["exit"] == "0")
+        t.row(bullet, "%s vs %s windows: threads %s vs %s, peak RSS %s vs %s MB, %s MB/window" % (
+            w["windows_small"], w["windows"], w["threads_before"], w["threads_after"], int(w["rss_before_kb"]) // 1024,
+            int(w["rss_after_kb"]) // 1024, w["rss_slope_mb_per_window"]), bar, "PASS" if ok else "FAIL")
+    else:
+        t.row(bullet, t.skipped(step) or "no %s.txt" % step, bar, "SKIP" if t.skipped(step) else "FAIL")
 n = None if t.skipped("nsys") else kv("nsys.txt")
 nsys_bullet, nsys_bar = "agent + Nsight Systems merged: same launches' kernels", "max |start d| <= 2 us"
 if t.skipped("nsys"):
@@ -148,7 +151,7 @@ agent=dist/lib/aorta-agent.jar
 export root out aorta runs runs_off runs_train train_steps secs every java cp agent
 . scripts/lib/agent_events_steps.sh
 export -f agent_events_ab agent_events_validate
-steps=${STEPS:-rate windows api_balanced between_off between_off_paired train_api train_events train_paired events_tiny validate advice_cost nsys}
+steps=${STEPS:-rate windows windows_off api_balanced between_off between_off_paired weave train_api train_events train_paired events_tiny validate advice_cost nsys}
 started=$(date +%s); budget=${BUDGET_S:-530}
 within() {  # within NAME SECONDS FUNCTION: one step under its own budget; NAME.skipped says why it did not finish
   local name=$1 limit=$2 fn=$3 left t0 rc
@@ -189,7 +192,7 @@ between_off() {
 }
 
 between_off_paired() {
-  STREAMS="1 16" ARMS="off agent-between-off" REPEATS=2 OUT="$out/advice-off" scripts/agent-advice-cost.sh \
+  STREAMS="1 16" ARMS="off agent-between-off agent-between-gated" REPEATS=2 OUT="$out/advice-off" scripts/agent-advice-cost.sh \
     > "$out/between_off_paired.log" 2>&1
   cp "$out/advice-off/lines.txt" "$out/between_off_paired.txt" 2>/dev/null
 }
@@ -249,43 +252,87 @@ PY
   rm -rf "$out/rate"
 }
 
+windows_run() {  # windows_run TAG REPEAT BETWEEN: the windows program with REPEAT windows, its RSS and threads every 50 ms
+  local tag=$1 n=$2 between=$3 pid rc
+  "$java" --enable-native-access=ALL-UNNAMED \
+    "-javaagent:$agent=device-activity=cupti,wait=6,warmup=1,active=1,repeat=$n,between-windows=$between,output=$out/windows-$tag" \
+    -cp "$cp" dev.aorta.examples.GpuStreamsExample 1300 > "$out/windows-$tag.log" 2> "$out/windows-$tag.err" &
+  pid=$!
+  : > "$out/windows-$tag-proc.txt"
+  while kill -0 "$pid" 2>/dev/null; do
+    echo "$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null) $(awk '/^Threads/{print $2}' /proc/$pid/status 2>/dev/null)" \
+      >> "$out/windows-$tag-proc.txt"
+    sleep 0.05
+  done
+  wait "$pid"; rc=$?
+  echo "$rc" > "$out/windows-$tag.exit"
+}
+
+windows_compare() {  # windows_compare BASE TAG WINDOWS: TAG's peak RSS and threads against BASE's, per extra window
+  python3 - "$out" "$1" "$2" "$3" <<'PY'
+import os, sys
+out, base, tag, per = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+def run(t):
+    samples = [l.split() for l in open(os.path.join(out, "windows-%s-proc.txt" % t)) if len(l.split()) == 2]
+    activity = os.path.join(out, "windows-%s" % t, "rank_0_activity.jsonl")
+    windows = sum(1 for l in open(activity) if '"kind":"CAPTURE"' in l) if os.path.exists(activity) else 0
+    code = open(os.path.join(out, "windows-%s.exit" % t)).read().strip()
+    # threads: the most seen in the run's last second (the end's shutdown drops them)
+    last = samples[-20:] if samples else [["0", "0"]]
+    return windows, max(int(s[0]) for s in samples) if samples else 0, max(int(s[1]) for s in last), code
+wb, rssb, threadsb, exitb = run(base)
+w, rss, threads, code = run(tag)
+print("windows=%d windows_small=%d threads_before=%d threads_after=%d rss_before_kb=%d rss_after_kb=%d "
+      "rss_slope_mb_per_window=%.3f exit=%s" % (w, wb, threadsb, threads, rssb, rss, (rss - rssb) / 1024 / per,
+      exitb if exitb != "0" else code))
+PY
+}
+
 windows() {
   # A leak grows with the number of windows; the JVM's warm-up, CUPTI's start and the JIT do not. So the same program
   # (the same iterations) runs twice, with 50 and with 150 windows, and the per-window cost is the difference of their
   # peak resident sets over the 100 extra windows; the threads left at the end must not grow with the windows either.
-  local n pid rc
-  for n in 50 150; do
-    "$java" --enable-native-access=ALL-UNNAMED \
-      "-javaagent:$agent=device-activity=cupti,wait=6,warmup=1,active=1,repeat=$n,output=$out/windows-$n" \
-      -cp "$cp" dev.aorta.examples.GpuStreamsExample 1300 > "$out/windows-$n.log" 2> "$out/windows-$n.err" &
-    pid=$!
-    : > "$out/windows-$n-proc.txt"
-    while kill -0 "$pid" 2>/dev/null; do  # every 50 ms: resident set (kB) and threads
-      echo "$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null) $(awk '/^Threads/{print $2}' /proc/$pid/status 2>/dev/null)" \
-        >> "$out/windows-$n-proc.txt"
-      sleep 0.05
-    done
-    wait "$pid"; rc=$?
-    echo "$rc" > "$out/windows-$n.exit"
-  done
-  python3 - "$out" > "$out/windows.txt" <<'PY'
-import os, sys
-out = sys.argv[1]
-def run(n):
-    samples = [l.split() for l in open(os.path.join(out, "windows-%d-proc.txt" % n)) if len(l.split()) == 2]
-    activity = os.path.join(out, "windows-%d" % n, "rank_0_activity.jsonl")
-    windows = sum(1 for l in open(activity) if '"kind":"CAPTURE"' in l) if os.path.exists(activity) else 0
-    code = open(os.path.join(out, "windows-%d.exit" % n)).read().strip()
-    # threads: the most seen in the run's last second (the end's shutdown drops them)
-    last = samples[-20:] if samples else [["0", "0"]]
-    return windows, max(int(s[0]) for s in samples) if samples else 0, max(int(s[1]) for s in last), code
-w50, rss50, threads50, exit50 = run(50)
-w150, rss150, threads150, exit150 = run(150)
-print("windows=%d windows_small=%d threads_before=%d threads_after=%d rss_before_kb=%d rss_after_kb=%d "
-      "rss_slope_mb_per_window=%.3f exit=%s" % (w150, w50, threads50, threads150, rss50, rss150,
-      (rss150 - rss50) / 1024 / 100, exit50 if exit50 != "0" else exit150))
-PY
+  windows_run 50 50 api
+  windows_run 150 150 api
+  windows_compare 50 150 100 > "$out/windows.txt"
   cat "$out/windows.txt"; rm -rf "$out/windows-50" "$out/windows-150"
+}
+
+windows_off() {
+  # between-windows=off weaves the recording advice in and takes it out at every window. Against the same 150 windows
+  # with the advice left woven (gated: the same records), what the weaving adds per window: the classes' previous
+  # versions, kept until a collection unloads them, and the JIT's recompilations
+  windows_run gated 150 gated
+  windows_run off 150 off
+  windows_compare gated off 150 > "$out/windows_off.txt"
+  cat "$out/windows_off.txt"; rm -rf "$out/windows-gated" "$out/windows-off"
+}
+
+weave() {
+  # between-windows=off weaves the recording advice into JCudaDriver (loaded and hot by then) when a timed window opens
+  # on the drain thread, and takes it out when the window closes: how long each takes, and that the window holds
+  # every launch made in it
+  "$java" --enable-native-access=ALL-UNNAMED \
+    "-javaagent:$agent=device-activity=none,start-after=2s,duration=1s,between-windows=off,verbose=true,output=$out/weave" \
+    -cp "$cp" dev.aorta.examples.AdviceCost 1 500 800 > "$out/weave.log" 2> "$out/weave.err"
+  python3 - "$out/weave/rank_0_activity.jsonl" "$out/weave.err" > "$out/weave.txt" <<'PY'
+import json, re, sys
+span, launches, outside = None, 0, 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("type") == "marker" and r.get("kind") == "CAPTURE":
+        span = (r["start"], r["end"])
+    if r.get("type") == "api" and r.get("name") == "cuLaunchKernel":
+        launches += 1
+        outside += r.get("window") is None
+err = open(sys.argv[2]).read()
+times = re.findall(r"recording advice (woven into|taken out of) (\d+) classes in ([0-9.]+) ms", err)
+print("window_s=%.3f launches_in_window=%d outside=%d per_s=%.0f %s" % (
+    (span[1] - span[0]) / 1e9 if span else float("nan"), launches, outside,
+    launches / ((span[1] - span[0]) / 1e9) if span else 0,
+    " ".join("%s=%s_classes_%s_ms" % (w.split()[0], n, ms) for w, n, ms in times)))
+PY
+  cat "$out/weave.txt"; grep '^advice_cost' "$out/weave.log"; rm -rf "$out/weave"
 }
 
 nsys_merge() {
@@ -339,10 +386,13 @@ PY
 
 # budgets: a step's expected time on an H100 and about half again; the table comes last whatever ran
 within rate 40 rate
+export -f windows_run windows_compare
 within windows 60 windows
+within windows_off 70 windows_off
 within api_balanced 110 api_balanced
 within between_off 230 between_off
-within between_off_paired 90 between_off_paired
+within between_off_paired 130 between_off_paired
+within weave 40 weave
 within train_api 110 train_api
 within train_events 110 train_events
 within train_paired 200 train_paired

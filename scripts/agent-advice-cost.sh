@@ -13,6 +13,8 @@
 #                   records) spread over the round
 #   agent-between-off the agent outside capture windows with nothing recorded between them (capture=on-demand,
 #                   between-windows=off, no window requested): what a launch costs while the agent waits for a window
+#                   (the recording advice is taken out between windows, so both paths run JCuda's own code)
+#   agent-between-gated the same with between-windows=gated: the advice stays woven and returns at the gate
 #   agent-base      another build of the agent, the jar named by BASE_AGENT (e.g. the previous commit's), as shipped:
 #                   compare it with `agent` in the same run, as processes differ by tens of ns
 # Prints the AdviceCost lines, a table as it goes and, last, each arm's median delta over the REPEATS processes.
@@ -46,10 +48,11 @@ for s in $streams; do
       agent-cupti) agent=("-javaagent:dist/lib/aorta-agent.jar=$options,device-activity=cupti") ;;
       agent-events) agent=("-javaagent:dist/lib/aorta-agent.jar=$options,device-activity=events,sample-every=100") ;;
       agent-between-off) agent=("-javaagent:dist/lib/aorta-agent.jar=$options,device-activity=none,capture=on-demand,between-windows=off") ;;
+      agent-between-gated) agent=("-javaagent:dist/lib/aorta-agent.jar=$options,device-activity=none,capture=on-demand,between-windows=gated") ;;
       agent-base)
         [ -f "${BASE_AGENT:-}" ] || { echo "agent-advice-cost: arm agent-base needs BASE_AGENT=<an agent jar>; got '${BASE_AGENT:-}'" >&2; exit 2; }
         agent=("-javaagent:$BASE_AGENT=$options,device-activity=none") ;;
-      *) echo "agent-advice-cost: unknown arm '$arm' (off, agent, agent-undrained, agent-nanotime, agent-cupti, agent-events, agent-between-off, agent-base)" >&2; exit 2 ;;
+      *) echo "agent-advice-cost: unknown arm '$arm' (off, agent, agent-undrained, agent-nanotime, agent-cupti, agent-events, agent-between-off, agent-between-gated, agent-base)" >&2; exit 2 ;;
     esac
     line=$("$java" --enable-native-access=ALL-UNNAMED ${agent[@]+"${agent[@]}"} -cp "$cp" dev.aorta.examples.AdviceCost \
         "$s" "$launches" "$pairs" 2>>"$out/stderr.log" | grep '^advice_cost')

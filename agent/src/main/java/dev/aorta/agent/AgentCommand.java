@@ -66,7 +66,8 @@ final class AgentCommand {
                 drainer.shutdown();
                 yield "detached: recording stopped and files flushed in "
                         + System.getProperty(AgentInstaller.OUTPUT_PROPERTY, "?")
-                        + " (the woven calls stay, at one flag read each)";
+                        + (windows.takeAdviceOut() ? " (the recording advice is taken out)"
+                        : " (the woven calls stay, at one flag read each)");
             }
             default -> throw new IllegalArgumentException("unknown command '" + command + "'; expected capture, close or detach");
         };

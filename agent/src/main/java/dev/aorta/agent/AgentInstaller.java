@@ -277,6 +277,20 @@ public final class AgentInstaller {
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 .with(new ErrorListener())
                 .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
+        // the recording advice in a transformer of its own, so that between-windows=off can take it out between
+        // windows while the iteration markers, which drive the schedule, stay
+        AgentBuilder recordingBuilder = new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new ErrorListener())
+                .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
+        CaptureWindows windows = CaptureWindows.current;
+        boolean unweave = windows.unweavesBetweenWindows() && !options.bindCollectives();
+        RetransformingAdvice recording = new RetransformingAdvice(inst, !unweave);
+        if (windows.unweavesBetweenWindows() && options.bindCollectives()) {
+            AgentLog.info("between-windows=off with bind-collectives: the advice stays woven between windows (it binds"
+                    + " collectives) and records nothing there");
+        }
         List<String> present = new ArrayList<>();
         List<String> absent = new ArrayList<>();
         // native methods (JavaCPP) are wrapped under a prefixed name: a class format change, so only at load time
@@ -313,12 +327,24 @@ public final class AgentInstaller {
                 continue;
             }
             for (Map.Entry<String, List<Interception>> e : byType.entrySet()) {
-                builder = builder.type(named(e.getKey())).transform(new PluginTransformer(plugin, e.getValue()));
+                List<Interception> markers = e.getValue().stream().filter(i -> i.kind().isIterationMarker()).toList();
+                List<Interception> calls = e.getValue().stream().filter(i -> !i.kind().isIterationMarker()).toList();
+                if (!markers.isEmpty()) {
+                    builder = builder.type(named(e.getKey())).transform(new PluginTransformer(plugin, markers));
+                }
+                if (!calls.isEmpty()) {
+                    recordingBuilder = recordingBuilder.type(recording.matching(e.getKey()))
+                            .transform(new PluginTransformer(plugin, calls));
+                }
             }
         }
         builder.installOn(inst);
+        recordingBuilder.installOn(inst);
         if (anyNative) {
             nativeBuilder.installOn(inst);
+        }
+        if (unweave) {
+            windows.weaveOnlyInWindows(recording);
         }
         AgentLog.info("agent " + version() + " active (" + options + "); host clock: " + HostClock.description()
                 + "; libraries found: "

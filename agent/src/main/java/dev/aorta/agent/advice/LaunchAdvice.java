@@ -35,9 +35,9 @@ public final class LaunchAdvice {
                      @Advice.Argument(7) int sharedMem, @Advice.Argument(8) Object stream,
                      @Advice.Local("sample") int sample) {
         if (start == Recorder.OUTSIDE_WINDOW && sample < 0) {
-            // outside a capture window nothing is recorded, so nothing is read: the handles' native addresses were
-            // loaded before the gate was looked at, and between-windows=off cost 15-27 ns a launch at 16 streams on
-            // an H100 (paired in process, 2026-12-07), 0 within +-12 ns at one
+            // outside a capture window with the advice still woven (between-windows=gated) nothing is recorded, so
+            // nothing is read: the handles' native addresses were loaded before the gate was looked at, which cost
+            // 15-27 ns a launch at 16 streams on an H100 (paired in process, 2026-12-07), 0 within +-12 ns at one
             return;
         }
         int code = thrown == null ? result : Results.THREW;

@@ -66,6 +66,8 @@ public final class CaptureWindows {
     private final LongSupplier edgeClock;
     /** The edge clock is {@link #clock} (nanoTime ticks): edges are ns as read. */
     private final boolean edgesInNs;
+    /** {@code between-windows=off} with windows: the recording advice is woven only while something is recorded. */
+    private final boolean unweaves;
     private long iterations;
     private long nextIndex;
     private boolean timedDone;
@@ -79,6 +81,10 @@ public final class CaptureWindows {
     private long openDeadlineNs = Long.MAX_VALUE;
     private String openReason;
     private volatile Span[] spans = new Span[0];
+    /** With {@code between-windows=off}: woven only while something is recorded; null while it stays woven. */
+    private RecordingAdvice advice;
+    /** The advice {@link #stop} stopped following, for {@link #takeAdviceOut} at detach. */
+    private RecordingAdvice stoppedAdvice;
 
     /** Edges on the hot path's clock ({@code HostClock.ticks()}, whose conversion {@link #settle} is given). */
     public CaptureWindows(CaptureSchedule schedule, BetweenWindows between, Listener listener, long agentStartNs,
@@ -105,11 +111,31 @@ public final class CaptureWindows {
         this.agentStartNs = agentStartNs;
         boolean always = schedule.kind() == CaptureSchedule.Kind.ALWAYS;
         CaptureGate.set(always || between == BetweenWindows.API);
+        this.unweaves = between == BetweenWindows.OFF && !always;
         setDevice(always);
     }
 
     public CaptureSchedule schedule() {
         return schedule;
+    }
+
+    /** Whether the recording advice should be taken out between windows ({@code between-windows=off}, windows). */
+    public boolean unweavesBetweenWindows() {
+        return unweaves;
+    }
+
+    /**
+     * Hands over the recording advice, to be woven only while a window or its warm-up is open (before its gate opens
+     * and its device activity starts) and taken out once neither is: for {@code between-windows=off}. Weaves or takes
+     * it out now, as the schedule stands.
+     */
+    public synchronized void weaveOnlyInWindows(RecordingAdvice advice) {
+        if (!unweaves) {
+            throw new IllegalStateException("the recording advice stays woven with between-windows=" + between
+                    + " and schedule " + schedule);
+        }
+        this.advice = advice;
+        followAdvice();
     }
 
     /**
@@ -126,7 +152,7 @@ public final class CaptureWindows {
             if (openIndex < 0) {
                 long first = i - (i % ((long) schedule.waitIterations() + schedule.warmup() + schedule.active())) + schedule.waitIterations()
                         + schedule.warmup();
-                openWindow(Long.MAX_VALUE, String.format(Locale.ROOT, "iterations %d..%d of the schedule",
+                openWindow(0, String.format(Locale.ROOT, "iterations %d..%d of the schedule",
                         first, first + schedule.active() - 1));
             }
             return;
@@ -174,8 +200,7 @@ public final class CaptureWindows {
         if (schedule.kind() == CaptureSchedule.Kind.TIME && !timedDone && openIndex < 0
                 && nowNs >= agentStartNs + schedule.startAfterNs()) {
             timedDone = true;
-            long start = agentStartNs + schedule.startAfterNs();
-            openWindow(start + schedule.durationNs(), String.format(Locale.ROOT,
+            openWindow(schedule.durationNs(), String.format(Locale.ROOT,
                     "start-after=%s,duration=%s", Durations.format(schedule.startAfterNs()),
                     Durations.format(schedule.durationNs())));
         }
@@ -197,7 +222,7 @@ public final class CaptureWindows {
                     + "); wait for it to close or close it first");
         }
         String reason = requestedBy + (durationNs > 0 ? " for " + Durations.format(durationNs) : " until closed");
-        openWindow(durationNs > 0 ? nowNs + durationNs : Long.MAX_VALUE, reason);
+        openWindow(durationNs, reason);
         return "capture window " + openIndex + " opened (" + reason + ")";
     }
 
@@ -217,12 +242,29 @@ public final class CaptureWindows {
         return openIndex < 0 ? null : "capture window " + openIndex + ": " + describeOpen(clock.getAsLong());
     }
 
-    /** Closes an open window and stops all recording: at detach and at exit. */
+    /**
+     * Closes an open window and stops all recording: at detach and at exit. The advice stays as it is (woven, it
+     * returns at the gate): taking it out would cost the exit a retransformation.
+     */
     public synchronized void stop() {
+        stoppedAdvice = advice;
+        advice = null;
         closeWindow();
         stopped = true;
         CaptureGate.shut();
         setDevice(false);
+    }
+
+    /**
+     * After {@link #stop}, at detach: takes the recording advice out for good where {@code between-windows=off} took
+     * it out between windows anyway. Whether it did (else the woven calls stay, at one flag read each).
+     */
+    public synchronized boolean takeAdviceOut() {
+        if (stoppedAdvice == null) {
+            return false;
+        }
+        stoppedAdvice.setWoven(false);
+        return true;
     }
 
     /**
@@ -274,13 +316,17 @@ public final class CaptureWindows {
                 + (openDeadlineNs == Long.MAX_VALUE ? "" : ", closes in " + Durations.format(Math.max(0, openDeadlineNs - nowNs)));
     }
 
-    /** The start is read just before the gate opens: every call the gate keeps reads its clock after it. */
-    private void openWindow(long deadlineNs, String reason) {
+    /**
+     * The start is read just before the gate opens: every call the gate keeps reads its clock after it. A window of a
+     * duration ({@code durationNs > 0}; else it lasts until closed) lasts it from there, after the advice was woven in
+     * and the device source started, which may take a few hundred ms and must not shorten what is recorded.
+     */
+    private void openWindow(long durationNs, String reason) {
         setDevice(true);
         openIndex = nextIndex++;
         openStartTicks = edgeClock.getAsLong();
         openStartNs = edgesInNs ? openStartTicks : clock.getAsLong();
-        openDeadlineNs = deadlineNs;
+        openDeadlineNs = durationNs > 0 ? openStartNs + durationNs : Long.MAX_VALUE;
         openReason = reason;
         publish(new Span(openIndex, openStartTicks, Long.MAX_VALUE, UNSETTLED, UNSETTLED));
         CaptureGate.open();
@@ -332,10 +378,25 @@ public final class CaptureWindows {
         }
     }
 
+    /** Every change of the windows' state ends here, which is where the advice follows it. */
     private void setDevice(boolean on) {
         if (on != deviceOn) {
             deviceOn = on;
+            if (on) {
+                followAdvice();
+            }
             listener.deviceActivity(on);
+        }
+        followAdvice();
+    }
+
+    /**
+     * The advice is woven while a window or its warm-up is open: before a window's gate opens (its opening turns the
+     * device on first), and taken out after it shut and the device stopped.
+     */
+    private void followAdvice() {
+        if (advice != null) {
+            advice.setWoven(openIndex >= 0 || deviceOn);
         }
     }
 }

@@ -60,7 +60,7 @@ public final class AgentOptions {
         START_AFTER("start-after", "", "time window: opens this long after the agent started (e.g. 30s, 500ms, 2m); needs duration"),
         DURATION("duration", "", "time window: how long it stays open (e.g. 5s)"),
         CAPTURE("capture", "always", "always (no windows: everything is recorded), schedule (from wait/warmup/active/repeat or start-after/duration, implied by them), on-demand (only aorta capture and JMX open windows)"),
-        BETWEEN_WINDOWS("between-windows", "api", "outside capture windows: api (host API calls only) or off (nothing; one flag read per intercepted call)"),
+        BETWEEN_WINDOWS("between-windows", "api", "outside capture windows: api (host API calls only), off (nothing: the recording advice is taken out of the classes between windows) or gated (nothing; the advice stays woven, one flag read per intercepted call)"),
         VERBOSE("verbose", "false", "log each instrumented type and each sink's line counts"),
         CONFIG("config", "", "a .properties or YAML file with these options");
 

@@ -81,6 +81,90 @@ class CaptureWindowsTest {
         assertThat(w.windowAt(450)).isEqualTo(-1);
     }
 
+    /** Weaves and takes out by telling the listener's log, with what the gate said at that moment. */
+    private RecordingAdvice advice() {
+        boolean[] state = {true};
+        return woven -> {
+            if (woven != state[0]) {
+                state[0] = woven;
+                listener.events.add((woven ? "weave" : "unweave") + " (gate " + (CaptureGate.isOpen() ? "open" : "shut") + ")");
+            }
+        };
+    }
+
+    @Test
+    void betweenWindowsOff_theAdviceIsWovenBeforeEachWarmUpAndTakenOutAfterEachWindow_markersDriveIt() {
+        CaptureWindows w = windows(CaptureSchedule.iterations(1, 1, 2, 2), BetweenWindows.OFF, 0);
+        assertThat(w.unweavesBetweenWindows()).isTrue();
+        w.weaveOnlyInWindows(advice());
+        for (int i = 0; i < 10; i++) {
+            now.set(100 * i);
+            w.marker(CallKind.ITERATION_STEP);
+        }
+        assertThat(listener.events).containsExactly(
+                "device off", "unweave (gate shut)",  // handed over in the wait: out at once
+                "weave (gate shut)", "device on",  // warm-up of iteration 1: woven before CUPTI starts
+                "open 0 at 200", "close 0 200..400", "device off", "unweave (gate shut)",
+                "weave (gate shut)", "device on", "open 1 at 600", "close 1 600..800", "device off",
+                "unweave (gate shut)");
+    }
+
+    @Test
+    void betweenWindowsOff_onDemandWindowsAreWovenBeforeTheGateOpens_andStopLeavesTheAdviceAsItIs() {
+        CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
+        w.weaveOnlyInWindows(advice());
+        w.open("aorta capture", 0);
+        w.close();
+        w.open("aorta capture", 0);
+        w.stop();
+        assertThat(listener.events).containsExactly("device off", "unweave (gate shut)",
+                "weave (gate shut)", "device on", "open 0 at 0", "close 0 0..0", "device off", "unweave (gate shut)",
+                "weave (gate shut)", "device on", "open 1 at 0", "close 1 0..0", "device off");
+        // at detach (not at exit) it is taken out for good
+        assertThat(w.takeAdviceOut()).isTrue();
+        assertThat(listener.events).last().isEqualTo("unweave (gate shut)");
+        assertThat(windows(CaptureSchedule.ON_DEMAND, BetweenWindows.GATED, 0).takeAdviceOut()).isFalse();
+    }
+
+    @Test
+    void aWindowLastsItsDurationFromWhenItsGateOpened_soWeavingTheAdviceDoesNotShortenIt() {
+        CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
+        boolean[] state = {false};
+        w.weaveOnlyInWindows(woven -> {  // weaving takes 300 ns of the clock
+            if (woven && !state[0]) {
+                now.addAndGet(300);
+            }
+            state[0] = woven;
+        });
+        w.open("aorta capture", 1_000);
+        assertThat(listener.events).contains("open 0 at 300");
+        tick(w, 1_250);
+        assertThat(w.activeWindow()).isNotNull();
+        tick(w, 1_300);
+        assertThat(w.activeWindow()).isNull();
+        assertThat(listener.events).contains("close 0 300..1300");
+    }
+
+    @Test
+    void theAdviceStaysWovenWhenSomethingIsRecordedBetweenWindowsOrItIsGatedOrThereAreNoWindows() {
+        assertThat(windows(CaptureSchedule.ON_DEMAND, BetweenWindows.API, 0).unweavesBetweenWindows()).isFalse();
+        assertThat(windows(CaptureSchedule.ON_DEMAND, BetweenWindows.GATED, 0).unweavesBetweenWindows()).isFalse();
+        CaptureWindows always = windows(CaptureSchedule.ALWAYS, BetweenWindows.OFF, 0);
+        assertThat(always.unweavesBetweenWindows()).isFalse();
+        assertThatThrownBy(() -> always.weaveOnlyInWindows(advice())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("stays woven");
+    }
+
+    @Test
+    void betweenWindowsGatedShutsTheGateLikeOff() {
+        CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.GATED, 0);
+        assertThat(CaptureGate.isOpen()).isFalse();
+        w.open("JMX", 0);
+        assertThat(CaptureGate.isOpen()).isTrue();
+        w.close();
+        assertThat(CaptureGate.isOpen()).isFalse();
+    }
+
     @Test
     void betweenWindowsApiKeepsRecordingHostCallsButNotTheDevice() {
         CaptureWindows w = windows(CaptureSchedule.iterations(1, 0, 1, 1), BetweenWindows.API, 0);

@@ -141,6 +141,7 @@ class AgentOptionsTest {
         assertThat(AgentOptions.resolve("capture=on-demand", Map.of()).captureSchedule()).isEqualTo(CaptureSchedule.ON_DEMAND);
         assertThat(AgentOptions.resolve("", Map.of()).captureSchedule()).isEqualTo(CaptureSchedule.ALWAYS);
         assertThat(AgentOptions.resolve("between-windows=off", Map.of()).betweenWindows()).isEqualTo(BetweenWindows.OFF);
+        assertThat(AgentOptions.resolve("between-windows=gated", Map.of()).betweenWindows()).isEqualTo(BetweenWindows.GATED);
     }
 
     @Test
@@ -161,7 +162,7 @@ class AgentOptionsTest {
         assertThatThrownBy(() -> AgentOptions.resolve("", Map.of("AORTA_REPEAT", "-1", "AORTA_ACTIVE", "1")))
                 .hasMessage("environment variable AORTA_REPEAT (option 'repeat'): expected an integer >= 0, got '-1'");
         assertThatThrownBy(() -> AgentOptions.resolve("between-windows=none", Map.of()))
-                .hasMessage("option 'between-windows': unknown value 'none'; expected one of [api, off]");
+                .hasMessage("option 'between-windows': unknown value 'none'; expected one of [api, gated, off]");
     }
 
     @Test

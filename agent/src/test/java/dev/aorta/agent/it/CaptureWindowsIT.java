@@ -44,6 +44,45 @@ class CaptureWindowsIT {
     }
 
     @Test
+    void betweenWindowsOffTakesTheRecordingAdviceOutBetweenWindows_gatedKeepsIt_bothRecordTheSameWindow(@TempDir Path dir)
+            throws Exception {
+        // JCudaDriver loads in iteration 0, before the window: unwoven, it is woven by retransformation for iteration 1
+        ChildJvm.Result off = ChildJvm.run(ChildJvm.javaHome(true), "output=" + dir.resolve("off")
+                + ",wait=1,active=1,between-windows=off,device-activity=none,verbose=true", "example.apps.JCudaApp");
+        ChildJvm.Result gated = ChildJvm.run(ChildJvm.javaHome(true), "output=" + dir.resolve("gated")
+                + ",wait=1,active=1,between-windows=gated,device-activity=none,verbose=true", "example.apps.JCudaApp");
+        assertThat(off.exitCode()).as(off.stderr()).isZero();
+        assertThat(gated.exitCode()).as(gated.stderr()).isZero();
+        assertThat(off.stderr()).containsSubsequence("recording advice woven into", "capture window 0 opened",
+                "capture window 0 closed", "recording advice taken out of");
+        assertThat(gated.stderr()).doesNotContain("recording advice woven into", "recording advice taken out of");
+        Outputs offOut = Outputs.read(dir.resolve("off"), 0);
+        Outputs gatedOut = Outputs.read(dir.resolve("gated"), 0);
+        assertThat(offOut.calls).extracting(ApiCall::name)
+                .containsExactlyInAnyOrderElementsOf(gatedOut.calls.stream().map(ApiCall::name).toList())
+                .contains("cuLaunchKernel", "cuMemcpyHtoDAsync", "cublasSgemm", "cudaMemcpyAsync");
+        assertThat(offOut.calls("cuLaunchKernel")).hasSize(1);
+    }
+
+    @Test
+    void weavingTheAdviceInAndOutAtEveryWindowLeavesNothingACollectionDoesNotFree(@TempDir Path dir) throws Exception {
+        // the same 310 iterations with 50 and with 150 windows: each weave and unweave makes new versions of the
+        // woven classes, and the old ones are kept until a collection unloads them (46 KB a window here without the
+        // app's collections); what stays after them must not grow with the windows
+        long[] metaspace = new long[2];
+        int[] windows = {50, 150};
+        for (int i = 0; i < 2; i++) {
+            ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(false), "output=" + dir.resolve("w" + windows[i])
+                    + ",wait=1,active=1,repeat=" + windows[i] + ",between-windows=off,device-activity=none,sinks=jsonl",
+                    "example.apps.WindowCyclesApp", "310");
+            assertThat(run.exitCode()).as(run.stderr()).isZero();
+            metaspace[i] = Long.parseLong(run.stdout().lines().filter(l -> l.startsWith("METASPACE "))
+                    .findFirst().orElseThrow().substring("METASPACE ".length()));
+        }
+        assertThat((metaspace[1] - metaspace[0]) / 100).as("metaspace bytes per extra window").isLessThan(8 * 1024);
+    }
+
+    @Test
     void anIterationMethodScheduleCountsEachCallFromItsStart(@TempDir Path dir) throws Exception {
         ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(true), "output=" + dir
                         + ",iteration-method=example.apps.CollectiveApp#trainStep,wait=1,active=2,between-windows=off",
@@ -109,7 +148,8 @@ class CaptureWindowsIT {
                 Thread.sleep(200);
                 vm.loadAgent(jar, "command=detach");
                 assertThat(vm.getSystemProperties().getProperty("aorta.agent.reply")).startsWith("detached: recording"
-                        + " stopped and files flushed in " + dir.toAbsolutePath());
+                        + " stopped and files flushed in " + dir.toAbsolutePath())
+                        .endsWith("(the recording advice is taken out)");
             } finally {
                 vm.detach();
             }
