@@ -259,8 +259,10 @@ windows_run() {  # windows_run TAG REPEAT BETWEEN: the windows program with REPE
     -cp "$cp" dev.aorta.examples.GpuStreamsExample 1300 > "$out/windows-$tag.log" 2> "$out/windows-$tag.err" &
   pid=$!
   : > "$out/windows-$tag-proc.txt"
+  # threads without the JIT's compiler threads, which HotSpot starts and stops with its queue of compilations (each
+  # weave of between-windows=off recompiles the calling code)
   while kill -0 "$pid" 2>/dev/null; do
-    echo "$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null) $(awk '/^Threads/{print $2}' /proc/$pid/status 2>/dev/null)" \
+    echo "$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null) $(cat /proc/$pid/task/*/comm 2>/dev/null | grep -cv '^C[12] CompilerThre')" \
       >> "$out/windows-$tag-proc.txt"
     sleep 0.05
   done

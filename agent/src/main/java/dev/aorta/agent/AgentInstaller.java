@@ -339,7 +339,7 @@ public final class AgentInstaller {
             }
         }
         builder.installOn(inst);
-        recordingBuilder.installOn(inst);
+        recording.install(recordingBuilder);
         if (anyNative) {
             nativeBuilder.installOn(inst);
         }
