@@ -344,7 +344,7 @@ public final class AgentInstaller {
             nativeBuilder.installOn(inst);
         }
         if (unweave) {
-            windows.weaveOnlyInWindows(recording);
+            windows.weaveOnlyInWindows(recording, options.unweaveGapNs());
         }
         AgentLog.info("agent " + version() + " active (" + options + "); host clock: " + HostClock.description()
                 + "; libraries found: "

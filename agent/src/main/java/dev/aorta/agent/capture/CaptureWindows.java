@@ -85,6 +85,14 @@ public final class CaptureWindows {
     private RecordingAdvice advice;
     /** The advice {@link #stop} stopped following, for {@link #takeAdviceOut} at detach. */
     private RecordingAdvice stoppedAdvice;
+    /** Windows closer together than this keep the advice woven between them ({@link #followAdvice}). */
+    private long shortGapNs;
+    private static final long NOT_IDLE = Long.MIN_VALUE;
+    /** Since when no window nor warm-up has needed the advice after one did; {@link #NOT_IDLE} while one does. */
+    private long idleSinceNs = NOT_IDLE;
+    private boolean neededOnce;
+    /** The last stretch without a window was shorter than {@link #shortGapNs}. */
+    private boolean gapsShort;
 
     /** Edges on the hot path's clock ({@code HostClock.ticks()}, whose conversion {@link #settle} is given). */
     public CaptureWindows(CaptureSchedule schedule, BetweenWindows between, Listener listener, long agentStartNs,
@@ -126,10 +134,11 @@ public final class CaptureWindows {
 
     /**
      * Hands over the recording advice, to be woven only while a window or its warm-up is open (before its gate opens
-     * and its device activity starts) and taken out once neither is: for {@code between-windows=off}. Weaves or takes
-     * it out now, as the schedule stands.
+     * and its device activity starts) and taken out once neither is, unless windows come less than {@code shortGapNs}
+     * apart: for {@code between-windows=off}. Weaves or takes it out now, as the schedule stands.
      */
-    public synchronized void weaveOnlyInWindows(RecordingAdvice advice) {
+    public synchronized void weaveOnlyInWindows(RecordingAdvice advice, long shortGapNs) {
+        this.shortGapNs = shortGapNs;
         if (!unweaves) {
             throw new IllegalStateException("the recording advice stays woven with between-windows=" + between
                     + " and schedule " + schedule);
@@ -392,11 +401,27 @@ public final class CaptureWindows {
 
     /**
      * The advice is woven while a window or its warm-up is open: before a window's gate opens (its opening turns the
-     * device on first), and taken out after it shut and the device stopped.
+     * device on first), and taken out after it shut and the device stopped, unless the last stretch between windows
+     * was shorter than {@link #shortGapNs}: windows that come that often would pay a weave and an unweave and the
+     * JIT's recompilation of the calling code every time (on an H100, 1250 windows 8 iterations apart ran 72 s
+     * instead of 8-10 s), so the advice stays, gated, until a stretch of {@link #shortGapNs} or more has passed. The
+     * stretch before the first window does not count.
      */
     private void followAdvice() {
-        if (advice != null) {
-            advice.setWoven(openIndex >= 0 || deviceOn);
+        if (advice == null) {
+            return;
         }
+        boolean needed = openIndex >= 0 || deviceOn;
+        long nowNs = clock.getAsLong();
+        if (needed) {
+            if (idleSinceNs != NOT_IDLE) {
+                gapsShort = nowNs - idleSinceNs < shortGapNs;
+                idleSinceNs = NOT_IDLE;
+            }
+            neededOnce = true;
+        } else if (idleSinceNs == NOT_IDLE && neededOnce) {
+            idleSinceNs = nowNs;
+        }
+        advice.setWoven(needed || gapsShort);
     }
 }

@@ -61,6 +61,7 @@ public final class AgentOptions {
         DURATION("duration", "", "time window: how long it stays open (e.g. 5s)"),
         CAPTURE("capture", "always", "always (no windows: everything is recorded), schedule (from wait/warmup/active/repeat or start-after/duration, implied by them), on-demand (only aorta capture and JMX open windows)"),
         BETWEEN_WINDOWS("between-windows", "api", "outside capture windows: api (host API calls only), off (nothing: the recording advice is taken out of the classes between windows) or gated (nothing; the advice stays woven, one flag read per intercepted call)"),
+        UNWEAVE_GAP("unweave-gap", "1s", "with between-windows=off: the advice is taken out after a window only when the stretch before it without a window lasted this long (weaving costs ~20 ms and the JIT's recompilation; windows that come more often keep it woven, gated)"),
         VERBOSE("verbose", "false", "log each instrumented type and each sink's line counts"),
         CONFIG("config", "", "a .properties or YAML file with these options");
 
@@ -255,6 +256,7 @@ public final class AgentOptions {
         clock();
         captureSchedule();
         betweenWindows();
+        unweaveGapNs();
         int records = bufferRecords();
         if (records < 64 || records > (1 << 20) || Integer.bitCount(records) != 1) {
             throw expected(Option.BUFFER_RECORDS, "a power of two in 64..1048576");
@@ -433,6 +435,11 @@ public final class AgentOptions {
 
     public BetweenWindows betweenWindows() {
         return enumValue(BetweenWindows.class, Option.BETWEEN_WINDOWS, get(Option.BETWEEN_WINDOWS));
+    }
+
+    /** With {@code between-windows=off}: the shortest stretch between windows after which the advice is taken out. */
+    public long unweaveGapNs() {
+        return duration(Option.UNWEAVE_GAP);
     }
 
     private int atLeast(Option o, int min) {

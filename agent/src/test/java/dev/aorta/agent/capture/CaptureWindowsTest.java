@@ -47,6 +47,7 @@ class CaptureWindowsTest {
         }
     }
 
+    private static final long SECOND = 1_000_000_000L;
     private final Recorded listener = new Recorded();
     /** The windows' clock, set by each test. */
     private final AtomicLong now = new AtomicLong();
@@ -96,30 +97,61 @@ class CaptureWindowsTest {
     void betweenWindowsOff_theAdviceIsWovenBeforeEachWarmUpAndTakenOutAfterEachWindow_markersDriveIt() {
         CaptureWindows w = windows(CaptureSchedule.iterations(1, 1, 2, 2), BetweenWindows.OFF, 0);
         assertThat(w.unweavesBetweenWindows()).isTrue();
-        w.weaveOnlyInWindows(advice());
+        w.weaveOnlyInWindows(advice(), SECOND);
         for (int i = 0; i < 10; i++) {
-            now.set(100 * i);
+            now.set(SECOND * i);  // iterations a second apart: windows far enough apart to take the advice out
             w.marker(CallKind.ITERATION_STEP);
         }
         assertThat(listener.events).containsExactly(
                 "device off", "unweave (gate shut)",  // handed over in the wait: out at once
                 "weave (gate shut)", "device on",  // warm-up of iteration 1: woven before CUPTI starts
-                "open 0 at 200", "close 0 200..400", "device off", "unweave (gate shut)",
-                "weave (gate shut)", "device on", "open 1 at 600", "close 1 600..800", "device off",
-                "unweave (gate shut)");
+                "open 0 at " + 2 * SECOND, "close 0 " + 2 * SECOND + ".." + 4 * SECOND, "device off",
+                "unweave (gate shut)",
+                "weave (gate shut)", "device on", "open 1 at " + 6 * SECOND,
+                "close 1 " + 6 * SECOND + ".." + 8 * SECOND, "device off", "unweave (gate shut)");
+    }
+
+    @Test
+    void betweenWindowsOff_windowsUnderASecondApartKeepTheAdviceWovenUntilASecondPassesWithoutOne() {
+        CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
+        w.weaveOnlyInWindows(advice(), SECOND);
+        now.set(2 * SECOND);
+        w.open("JMX", 0);
+        now.set(3 * SECOND);
+        w.close();  // 2 s since the advice was last needed: out
+        now.set(3 * SECOND + 200_000_000L);
+        w.open("JMX", 0);
+        now.set(4 * SECOND);
+        w.close();  // 0.2 s between the windows: it stays, gated
+        now.set(5 * SECOND + 500_000_000L);
+        w.open("JMX", 0);
+        now.set(6 * SECOND);
+        w.close();  // 1.5 s: out again
+        assertThat(listener.events).filteredOn(e -> e.contains("weave")).containsExactly("unweave (gate shut)",
+                "weave (gate shut)", "unweave (gate shut)", "weave (gate shut)", "unweave (gate shut)");
+        // woven through the short stretch: window 2 opens without a weave
+        assertThat(listener.events.subList(listener.events.indexOf("close 1 " + (3 * SECOND + 200_000_000L) + ".."
+                + 4 * SECOND), listener.events.size())).containsExactly("close 1 " + (3 * SECOND + 200_000_000L) + ".."
+                + 4 * SECOND, "device off", "device on", "open 2 at " + (5 * SECOND + 500_000_000L),
+                "close 2 " + (5 * SECOND + 500_000_000L) + ".." + 6 * SECOND, "device off", "unweave (gate shut)");
     }
 
     @Test
     void betweenWindowsOff_onDemandWindowsAreWovenBeforeTheGateOpens_andStopLeavesTheAdviceAsItIs() {
         CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
-        w.weaveOnlyInWindows(advice());
+        w.weaveOnlyInWindows(advice(), SECOND);
+        now.set(5 * SECOND);
         w.open("aorta capture", 0);
+        now.set(6 * SECOND);
         w.close();
+        now.set(9 * SECOND);
         w.open("aorta capture", 0);
         w.stop();
         assertThat(listener.events).containsExactly("device off", "unweave (gate shut)",
-                "weave (gate shut)", "device on", "open 0 at 0", "close 0 0..0", "device off", "unweave (gate shut)",
-                "weave (gate shut)", "device on", "open 1 at 0", "close 1 0..0", "device off");
+                "weave (gate shut)", "device on", "open 0 at " + 5 * SECOND, "close 0 " + 5 * SECOND + ".." + 6 * SECOND,
+                "device off", "unweave (gate shut)",
+                "weave (gate shut)", "device on", "open 1 at " + 9 * SECOND, "close 1 " + 9 * SECOND + ".." + 9 * SECOND,
+                "device off");
         // at detach (not at exit) it is taken out for good
         assertThat(w.takeAdviceOut()).isTrue();
         assertThat(listener.events).last().isEqualTo("unweave (gate shut)");
@@ -135,7 +167,7 @@ class CaptureWindowsTest {
                 now.addAndGet(300);
             }
             state[0] = woven;
-        });
+        }, SECOND);
         w.open("aorta capture", 1_000);
         assertThat(listener.events).contains("open 0 at 300");
         tick(w, 1_250);
@@ -151,7 +183,7 @@ class CaptureWindowsTest {
         assertThat(windows(CaptureSchedule.ON_DEMAND, BetweenWindows.GATED, 0).unweavesBetweenWindows()).isFalse();
         CaptureWindows always = windows(CaptureSchedule.ALWAYS, BetweenWindows.OFF, 0);
         assertThat(always.unweavesBetweenWindows()).isFalse();
-        assertThatThrownBy(() -> always.weaveOnlyInWindows(advice())).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> always.weaveOnlyInWindows(advice(), SECOND)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("stays woven");
     }
 

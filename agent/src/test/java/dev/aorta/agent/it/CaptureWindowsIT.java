@@ -73,7 +73,7 @@ class CaptureWindowsIT {
         int[] windows = {50, 150};
         for (int i = 0; i < 2; i++) {
             ChildJvm.Result run = ChildJvm.run(ChildJvm.javaHome(false), "output=" + dir.resolve("w" + windows[i])
-                    + ",wait=1,active=1,repeat=" + windows[i] + ",between-windows=off,device-activity=none,sinks=jsonl",
+                    + ",wait=1,active=1,repeat=" + windows[i] + ",between-windows=off,unweave-gap=0ms,device-activity=none,sinks=jsonl",
                     "example.apps.WindowCyclesApp", "310");
             assertThat(run.exitCode()).as(run.stderr()).isZero();
             metaspace[i] = Long.parseLong(run.stdout().lines().filter(l -> l.startsWith("METASPACE "))
