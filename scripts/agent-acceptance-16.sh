@@ -392,14 +392,15 @@ within rate 40 rate
 export -f windows_run windows_compare
 within windows 60 windows
 within windows_off 70 windows_off
-within api_balanced 110 api_balanced
-within between_off 230 between_off
+# the A/B steps' budgets follow their pair counts (the defaults' budgets were measured at 5, 12 and 5 pairs)
+within api_balanced $((22 * runs)) api_balanced
+within between_off $((19 * runs_off + 2)) between_off
 within between_off_paired 130 between_off_paired
 within weave 40 weave
-within train_api 110 train_api
-within train_events 110 train_events
+within train_api $((22 * runs_train)) train_api
+within train_events $((22 * runs_train)) train_events
 within train_paired 200 train_paired
-within events_tiny 130 events_tiny
+within events_tiny $((26 * runs)) events_tiny
 within validate 40 validate
 within advice_cost 60 advice_cost
 within nsys 40 nsys_merge
