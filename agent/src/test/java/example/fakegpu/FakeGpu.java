@@ -235,6 +235,24 @@ public final class FakeGpu {
         return new ArrayList<>(registered);
     }
 
+    private static final Set<Long> liveEvents = new HashSet<>();
+    private static final Set<Long> destroyedEvents = new HashSet<>();
+
+    public static synchronized void eventCreated(long event) {
+        liveEvents.add(event);
+    }
+
+    /** The context went: every event made so far with it. */
+    public static synchronized void contextDestroyed() {
+        destroyedEvents.addAll(liveEvents);
+        liveEvents.clear();
+        log.add("context destroyed");
+    }
+
+    public static synchronized boolean eventDestroyed(long event) {
+        return !destroyedEvents.isEmpty() && destroyedEvents.contains(event);
+    }
+
     public static synchronized void eventRecord(long event, long stream) {
         openGates();
         eventTime.put(event, Long.MAX_VALUE); // not reached until the stream gets there

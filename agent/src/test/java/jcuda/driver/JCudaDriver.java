@@ -27,6 +27,9 @@ public final class JCudaDriver {
         return Handles.address(o);
     }
 
+    /** CUDA_ERROR_INVALID_HANDLE. */
+    private static final int INVALID_HANDLE = 400;
+
     private static int assign(NativePointerObject o) {
         Handles.assign(o, FakeGpu.newHandle());
         return 0;
@@ -213,7 +216,9 @@ public final class JCudaDriver {
     }
 
     private static int cuEventCreateNative(CUevent phEvent, int flags) {
-        return assign(phEvent);
+        int r = assign(phEvent);
+        FakeGpu.eventCreated(handle(phEvent));
+        return r;
     }
 
     public static int cuEventDestroy(CUevent hEvent) {
@@ -231,6 +236,9 @@ public final class JCudaDriver {
     private static int cuEventRecordNative(CUevent hEvent, CUstream hStream) {
         if (!FakeGpu.simulating()) {
             return 0;
+        }
+        if (FakeGpu.eventDestroyed(handle(hEvent))) {
+            return INVALID_HANDLE;
         }
         FakeGpu.eventRecord(handle(hEvent), handle(hStream));
         return 0;
@@ -251,6 +259,9 @@ public final class JCudaDriver {
 
     /** CUDA_ERROR_NOT_READY (600) until the device has reached the event. */
     private static int cuEventQueryNative(CUevent hEvent) {
+        if (FakeGpu.eventDestroyed(handle(hEvent))) {
+            return INVALID_HANDLE;
+        }
         try {
             FakeGpu.queryEntered();
         } catch (InterruptedException e) {
@@ -274,6 +285,19 @@ public final class JCudaDriver {
 
     private static int cuCtxGetCurrentNative(CUcontext pctx) {
         Handles.assign(pctx, 0xC7C7L);
+        return 0;
+    }
+
+    /**
+     * Destroys "the" context: the events made so far die with it (using one is CUDA_ERROR_INVALID_HANDLE), and the next
+     * context the double hands out has the same address, as a real driver may.
+     */
+    public static int cuCtxDestroy(CUcontext ctx) {
+        return checkResult(cuCtxDestroyNative(ctx));
+    }
+
+    private static int cuCtxDestroyNative(CUcontext ctx) {
+        FakeGpu.contextDestroyed();
         return 0;
     }
 

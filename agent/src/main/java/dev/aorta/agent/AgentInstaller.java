@@ -278,7 +278,7 @@ public final class AgentInstaller {
                 .with(new ErrorListener())
                 .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
         // the recording advice in a transformer of its own, so that between-windows=off can take it out between
-        // windows while the iteration markers, which drive the schedule, stay
+        // windows while the iteration markers, which drive the schedule, and cuCtxDestroy's advice stay
         AgentBuilder recordingBuilder = new AgentBuilder.Default()
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
@@ -306,7 +306,7 @@ public final class AgentInstaller {
             Map<String, List<Interception>> byType = new LinkedHashMap<>();
             for (Interception i : plugin.interceptions()) {
                 // with bind-collectives every sync is a possible join point, recorded or not
-                if (everything || i.kind().isIterationMarker() || options.categories().contains(i.kind().category())) {
+                if (everything || i.kind().alwaysWoven() || options.categories().contains(i.kind().category())) {
                     byType.computeIfAbsent(i.type(), t -> new ArrayList<>()).add(i);
                 }
             }
@@ -327,8 +327,8 @@ public final class AgentInstaller {
                 continue;
             }
             for (Map.Entry<String, List<Interception>> e : byType.entrySet()) {
-                List<Interception> markers = e.getValue().stream().filter(i -> i.kind().isIterationMarker()).toList();
-                List<Interception> calls = e.getValue().stream().filter(i -> !i.kind().isIterationMarker()).toList();
+                List<Interception> markers = e.getValue().stream().filter(i -> i.kind().alwaysWoven()).toList();
+                List<Interception> calls = e.getValue().stream().filter(i -> !i.kind().alwaysWoven()).toList();
                 if (!markers.isEmpty()) {
                     builder = builder.type(named(e.getKey())).transform(new PluginTransformer(plugin, markers));
                 }

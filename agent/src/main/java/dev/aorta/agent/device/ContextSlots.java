@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  */
 final class ContextSlots {
     static final int SLOTS = 256;
+    /** What a destroyed context's index holds from then on: no context, every slot free (see the sampler's forget). */
+    static final ContextSlots RETIRED = new ContextSlots(0, -1, null, 0, 0, 0);
     static final int FREE = 0;
     static final int CLAIMED = 1;
     static final int ARMED = 2;

@@ -98,6 +98,18 @@ public final class EventPairSampler implements DeviceActivitySource {
     }
 
     /**
+     * Before cuCtxDestroy: the context's completed samples are delivered, its armed gates opened, the rest dropped, and
+     * its event pairs forgotten (the driver frees them with the context), so that a new context at the same address
+     * gets pairs of its own. Nothing when sampling is not installed or never saw the context.
+     */
+    public static void contextDestroying(long context) {
+        EventPairSampler s = instance;
+        if (s != null && context != 0) {
+            s.forget(context);
+        }
+    }
+
+    /**
      * After the sampled launch, whatever its outcome (call it before the launch is recorded): records event B and
      * hands the sample to the drain when {@code launched}, and opens the gate in every case; nothing for -1.
      */
@@ -188,11 +200,45 @@ public final class EventPairSampler implements DeviceActivitySource {
     private int indexOf(long context) {
         ContextSlots[] all = contexts;
         for (int i = 0; i < all.length; i++) {
-            if (all[i].context == context) {
+            if (all[i] != ContextSlots.RETIRED && all[i].context == context) {
                 return i;
             }
         }
         return -1;
+    }
+
+    /**
+     * Lets go of a context about to be destroyed. Its index stays taken by {@link ContextSlots#RETIRED}, whose slots
+     * are all free, so that a launch still between its two halves on it (a race the application made) frees nothing.
+     */
+    private void forget(long context) {
+        synchronized (setupLock) {
+            int index = indexOf(context);
+            if (index < 0) {
+                return;
+            }
+            ContextSlots c = contexts[index];
+            synchronized (drainLock) {
+                for (int slot = 0; slot < ContextSlots.SLOTS; slot++) {
+                    int state = c.state.get(slot);
+                    if (state == ContextSlots.PENDING) {
+                        try {
+                            if (!failed && cu.eventDone(c.eventB[slot])) {
+                                deliver(c, slot);
+                            }
+                        } catch (RuntimeException e) {
+                            // the context's last samples are lost with it
+                        }
+                        c.state.set(slot, ContextSlots.FREE);
+                    } else if (state == ContextSlots.ARMED) {
+                        abandon(c, slot);
+                    }
+                }
+                ContextSlots[] all = contexts.clone();
+                all[index] = ContextSlots.RETIRED;
+                contexts = all;
+            }
+        }
     }
 
     private LaunchPathNatives setUp() throws ReflectiveOperationException {
@@ -279,6 +325,9 @@ public final class EventPairSampler implements DeviceActivitySource {
                         + " kernels; the streams beyond share one sampling countdown");
             }
             for (ContextSlots c : contexts) {
+                if (c == ContextSlots.RETIRED) {
+                    continue;
+                }
                 try {
                     drain(c);
                 } catch (Throwable t) {

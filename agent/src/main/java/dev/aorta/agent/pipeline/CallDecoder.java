@@ -138,6 +138,7 @@ public final class CallDecoder implements CallBuffer.RowConsumer {
             }
             case ALLOC -> c.arg("bytes", r[a]).arg("address", r[a + 1]);
             case FREE -> c.arg("address", r[a]);
+            case CONTEXT_DESTROY -> c.arg("context", r[a]);
             case GEMM -> {
                 long handle = r[a];
                 if (handle != 0) {

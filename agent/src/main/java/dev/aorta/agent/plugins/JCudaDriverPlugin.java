@@ -1,6 +1,7 @@
 package dev.aorta.agent.plugins;
 
 import dev.aorta.agent.advice.AllocAdvice;
+import dev.aorta.agent.advice.ContextDestroyAdvice;
 import dev.aorta.agent.advice.ContextSyncAdvice;
 import dev.aorta.agent.advice.CopyAdvice;
 import dev.aorta.agent.advice.CopyAsyncAdvice;
@@ -72,6 +73,7 @@ public final class JCudaDriverPlugin implements InterceptionPlugin {
 
                 i("cuStreamSynchronize", 1, CallKind.SYNC, StreamSyncAdvice.class),
                 i("cuCtxSynchronize", 0, CallKind.SYNC, ContextSyncAdvice.class),
+                i("cuCtxDestroy", 1, CallKind.CONTEXT_DESTROY, ContextDestroyAdvice.class),
                 i("cuEventSynchronize", 1, CallKind.EVENT_SYNC, EventSyncAdvice.class),
                 i("cuEventQuery", 1, CallKind.EVENT_QUERY, HandleAdvice.class),
                 i("cuEventRecord", 2, CallKind.EVENT_RECORD, HandleOnStreamAdvice.class),

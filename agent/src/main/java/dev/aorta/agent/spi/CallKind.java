@@ -18,6 +18,11 @@ public enum CallKind {
     /** Stream created: stream = the new stream, a0 flags, a1 priority. */
     STREAM_CREATE(Category.STREAM),
     STREAM_DESTROY(Category.STREAM),
+    /**
+     * A context is destroyed (cuCtxDestroy): a0 the context. Woven whatever {@code record=} says and between windows
+     * too, as the agent's own resources in that context (sampled event pairs) must go before it does.
+     */
+    CONTEXT_DESTROY(Category.STREAM),
     /** A library handle bound to a stream (cublasSetStream): a0 handle. */
     SET_STREAM(Category.STREAM),
     /** Stream or context synchronize: stream, or 0 for the whole context/device. */
@@ -59,5 +64,10 @@ public enum CallKind {
 
     public boolean isIterationMarker() {
         return category == null;
+    }
+
+    /** Woven always: iteration markers drive the capture schedule, a context's destruction frees the agent's state. */
+    public boolean alwaysWoven() {
+        return isIterationMarker() || this == CONTEXT_DESTROY;
     }
 }

@@ -115,18 +115,9 @@ class CaptureWindowsTest {
     void betweenWindowsOff_windowsUnderASecondApartKeepTheAdviceWovenUntilASecondPassesWithoutOne() {
         CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
         w.weaveOnlyInWindows(advice(), SECOND);
-        now.set(2 * SECOND);
-        w.open("JMX", 0);
-        now.set(3 * SECOND);
-        w.close();  // 2 s since the advice was last needed: out
-        now.set(3 * SECOND + 200_000_000L);
-        w.open("JMX", 0);
-        now.set(4 * SECOND);
-        w.close();  // 0.2 s between the windows: it stays, gated
-        now.set(5 * SECOND + 500_000_000L);
-        w.open("JMX", 0);
-        now.set(6 * SECOND);
-        w.close();  // 1.5 s: out again
+        openAndClose(w, 2 * SECOND, 3 * SECOND);  // the first window: out after it
+        openAndClose(w, 3 * SECOND + 200_000_000L, 4 * SECOND);  // 0.2 s after the last: it stays, gated
+        openAndClose(w, 5 * SECOND + 500_000_000L, 6 * SECOND);  // 1.5 s: out again
         assertThat(listener.events).filteredOn(e -> e.contains("weave")).containsExactly("unweave (gate shut)",
                 "weave (gate shut)", "unweave (gate shut)", "weave (gate shut)", "unweave (gate shut)");
         // woven through the short stretch: window 2 opens without a weave
@@ -140,10 +131,7 @@ class CaptureWindowsTest {
     void betweenWindowsOff_onDemandWindowsAreWovenBeforeTheGateOpens_andStopLeavesTheAdviceAsItIs() {
         CaptureWindows w = windows(CaptureSchedule.ON_DEMAND, BetweenWindows.OFF, 0);
         w.weaveOnlyInWindows(advice(), SECOND);
-        now.set(5 * SECOND);
-        w.open("aorta capture", 0);
-        now.set(6 * SECOND);
-        w.close();
+        openAndClose(w, 5 * SECOND, 6 * SECOND);
         now.set(9 * SECOND);
         w.open("aorta capture", 0);
         w.stop();
@@ -223,6 +211,14 @@ class CaptureWindowsTest {
         tick(w, 20_000);
         // the deadline was 11 500; the gate shut, and calls stopped being kept, at the tick after it
         assertThat(listener.events).containsExactly("device off", "device on", "open 0 at 11020", "close 0 11020..11600", "device off");
+    }
+
+    /** An on-demand window from {@code openNs} to {@code closeNs} on the windows' clock. */
+    private void openAndClose(CaptureWindows w, long openNs, long closeNs) {
+        now.set(openNs);
+        w.open("aorta capture", 0);
+        now.set(closeNs);
+        w.close();
     }
 
     private void tick(CaptureWindows w, long ns) {

@@ -1,6 +1,7 @@
 package dev.aorta.agent.device;
 
 import dev.aorta.agent.advice.CallId;
+import dev.aorta.agent.advice.ContextDestroyAdvice;
 import dev.aorta.agent.advice.LaunchAdvice;
 import dev.aorta.agent.recorder.CallBuffer;
 import dev.aorta.agent.recorder.CallTable;
@@ -9,9 +10,11 @@ import dev.aorta.agent.spi.CallKind;
 import dev.aorta.agent.spi.Interception;
 import dev.aorta.core.event.DeviceActivity;
 import example.fakegpu.FakeGpu;
+import example.fakegpu.JCudaContextTarget;
 import example.fakegpu.JCudaLaunchTarget;
 import jcuda.Handles;
 import jcuda.Pointer;
+import jcuda.driver.CUcontext;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
@@ -45,6 +48,7 @@ class EventPairSamplerTest {
     /** The double's kernels run gridX µs. */
     private static final long US = 1_000;
     private static MethodHandle launch;
+    private static MethodHandle destroyContext;
     private final List<DeviceActivity> delivered = new CopyOnWriteArrayList<>();
     private EventPairSampler sampler;
 
@@ -55,6 +59,14 @@ class EventPairSamplerTest {
         Class<?> woven = new ByteBuddy().redefine(JCudaLaunchTarget.class).name("example.fakegpu.SampledLaunchTarget")
                 .visit(Advice.withCustomMapping().bind(CallId.class, id).to(LaunchAdvice.class).on(named("cuLaunchKernel")))
                 .make().load(EventPairSamplerTest.class.getClassLoader(), ClassLoadingStrategy.Default.WRAPPER).getLoaded();
+        int destroyId = CallTable.register(Interception.of(JCudaContextTarget.class.getName(), "cuCtxDestroy", 1,
+                CallKind.CONTEXT_DESTROY, ContextDestroyAdvice.class));
+        Class<?> destroy = new ByteBuddy().redefine(JCudaContextTarget.class).name("example.fakegpu.WovenContextTarget")
+                .visit(Advice.withCustomMapping().bind(CallId.class, destroyId).to(ContextDestroyAdvice.class)
+                        .on(named("cuCtxDestroy")))
+                .make().load(EventPairSamplerTest.class.getClassLoader(), ClassLoadingStrategy.Default.WRAPPER).getLoaded();
+        destroyContext = MethodHandles.publicLookup().findStatic(destroy, "cuCtxDestroy",
+                MethodType.methodType(int.class, CUcontext.class));
         launch = MethodHandles.publicLookup().findStatic(woven, "cuLaunchKernel",
                 MethodType.methodType(int.class, CUfunction.class, int.class, int.class, int.class, int.class, int.class,
                         int.class, int.class, CUstream.class, Pointer.class, Pointer.class));
@@ -88,6 +100,45 @@ class EventPairSamplerTest {
         assertThat(FakeGpu.closedGates()).isZero();
         assertThat(FakeGpu.log().stream().filter(l -> l.startsWith("wait " + address(stream) + "<-word")))
                 .as("the stream waited on its gate").hasSize(1);
+    }
+
+    @Test
+    void aDestroyedContextsPairsAreLetGo_soANewContextAtItsAddressIsSampledWithPairsOfItsOwn() throws Throwable {
+        sampler = EventPairSampler.install(1, 0, delivered::add);
+        assertThat(launch(newStream(), 2)).isZero();
+        awaitDelivered(1);
+
+        // the double's next context has the same address, and the first one's events die with it
+        CUcontext context = new CUcontext();
+        JCudaDriver.cuCtxGetCurrent(context);
+        assertThat((int) destroyContext.invokeExact(context)).isZero();
+        CUstream again = newStream();
+        assertThat(launch(again, 3)).isZero();
+
+        DeviceActivity kernel = awaitDelivered(2).get(1);
+        assertThat(kernel.stream()).isEqualTo(address(again));
+        assertThat(kernel.endNs() - kernel.startNs()).isBetween(3 * US - 50, 3 * US + 50);
+        assertThat(FakeGpu.log()).contains("context destroyed");
+    }
+
+    @Test
+    void aContextDestroyedWithASampleInFlightOpensItsGate() throws Throwable {
+        sampler = EventPairSampler.install(1, 0, delivered::add);
+        CUstream stream = newStream();
+        // a launch that stops between its two halves: its gate is armed when the context goes
+        JCudaDriver.cuLaunchKernel(new CUfunction(), 50_000, 1, 1, 1, 1, 1, 0, stream, null, null);
+        int sample = EventPairSampler.before(address(stream));
+        assertThat(sample).isNotNegative();
+        assertThat(FakeGpu.closedGates()).isEqualTo(1);
+
+        CUcontext context = new CUcontext();
+        JCudaDriver.cuCtxGetCurrent(context);
+        assertThat((int) destroyContext.invokeExact(context)).isZero();
+
+        assertThat(FakeGpu.closedGates()).isZero();
+        EventPairSampler.after(sample, address(stream), 0, 1, 1, true);  // the launch comes back: nothing to hand on
+        sampler.poll();
+        assertThat(delivered).isEmpty();
     }
 
     @Test
