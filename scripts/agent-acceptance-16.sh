@@ -9,9 +9,9 @@
 # Env: RUNS (A/B pairs, 5), RUNS_OFF (pairs for between-windows=off, 12), RUNS_TRAIN (pairs per trainer row, 5),
 # TRAIN_STEPS (steps per training run, 300), SECONDS_AB (seconds of launch-overhead per run, 3), SAMPLE_EVERY (events
 # mode, 100), RATE_THREADS (4), NSYS (Nsight Systems' nsys; default: on PATH, else the newest under /opt/nvidia), BUDGET_S (the whole run, 530), STEPS (the steps to run, default all, in this order: rate windows
-# windows_off api_balanced between_off between_off_paired weave train_api train_events train_paired events_tiny validate
-# advice_cost nsys), PAIRED_STEPS
-# (train_paired's trainer steps per mode, 4000). Each step has a budget
+# windows_off api_balanced between_off between_off_paired weave train_api train_events train_paired events_tiny
+# events_tiny_paired validate advice_cost nsys), PAIRED_STEPS (train_paired's trainer steps per mode, 4000),
+# PAIRED_TINY_ITERATIONS (events_tiny_paired's tiny_kernel_stress iterations, 3000). Each step has a budget
 # (below): it starts only while two thirds of it are left of the whole run's, is stopped at its budget, and is then a
 # SKIP row naming why; the table is printed whatever happened. The issue's own fixes (rate, windows) run first; what
 # did not fit runs in a second call with STEPS naming it (OUT the same directory keeps the first call's results).
@@ -85,6 +85,18 @@ for mode, bullet, high in (("api", "API recording, trainer step, alternating win
     else:
         t.row(bullet, t.skipped("train_paired") or "no result (train_paired.txt)", bar,
               "SKIP" if t.skipped("train_paired") else "FAIL")
+# the events mode on tiny_kernel_stress decided inside one run too: the harness marks its iterations, so windows of
+# recording and of none alternate over them (scripts/agent-paired-ab.sh with WORKLOAD)
+bullet, bar = "events mode, tiny_kernel_stress 16 streams, alternating windows of one run", "95% CI high <= 1.10"
+m = None if t.skipped("events_tiny_paired") else re.search(
+    r"^events\s+cycles (\d+): median step with/without ([0-9.]+) \[([0-9.]+), ([0-9.]+)\]",
+    t.text("events_tiny_paired.txt") or "", re.M)
+if m:
+    t.row(bullet, "median iteration with/without %s [%s, %s], %s cycles" % (m.group(2), m.group(3), m.group(4),
+          m.group(1)), bar, "PASS" if float(m.group(4)) <= 1.10 else "FAIL")
+else:
+    t.row(bullet, t.skipped("events_tiny_paired") or "no result (events_tiny_paired.txt)", bar,
+          "SKIP" if t.skipped("events_tiny_paired") else "FAIL")
 t.validate("validate.err", "sampled kernel durations vs CUPTI (same launches)", step="validate")
 def kv(name):
     x = t.text(name)
@@ -151,7 +163,7 @@ agent=dist/lib/aorta-agent.jar
 export root out aorta runs runs_off runs_train train_steps secs every java cp agent
 . scripts/lib/agent_events_steps.sh
 export -f agent_events_ab agent_events_validate
-steps=${STEPS:-rate windows windows_off api_balanced between_off between_off_paired weave train_api train_events train_paired events_tiny validate advice_cost nsys}
+steps=${STEPS:-rate windows windows_off api_balanced between_off between_off_paired weave train_api train_events train_paired events_tiny events_tiny_paired validate advice_cost nsys}
 started=$(date +%s); budget=${BUDGET_S:-530}
 within() {  # within NAME SECONDS FUNCTION: one step under its own budget; NAME.skipped says why it did not finish
   local name=$1 limit=$2 fn=$3 left t0 rc
@@ -214,6 +226,12 @@ train_paired() {
   OUT="$out/paired" scripts/agent-paired-ab.sh "${PAIRED_STEPS:-4000}" > "$out/train_paired.txt" 2> "$out/train_paired.err"
 }
 export -f train_ab
+
+events_tiny_paired() {
+  WORKLOAD="tiny_kernel_stress -s 16 --kernel-timing event-pairs" MODES=events OUT="$out/paired-tiny" \
+    scripts/agent-paired-ab.sh "${PAIRED_TINY_ITERATIONS:-3000}" > "$out/events_tiny_paired.txt" \
+    2> "$out/events_tiny_paired.err"
+}
 
 events_tiny() {
   agent_events_ab "$out" "$runs" "$every"
@@ -401,6 +419,7 @@ within train_api $((22 * runs_train)) train_api
 within train_events $((22 * runs_train)) train_events
 within train_paired 200 train_paired
 within events_tiny $((26 * runs)) events_tiny
+within events_tiny_paired 150 events_tiny_paired
 within validate 40 validate
 within advice_cost 60 advice_cost
 within nsys 40 nsys_merge

@@ -5,6 +5,8 @@
 # on an H100 (issue 16), far more than the 1 % to be decided; adjacent blocks of one process share the JIT, the
 # clocks and the heap, so the ratio's spread is that of the steps alone.
 #   ./build package -DskipTests && scripts/agent-paired-ab.sh [STEPS]      (default 1200 steps, 2 modes)
+# WORKLOAD="tiny_kernel_stress -s 16 --kernel-timing event-pairs" runs `aorta run WORKLOAD -i STEPS -w 20` instead of
+# the trainer: the harness marks every iteration it runs for the agent, so the same windows alternate over them.
 # Env: OUT (./agent-paired-out), WAIT (10), ACTIVE (10), MODES ("api events"), SAMPLE_EVERY (events mode, 100),
 # BETWEEN (gated: the advice stays woven between windows and returns at the gate, about 5-10 ns a call, so "without"
 # carries that; off: the advice is taken out between windows and woven in again for each, 200 a run, which puts the
@@ -33,9 +35,15 @@ for mode in ${MODES:-api events}; do
   esac
   run=$out/paired-$mode
   rm -rf "$run"
+  if [ -n "${WORKLOAD:-}" ]; then
+    # shellcheck disable=SC2086  # WORKLOAD is a workload name and its options
+    command=(run $WORKLOAD -i "$steps" -w 20 -o "$run/result.json")
+  else
+    command=(train --config config/default.yaml --override "training.max_steps=$steps" "training.output_dir=$run/train")
+  fi
   AORTA_JAVA_OPTS="${AORTA_JAVA_OPTS:-} -javaagent:$root/dist/lib/aorta-agent.jar=$device,wait=$wait,active=$active,repeat=0,between-windows=${BETWEEN:-gated},output=$run/agent" \
-    dist/bin/aorta train --config config/default.yaml --override "training.max_steps=$steps" "training.output_dir=$run/train" \
-    > "$run.log" 2>&1 || { echo "agent-paired-ab: aorta train failed ($mode); see $run.log" >&2; tail -5 "$run.log" >&2; exit 1; }
+    dist/bin/aorta "${command[@]}" > "$run.log" 2>&1 \
+    || { echo "agent-paired-ab: aorta ${command[0]} failed ($mode); see $run.log" >&2; tail -5 "$run.log" >&2; exit 1; }
   python3 - "$run/agent/rank_0_activity.jsonl" "$mode" <<'PY'
 import json, math, sys
 starts, windows = [], []

@@ -35,7 +35,9 @@ class AcceptanceScriptTableTest {
         // the woven launch outside windows against the bare one, in % of the bare launch, every process
         assertThat(row(run, "between-windows=off, paired in process"))
                 .contains("1 streams: 4.0 ns [-0.12%, +0.27%]", "16 streams: -2.0 ns [-0.27%, +0.19%]").endsWith("PASS");
-        assertThat(row(run, "events mode, tiny_kernel_stress")).contains("1.0990").endsWith("PASS");
+        assertThat(row(run, "events mode, tiny_kernel_stress 16 streams (A/B)")).contains("1.0990").endsWith("PASS");
+        assertThat(row(run, "tiny_kernel_stress 16 streams, alternating windows"))
+                .contains("median iteration with/without 1.0410 [1.0280, 1.0540], 148 cycles").endsWith("PASS");
         assertThat(row(run, "vs CUPTI")).contains("812/830 matched", "max 0.950 us").endsWith("PASS");
         assertThat(row(run, "no record lost")).contains("240000 launches/s in window, 0 of 480000 lost").endsWith("PASS");
         assertThat(row(run, "200 000 launches/s")).contains("240000 launches/s in window (4 threads)").endsWith("PASS");
@@ -59,7 +61,9 @@ class AcceptanceScriptTableTest {
         Run run = summarize("fail");
 
         assertThat(run.exit).isEqualTo(1);
-        assertThat(row(run, "events mode, tiny_kernel_stress")).contains("1.1900").endsWith("FAIL");
+        assertThat(row(run, "events mode, tiny_kernel_stress 16 streams (A/B)")).contains("1.1900").endsWith("FAIL");
+        assertThat(row(run, "tiny_kernel_stress 16 streams, alternating windows")).contains("[1.0820, 1.1080]")
+                .endsWith("FAIL");
         // one process's interval excludes 0 (+24 ns, though within 1 %): distinguishable, so the row fails
         assertThat(row(run, "between-windows=off, paired in process")).contains("1 streams: 24.0 ns [+0.30%, +0.67%]")
                 .endsWith("FAIL");
@@ -77,7 +81,7 @@ class AcceptanceScriptTableTest {
                 .endsWith("FAIL");
         assertThat(row(run, "events mode, trainer step, alternating windows")).contains("[1.0302, 1.0521]")
                 .endsWith("FAIL");
-        assertThat(run.lines).last().asString().startsWith("10 FAIL, 0 SKIP");
+        assertThat(run.lines).last().asString().startsWith("11 FAIL, 0 SKIP");
     }
 
     @Test
@@ -93,7 +97,8 @@ class AcceptanceScriptTableTest {
         assertThat(row(run, "no record lost")).endsWith("PASS");
         assertThat(row(run, "API recording, trainer step, alternating windows"))
                 .contains("not finished within its budget of 200 s").endsWith("SKIP");
-        assertThat(run.lines).last().asString().startsWith("0 FAIL, 7 SKIP");
+        assertThat(row(run, "tiny_kernel_stress 16 streams, alternating windows")).contains("not run: 50 s").endsWith("SKIP");
+        assertThat(run.lines).last().asString().startsWith("0 FAIL, 8 SKIP");
     }
 
     @Test

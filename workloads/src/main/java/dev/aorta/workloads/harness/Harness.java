@@ -41,6 +41,12 @@ public final class Harness {
     public static final List<String> RECORDED_ENV = List.of("CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_VISIBLE_DEVICES",
             "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING", "CUDA_DEVICE_ORDER");
 
+    /**
+     * Every iteration the harness runs (warm-up, measured, traced) is marked as one for the agent; tests put a recorder
+     * here. The plain single-stream baseline loop is not: it is a different program.
+     */
+    static IterationMarks marks = IterationMarks.AORTA;
+
     private final Map<String, String> envVars;
     private final boolean baselineLoop;
 
@@ -108,10 +114,12 @@ public final class Harness {
             // the measured loop runs untraced: a profiler must not change the throughput it reports (CUPTI's kernel
             // records cost the host per launch and widen the device's gaps between kernels by microseconds)
             for (int i = 0; i < options.warmup(); i++) {
+                marks.begin();
                 workload.runIteration(i);
                 if (options.syncMode() == SyncMode.PER_ITERATION) {
                     gpu.synchronize();
                 }
+                marks.end();
             }
             gpu.synchronize();
             Measurement m = new Measurement(options.iterations());
@@ -207,6 +215,7 @@ public final class Harness {
         workload.beforeMeasuredIterations();
         origin.record(timing);
         for (int i = 0; i < n; i++) {
+            marks.begin();
             if (start[i] != null) {
                 start[i].record(timing);
             }
@@ -222,6 +231,7 @@ public final class Harness {
             if (options.syncMode() == SyncMode.PER_ITERATION) {
                 end[i].synchronize();
             }
+            marks.end();
         }
         gpu.synchronize();
         for (int i = 0; i < n && perIterationEvents; i++) {
@@ -260,6 +270,7 @@ public final class Harness {
     private static void runTraced(Workload workload, HarnessOptions options, GpuSession gpu, int count,
                                   EventPairSampler sampler) {
         for (int i = 0; i < count; i++) {
+            marks.begin();
             if (sampler != null) {
                 sampler.beginIteration(i, true);
             }
@@ -267,6 +278,7 @@ public final class Harness {
             if (options.syncMode() == SyncMode.PER_ITERATION) {
                 gpu.synchronize();
             }
+            marks.end();
         }
         if (sampler != null) {
             sampler.beginIteration(count, false);

@@ -96,6 +96,44 @@ class HarnessTest {
     }
 
     @Test
+    void everyIterationIsMarkedForTheAgent_itsDeviceWaitInside_withPerIterationSync() {
+        PhaseRecordingWorkload w = new PhaseRecordingWorkload();
+        IterationMarks before = Harness.marks;
+        Harness.marks = new IterationMarks() {
+            @Override
+            public void begin() {
+                w.calls.add("begin (device waited " + gpu.hostWaits + ")");
+            }
+
+            @Override
+            public void end() {
+                w.calls.add("end (device waited " + gpu.hostWaits + ")");
+            }
+        };
+        try {
+            run(w, tiny(2, SyncMode.PER_ITERATION).withIterations(3, 2));
+        } finally {
+            Harness.marks = before;
+        }
+        java.util.List<String> iterations = w.calls.stream().filter(c -> !c.startsWith("before") && !c.startsWith("after")
+                && !c.equals("check")).toList();
+        int count = 2 + 3 + Harness.TRACED_WARMUP + HarnessOptions.DEFAULT_TIMING_SAMPLES;
+        assertThat(iterations).hasSize(3 * count);
+        for (int i = 0; i < count; i++) {
+            assertThat(iterations.get(3 * i)).startsWith("begin");
+            assertThat(iterations.get(3 * i + 1)).startsWith("iteration ");
+            assertThat(iterations.get(3 * i + 2)).startsWith("end");
+            // per-iteration sync: the iteration's wait for the device lies between its markers
+            assertThat(waits(iterations.get(3 * i + 2))).as(iterations.get(3 * i + 2))
+                    .isGreaterThan(waits(iterations.get(3 * i)));
+        }
+    }
+
+    private static int waits(String marker) {
+        return Integer.parseInt(marker.replaceAll("\\D", ""));
+    }
+
+    @Test
     void theWarmupAndTheAlignmentHookRunUntracedAndOnlyTheTracedIterationsAreKept() {
         RunResult r = run(new AligningWorkload(), tiny(4, SyncMode.END_ONLY));
         assertThat(r.kernelTiming().capturedIterations()).isEqualTo(HarnessOptions.DEFAULT_TIMING_SAMPLES);
