@@ -327,10 +327,10 @@ public final class AgentInstaller {
                 continue;
             }
             for (Map.Entry<String, List<Interception>> e : byType.entrySet()) {
-                List<Interception> markers = e.getValue().stream().filter(i -> i.kind().alwaysWoven()).toList();
+                List<Interception> always = e.getValue().stream().filter(i -> i.kind().alwaysWoven()).toList();
                 List<Interception> calls = e.getValue().stream().filter(i -> !i.kind().alwaysWoven()).toList();
-                if (!markers.isEmpty()) {
-                    builder = builder.type(named(e.getKey())).transform(new PluginTransformer(plugin, markers));
+                if (!always.isEmpty()) {
+                    builder = builder.type(named(e.getKey())).transform(new PluginTransformer(plugin, always));
                 }
                 if (!calls.isEmpty()) {
                     recordingBuilder = recordingBuilder.type(recording.matching(e.getKey()))
