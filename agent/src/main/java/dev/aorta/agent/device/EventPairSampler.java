@@ -18,12 +18,13 @@ import java.util.function.Consumer;
  * stream ({@link StreamCountdowns}) is bracketed by two timed events on its stream, recorded through JCuda's natives.
  * Event A completes when the stream reaches the kernel, event B when the kernel is done.
  *
- * <p>Exact durations: on an idle stream A would complete as soon as it is submitted, microseconds before the kernel
- * is, and B - A would include the host's submission gap. So the sampled stream first waits on a gate (a word of
- * pinned, device-mapped host memory, {@link ContextSlots}), and the launching thread opens it right after recording
- * B: A, the kernel and B then run back to back, and B - A is the kernel's duration within cuEventElapsedTime's
- * resolution (about 0.5 µs). A stream that is still busy when it reaches the gate finds it open and does not stall.
- * The gate is opened on every way out of the launch (an error, an exception) and by the drain's watchdog for a slot
+ * <p>Durations: on an idle stream A would complete as soon as it is submitted, microseconds before the kernel is, and
+ * B - A would include the host's submission gap. So the sampled stream first waits on a gate (a word of pinned,
+ * device-mapped host memory, {@link ContextSlots}), and the launching thread opens it right after recording B: A, the
+ * kernel and B then run back to back. B - A still holds the device's own launch and retirement of the kernel, 3.2-3.7
+ * µs more than CUPTI's interval of it on an H100, and any wait for SMs that other streams hold: an estimate of the
+ * kernel's duration, not its exact value. A stream still busy when it reaches the gate finds it open and does not
+ * stall. The gate is opened on every way out of the launch (an error, an exception) and by the drain's watchdog for a slot
  * armed longer than {@link #GATE_WATCHDOG_NS} (a thread that never came back). A device without stream memory
  * operations has no gate: durations then include the submission gap on idle streams (the agent says so once).
  *
