@@ -138,12 +138,12 @@ public final class CaptureWindows {
      * apart: for {@code between-windows=off}. Weaves or takes it out now, as the schedule stands.
      */
     public synchronized void weaveOnlyInWindows(RecordingAdvice advice, long shortGapNs) {
-        this.shortGapNs = shortGapNs;
         if (!unweaves) {
             throw new IllegalStateException("the recording advice stays woven with between-windows=" + between
                     + " and schedule " + schedule);
         }
         this.advice = advice;
+        this.shortGapNs = shortGapNs;
         followAdvice();
     }
 
@@ -387,16 +387,22 @@ public final class CaptureWindows {
         }
     }
 
-    /** Every change of the windows' state ends here, which is where the advice follows it. */
+    /**
+     * Turns device activity on or off: where the advice follows the windows, as a window never opens without the
+     * device on. The advice is woven before the device starts and taken out after it stopped.
+     */
     private void setDevice(boolean on) {
-        if (on != deviceOn) {
-            deviceOn = on;
-            if (on) {
-                followAdvice();
-            }
-            listener.deviceActivity(on);
+        if (on == deviceOn) {
+            return;
         }
-        followAdvice();
+        deviceOn = on;
+        if (on) {
+            followAdvice();
+            listener.deviceActivity(true);
+        } else {
+            listener.deviceActivity(false);
+            followAdvice();
+        }
     }
 
     /**
