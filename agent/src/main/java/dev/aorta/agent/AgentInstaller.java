@@ -272,18 +272,10 @@ public final class AgentInstaller {
         // advice is inlined, so no initializer needs injecting; without this, building the AgentBuilder
         // touches sun.misc.Unsafe and JDK 24+ prints warnings into the application's stderr
         System.setProperty(Nexus.PROPERTY, "true");
-        AgentBuilder builder = new AgentBuilder.Default()
-                .disableClassFormatChanges()
-                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(new ErrorListener())
-                .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
+        AgentBuilder builder = adviceOnly();
         // the recording advice in a transformer of its own, so that between-windows=off can take it out between
         // windows while the iteration markers, which drive the schedule, and cuCtxDestroy's advice stay
-        AgentBuilder recordingBuilder = new AgentBuilder.Default()
-                .disableClassFormatChanges()
-                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(new ErrorListener())
-                .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
+        AgentBuilder recordingBuilder = adviceOnly();
         CaptureWindows windows = CaptureWindows.current;
         boolean unweave = windows.unweavesBetweenWindows() && !options.bindCollectives();
         RetransformingAdvice recording = new RetransformingAdvice(inst, !unweave);
@@ -350,6 +342,15 @@ public final class AgentInstaller {
                 + "; libraries found: "
                 + (present.isEmpty() ? "none" : String.join(", ", present))
                 + (absent.isEmpty() ? "" : "; not on the class path (idle): " + String.join(", ", absent)));
+    }
+
+    /** A builder whose transformations only inline advice, so that loaded classes can be retransformed. */
+    private static AgentBuilder adviceOnly() {
+        return new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new ErrorListener())
+                .ignore(nameStartsWith("dev.aorta.agent.").or(isSynthetic()));
     }
 
     private static String version() {

@@ -221,8 +221,7 @@ public final class EventPairSampler implements DeviceActivitySource {
             ContextSlots c = contexts[index];
             synchronized (drainLock) {
                 for (int slot = 0; slot < ContextSlots.SLOTS; slot++) {
-                    int state = c.state.get(slot);
-                    if (state == ContextSlots.PENDING) {
+                    if (c.state.get(slot) == ContextSlots.PENDING) {
                         try {
                             if (!failed && cu.eventDone(c.eventB[slot])) {
                                 deliver(c, slot);
@@ -231,10 +230,9 @@ public final class EventPairSampler implements DeviceActivitySource {
                             // the context's last samples are lost with it
                         }
                         c.state.set(slot, ContextSlots.FREE);
-                    } else if (state == ContextSlots.ARMED) {
-                        abandon(c, slot);
                     }
                 }
+                abandonArmed(c);
                 ContextSlots[] all = contexts.clone();
                 all[index] = ContextSlots.RETIRED;
                 contexts = all;
@@ -399,11 +397,16 @@ public final class EventPairSampler implements DeviceActivitySource {
         poll();
         synchronized (drainLock) {
             for (ContextSlots c : contexts) {
-                for (int slot = 0; slot < ContextSlots.SLOTS; slot++) {
-                    if (c.state.get(slot) == ContextSlots.ARMED) {
-                        abandon(c, slot);
-                    }
-                }
+                abandonArmed(c);
+            }
+        }
+    }
+
+    /** Opens every gate of the context still armed: no drain will watch them any more. */
+    private void abandonArmed(ContextSlots c) {
+        for (int slot = 0; slot < ContextSlots.SLOTS; slot++) {
+            if (c.state.get(slot) == ContextSlots.ARMED) {
+                abandon(c, slot);
             }
         }
     }

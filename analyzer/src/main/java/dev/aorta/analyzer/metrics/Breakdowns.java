@@ -52,7 +52,7 @@ public record Breakdowns(List<StreamIdle> idle, List<ApiStatistics.Entry> apiCal
             this(t, gaps(t, enqueueNs), callsByStart(t), callsByCorrelation, graph(t, callsByCorrelation));
         }
 
-        /** From parts built apart ({@link RankAnalysis} builds them on two threads). */
+        /** From parts built apart ({@link RankAnalysis} builds them in tasks of their own). */
         Inputs(RankTimeline t, IdleTimeBreakdown.Gaps gaps, int[] callsByStart, CallsByCorrelation callsByCorrelation,
                CriticalPath.Graph graph) {
             this.gaps = gaps;

@@ -1,8 +1,5 @@
 package dev.aorta.core.metric;
 
-import dev.aorta.core.event.ApiCall;
-import dev.aorta.core.event.DeviceActivity;
-
 /**
  * Kernel launch statistics (docs/metrics.md#kernel-launch-statistics), HTA's "CUDA kernel launch statistics": for
  * each device activity paired with the host call that issued it (same correlation id):
@@ -42,11 +39,7 @@ public record KernelLaunchStatistics(SampleStats cpuDurationNs, SampleStats gpuD
             this.launchDelayCutoffNs = launchDelayCutoffNs;
         }
 
-        public Builder add(DeviceActivity a, ApiCall launch) {
-            return add(a.startNs(), a.endNs(), launch.startNs(), launch.endNs());
-        }
-
-        /** {@link #add(DeviceActivity, ApiCall)} from the four times it reads, for callers that hold columns. */
+        /** Adds a device activity and the call that launched it, by their times (callers hold them as columns). */
         public Builder add(long activityStartNs, long activityEndNs, long launchStartNs, long launchEndNs) {
             long cpuNs = launchEndNs - launchStartNs;
             long delayNs = activityStartNs - launchEndNs;
