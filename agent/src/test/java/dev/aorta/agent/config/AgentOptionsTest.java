@@ -163,6 +163,10 @@ class AgentOptionsTest {
                 .hasMessage("environment variable AORTA_REPEAT (option 'repeat'): expected an integer >= 0, got '-1'");
         assertThatThrownBy(() -> AgentOptions.resolve("between-windows=none", Map.of()))
                 .hasMessage("option 'between-windows': unknown value 'none'; expected one of [api, gated, off]");
+        assertThatThrownBy(() -> AgentOptions.resolve("between-windows=off,unweave-gap=1 s", Map.of()))
+                .hasMessage("option 'unweave-gap': expected a duration such as 30s, 500ms or 2m, got '1 s'");
+        assertThat(AgentOptions.resolve("", Map.of()).unweaveGapNs()).isEqualTo(1_000_000_000L);
+        assertThat(AgentOptions.resolve("unweave-gap=250ms", Map.of()).unweaveGapNs()).isEqualTo(250_000_000L);
     }
 
     @Test
